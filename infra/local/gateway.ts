@@ -1,0 +1,293 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type {
+  APIGatewayAuthorizerResult,
+  APIGatewayProxyEvent,
+  APIGatewayProxyResult,
+  APIGatewayRequestAuthorizerEvent,
+  Context,
+} from 'aws-lambda';
+import type { RouteDef } from '../routes.ts';
+
+/**
+ * The local stand-in for API Gateway: matches the route table, enforces the request-size ceiling,
+ * runs the key authorizer first (caching its decision per key for the deployed TTL), then invokes the
+ * route's handler with a REST-API proxy event and writes its answer back.
+ */
+export type RouteHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
+export type AuthorizerHandler = (
+  event: APIGatewayRequestAuthorizerEvent,
+) => Promise<APIGatewayAuthorizerResult>;
+
+export interface GatewayOptions {
+  routes: readonly RouteDef[];
+  loadHandler(file: string): Promise<RouteHandler>;
+  authorizer: AuthorizerHandler;
+  authorizerCacheTtlSeconds: number;
+  maxBodyBytes: number;
+  /** Extra local-only routes (diagnostics), answered before the route table and without a key. */
+  localRoutes?: Record<string, () => unknown>;
+  onError?(error: unknown): void;
+}
+
+interface CompiledRoute {
+  def: RouteDef;
+  pattern: RegExp;
+  params: string[];
+}
+
+interface CachedDecision {
+  expiresAt: number;
+  context: Record<string, string> | undefined;
+  principalId: string;
+}
+
+const STAGE = 'local';
+
+export class LocalGateway {
+  private readonly routes: CompiledRoute[];
+  private readonly decisions = new Map<string, CachedDecision>();
+  private server: Server | undefined;
+
+  constructor(private readonly options: GatewayOptions) {
+    this.routes = options.routes.map(compileRoute);
+  }
+
+  async listen(port: number, host = '127.0.0.1'): Promise<string> {
+    this.server = createServer((req, res) => {
+      this.handle(req, res).catch((error) => {
+        this.options.onError?.(error);
+        send(res, 500, { success: false, message: 'Internal error', error: 'internal_error' });
+      });
+    });
+    this.server.keepAliveTimeout = 65_000;
+    await new Promise<void>((resolve, reject) => {
+      this.server?.once('error', reject);
+      this.server?.listen(port, host, resolve);
+    });
+    return `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  close(): Promise<void> {
+    return new Promise((resolve) => {
+      if (!this.server) return resolve();
+      this.server.close(() => resolve());
+      this.server.closeAllConnections();
+    });
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const method = (req.method ?? 'GET').toUpperCase();
+    const local = this.options.localRoutes?.[url.pathname];
+    if (local && method === 'GET') return send(res, 200, local());
+
+    const match = this.match(method, url.pathname);
+    if (!match) {
+      await drain(req);
+      return send(res, 404, {
+        success: false,
+        message: `No route for ${method} ${url.pathname}`,
+        error: 'not_found',
+      });
+    }
+
+    const declared = Number(req.headers['content-length'] ?? 0);
+    if (declared > this.options.maxBodyBytes) {
+      req.resume(); // discard the upload so the client can read the answer
+      return send(res, 413, tooLarge(this.options.maxBodyBytes), { Connection: 'close' });
+    }
+    const body = await readBody(req, this.options.maxBodyBytes);
+    if (body === undefined)
+      return send(res, 413, tooLarge(this.options.maxBodyBytes), { Connection: 'close' });
+
+    const headers = flattenHeaders(req);
+    const apiKey = headerValue(headers, 'x-api-key');
+    if (!apiKey) return send(res, 401, { success: false, message: 'Missing API key', error: 'unauthorized' });
+    const decision = await this.authorize(apiKey, method, match.def.path);
+    if (!decision.context)
+      return send(res, 401, { success: false, message: 'Invalid API key', error: 'unauthorized' });
+
+    const handler = await this.options.loadHandler(match.def.handler);
+    const event = toProxyEvent(req, url, method, match, headers, body, decision);
+    const result = await handler(event, lambdaContext(match.def));
+    const resultBody = result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body;
+    send(res, result.statusCode, resultBody, result.headers as Record<string, string> | undefined);
+  }
+
+  private match(method: string, path: string): { def: RouteDef; params: Record<string, string> } | undefined {
+    for (const route of this.routes) {
+      if (route.def.method !== method) continue;
+      const found = route.pattern.exec(path);
+      if (!found) continue;
+      const params: Record<string, string> = {};
+      route.params.forEach((name, i) => {
+        params[name] = decodeURIComponent(found[i + 1] ?? '');
+      });
+      return { def: route.def, params };
+    }
+    return undefined;
+  }
+
+  private async authorize(apiKey: string, method: string, path: string): Promise<CachedDecision> {
+    const cached = this.decisions.get(apiKey);
+    if (cached && cached.expiresAt > Date.now()) return cached;
+    const result = await this.options.authorizer({
+      type: 'REQUEST',
+      methodArn: `arn:aws:execute-api:local:000000000000:local/${STAGE}/${method}${path}`,
+      resource: path,
+      path,
+      httpMethod: method,
+      headers: { 'X-API-KEY': apiKey },
+      multiValueHeaders: { 'X-API-KEY': [apiKey] },
+      pathParameters: null,
+      queryStringParameters: null,
+      multiValueQueryStringParameters: null,
+      stageVariables: null,
+      requestContext: {} as APIGatewayRequestAuthorizerEvent['requestContext'],
+    });
+    const allowed = result.policyDocument.Statement.some((statement) => statement.Effect === 'Allow');
+    const decision: CachedDecision = {
+      expiresAt: Date.now() + this.options.authorizerCacheTtlSeconds * 1000,
+      context: allowed ? ((result.context ?? {}) as Record<string, string>) : undefined,
+      principalId: result.principalId,
+    };
+    this.decisions.set(apiKey, decision);
+    return decision;
+  }
+}
+
+function compileRoute(def: RouteDef): CompiledRoute {
+  const params: string[] = [];
+  const source = def.path
+    .split('/')
+    .map((segment) => {
+      const param = /^\{(\w+)(\+?)\}$/.exec(segment);
+      if (!param) return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      params.push(param[1] ?? '');
+      return param[2] ? '(.+)' : '([^/]+)';
+    })
+    .join('/');
+  return { def, pattern: new RegExp(`^${source}/?$`), params };
+}
+
+/** Reads the body, or answers undefined when it grows past the limit (chunked uploads have no length). */
+async function readBody(req: IncomingMessage, limit: number): Promise<Buffer | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size <= limit) chunks.push(chunk as Buffer);
+  }
+  return size > limit ? undefined : Buffer.concat(chunks);
+}
+
+async function drain(req: IncomingMessage): Promise<void> {
+  for await (const _ of req) {
+    // discard
+  }
+}
+
+function flattenHeaders(req: IncomingMessage): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (let i = 0; i < req.rawHeaders.length; i += 2)
+    headers[req.rawHeaders[i] ?? ''] = req.rawHeaders[i + 1] ?? '';
+  return headers;
+}
+
+function headerValue(headers: Record<string, string>, name: string): string | undefined {
+  for (const [header, value] of Object.entries(headers)) if (header.toLowerCase() === name) return value;
+  return undefined;
+}
+
+const TEXT_CONTENT = /^(application\/([\w.+-]+\+)?json|text\/|application\/x-www-form-urlencoded)/i;
+
+function toProxyEvent(
+  req: IncomingMessage,
+  url: URL,
+  method: string,
+  match: { def: RouteDef; params: Record<string, string> },
+  headers: Record<string, string>,
+  body: Buffer,
+  decision: CachedDecision,
+): APIGatewayProxyEvent {
+  const query: Record<string, string> = {};
+  const multiQuery: Record<string, string[]> = {};
+  for (const [name, value] of url.searchParams) {
+    query[name] = value;
+    multiQuery[name] = [...(multiQuery[name] ?? []), value];
+  }
+  const contentType = headerValue(headers, 'content-type') ?? 'application/json';
+  const binary = body.length > 0 && !TEXT_CONTENT.test(contentType);
+  const requestId = randomUUID();
+  return {
+    resource: match.def.path,
+    path: url.pathname,
+    httpMethod: method,
+    headers,
+    multiValueHeaders: Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, [v]])),
+    queryStringParameters: url.search ? query : null,
+    multiValueQueryStringParameters: url.search ? multiQuery : null,
+    pathParameters: match.def.path.includes('{') ? match.params : null,
+    stageVariables: null,
+    body: body.length === 0 ? null : binary ? body.toString('base64') : body.toString('utf8'),
+    isBase64Encoded: binary,
+    requestContext: {
+      accountId: '000000000000',
+      apiId: 'local',
+      authorizer: { ...decision.context, principalId: decision.principalId },
+      httpMethod: method,
+      path: `/${STAGE}${url.pathname}`,
+      stage: STAGE,
+      requestId,
+      requestTimeEpoch: Date.now(),
+      resourceId: 'local',
+      resourcePath: match.def.path,
+      protocol: `HTTP/${req.httpVersion}`,
+      identity: {
+        sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
+      } as APIGatewayProxyEvent['requestContext']['identity'],
+    },
+  };
+}
+
+function lambdaContext(def: RouteDef): Context {
+  const deadline = Date.now() + (def.timeoutSeconds ?? 10) * 1000;
+  const name = def.handler.replace(/^.*\//, '').replace(/\.ts$/, '');
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName: `promptops-local-${name}`,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:promptops-local-${name}`,
+    memoryLimitInMB: String(def.memoryMb ?? 256),
+    awsRequestId: randomUUID(),
+    logGroupName: `/aws/lambda/promptops-local-${name}`,
+    logStreamName: 'local',
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+}
+
+const tooLarge = (limit: number) => ({
+  success: false,
+  message: `Request body exceeds ${limit} bytes`,
+  error: 'payload_too_large',
+});
+
+function send(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
+  const payload = typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body);
+  res.writeHead(status, {
+    'Content-Type': 'application/json',
+    'Content-Length': Buffer.byteLength(payload),
+    ...headers,
+  });
+  res.end(payload);
+}

@@ -1,0 +1,31 @@
+/**
+ * Names of the environment variables the functions read, spelled once. The CDK stack sets them on each
+ * function and the local runtime sets them on its own process; nothing else differs between the two.
+ */
+export const ENV = {
+  tableName: 'TABLE_NAME',
+  bucketName: 'BUCKET_NAME',
+  eventBusName: 'EVENT_BUS_NAME',
+  /** Optional endpoint overrides (emulators). Unset in AWS. */
+  dynamodbEndpoint: 'DYNAMODB_ENDPOINT',
+  s3Endpoint: 'S3_ENDPOINT',
+  sqsEndpoint: 'SQS_ENDPOINT',
+  eventsEndpoint: 'EVENTS_ENDPOINT',
+} as const;
+
+/** The env var holding the URL of a job queue, e.g. QUEUE_URL_DATASET_FILE_JOBS. */
+export function queueUrlEnv(queue: string): string {
+  return `QUEUE_URL_${queue.replace(/[^A-Za-z0-9]/g, '_').toUpperCase()}`;
+}
+
+export function requireEnv(name: string): string {
+  const value = process.env[name];
+  if (!value) throw new Error(`Missing required environment variable ${name}`);
+  return value;
+}
+
+/** Seconds API Gateway (and the local gateway) cache an authorizer decision per key. */
+export const AUTHORIZER_CACHE_TTL_SECONDS = 300;
+
+/** Largest request body a Lambda behind API Gateway can receive (synchronous invoke payload limit). */
+export const MAX_REQUEST_BODY_BYTES = 6 * 1024 * 1024;

@@ -1,0 +1,31 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { ENV, requireEnv } from './config.ts';
+
+let client: DynamoDBDocumentClient | undefined;
+
+/**
+ * The document client every repository uses. Created on first use, so that whoever starts the process
+ * (Lambda, the local runtime, a test) has set the endpoint before any client reads it.
+ */
+export const dynamo = {
+  send: ((command: Parameters<DynamoDBDocumentClient['send']>[0]) => {
+    client ??= DynamoDBDocumentClient.from(
+      new DynamoDBClient({ endpoint: process.env[ENV.dynamodbEndpoint] || undefined }),
+      { marshallOptions: { removeUndefinedValues: true } },
+    );
+    return client.send(command);
+  }) as DynamoDBDocumentClient['send'],
+};
+
+let tableName: string | undefined;
+/** The table name, read from the environment on first use (fails fast when it is missing). */
+export function table(): string {
+  tableName ??= requireEnv(ENV.tableName);
+  return tableName;
+}
+
+/** True for the error a failed ConditionExpression raises: a domain conflict, not a fault. */
+export function isConditionFailed(error: unknown): boolean {
+  return (error as { name?: string } | null)?.name === 'ConditionalCheckFailedException';
+}

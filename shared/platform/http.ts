@@ -1,0 +1,189 @@
+import middy from '@middy/core';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { type ZodType, z } from 'zod';
+import {
+  type Access,
+  type AuthContext,
+  allows,
+  type EntityType,
+  fromAuthorizerContext,
+} from './auth-context.ts';
+import { MAX_REQUEST_BODY_BYTES } from './config.ts';
+import {
+  AppError,
+  badRequest,
+  type ErrorDetail,
+  forbidden,
+  payloadTooLarge,
+  unsupportedMediaType,
+} from './errors.ts';
+import { logger } from './logger.ts';
+
+/**
+ * The HTTP wrapper every route uses. A route declares its zod schemas, the permission it needs and
+ * one `handle` function; parsing, authorization, serialisation and the error body happen here once.
+ */
+export interface RouteInput<B, Q, P> {
+  body: B;
+  /** The body exactly as parsed from JSON, for storing what the client sent losslessly. */
+  rawBody: unknown;
+  query: Q;
+  path: P;
+  auth: AuthContext;
+  /** Lower-cased header names. */
+  headers: Record<string, string>;
+  requestId: string;
+}
+
+export interface RouteDefinition<B, Q, P> {
+  body?: ZodType<B>;
+  query?: ZodType<Q>;
+  path?: ZodType<P>;
+  permission: readonly [EntityType, Access];
+  /** Success status when `handle` returns a plain value. */
+  status?: number;
+  handle(input: RouteInput<B, Q, P>): Promise<unknown>;
+}
+
+/** Returned by `handle` when the status depends on the outcome (e.g. 201 or 202). */
+export class HttpResponse {
+  constructor(
+    readonly status: number,
+    readonly body: unknown,
+    readonly headers: Record<string, string> = {},
+  ) {}
+}
+
+export type HttpHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
+
+const JSON_HEADERS = { 'Content-Type': 'application/json' };
+
+// One wording for a missing field across every schema, as PromptLayer's API words it.
+z.config({
+  customError: (issue) =>
+    issue.code === 'invalid_type' && issue.input === undefined ? 'Field required' : undefined,
+});
+
+export function httpRoute<B = undefined, Q = undefined, P = undefined>(
+  def: RouteDefinition<B, Q, P>,
+): HttpHandler {
+  return middy<APIGatewayProxyEvent, APIGatewayProxyResult>()
+    .use({
+      onError: async (request) => {
+        request.response = errorResponse(request.error, request.context);
+      },
+    })
+    .handler(async (event, context) => {
+      const input = parseRequest(def, event, context);
+      const result = await def.handle(input);
+      return result instanceof HttpResponse
+        ? json(result.status, result.body, result.headers)
+        : json(def.status ?? 200, result);
+    }) as unknown as HttpHandler;
+}
+
+function parseRequest<B, Q, P>(
+  def: RouteDefinition<B, Q, P>,
+  event: APIGatewayProxyEvent,
+  context: Context,
+): RouteInput<B, Q, P> {
+  const auth = fromAuthorizerContext(event.requestContext?.authorizer);
+  // API Gateway only invokes a route after the authorizer allowed the key; a missing context is a fault.
+  if (!auth) throw new Error('Route invoked without an authorizer context');
+  const [entity, access] = def.permission;
+  if (!allows(auth.permissions, entity, access)) {
+    throw forbidden(`This API key may not ${access} ${entity.replace('_', ' ')}`);
+  }
+  const headers = lowerCaseHeaders(event.headers);
+  const rawBody = def.body ? readJsonBody(event, headers) : undefined;
+  return {
+    body: def.body ? validate(def.body, rawBody, 'body') : (undefined as B),
+    rawBody,
+    query: def.query ? validate(def.query, queryObject(event), 'query') : (undefined as Q),
+    path: def.path ? validate(def.path, event.pathParameters ?? {}, 'path') : (undefined as P),
+    auth,
+    headers,
+    requestId: context.awsRequestId,
+  };
+}
+
+function lowerCaseHeaders(headers: APIGatewayProxyEvent['headers'] | null): Record<string, string> {
+  const result: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers ?? {}))
+    if (value !== undefined) result[name.toLowerCase()] = value;
+  return result;
+}
+
+const JSON_CONTENT_TYPE = /^(application\/([\w.+-]+\+)?json|text\/plain)\b/i;
+
+function readJsonBody(event: APIGatewayProxyEvent, headers: Record<string, string>): unknown {
+  const contentType = headers['content-type'];
+  if (contentType && !JSON_CONTENT_TYPE.test(contentType.trim())) {
+    throw unsupportedMediaType('Request body must be JSON (Content-Type: application/json)');
+  }
+  const text = event.isBase64Encoded
+    ? Buffer.from(event.body ?? '', 'base64').toString('utf-8')
+    : (event.body ?? '');
+  if (Buffer.byteLength(text, 'utf-8') > MAX_REQUEST_BODY_BYTES) {
+    throw payloadTooLarge(`Request body exceeds ${MAX_REQUEST_BODY_BYTES} bytes`);
+  }
+  if (text.trim() === '') throw badRequest('Request body is required', 'invalid_json');
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw badRequest('Request body is not valid JSON', 'invalid_json');
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw badRequest('Request body must be a JSON object', 'invalid_body');
+  }
+  return parsed;
+}
+
+/** Query parameters: a repeated key becomes an array, a single one stays a string. */
+function queryObject(event: APIGatewayProxyEvent): Record<string, string | string[]> {
+  const result: Record<string, string | string[]> = {};
+  const multi = event.multiValueQueryStringParameters ?? {};
+  for (const [name, value] of Object.entries(event.queryStringParameters ?? {})) {
+    const values = multi[name];
+    result[name] = values && values.length > 1 ? values : (value ?? '');
+  }
+  return result;
+}
+
+export function validate<T>(schema: ZodType<T>, value: unknown, where: 'body' | 'query' | 'path'): T {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  throw validationError(result.error, [where]);
+}
+
+export function validationError(error: z.ZodError, prefix: (string | number)[]): AppError {
+  const detail: ErrorDetail[] = error.issues.map((issue) => ({
+    loc: [...prefix, ...issue.path.map((part) => (typeof part === 'symbol' ? String(part) : part))],
+    msg: issue.message,
+    type: issue.code,
+  }));
+  const first = detail[0];
+  const message = first ? `Invalid ${first.loc.join('.')}: ${first.msg}` : 'Invalid request';
+  return new AppError(422, 'validation_error', message, detail);
+}
+
+function json(status: number, body: unknown, headers: Record<string, string> = {}): APIGatewayProxyResult {
+  return { statusCode: status, headers: { ...JSON_HEADERS, ...headers }, body: JSON.stringify(body) };
+}
+
+/** The one place errors become HTTP: internals of a 5xx are logged, never returned. */
+export function errorResponse(error: unknown, context?: Context): APIGatewayProxyResult {
+  if (error instanceof AppError) {
+    logger.warn('Request rejected', {
+      status: error.status,
+      code: error.code,
+      requestId: context?.awsRequestId,
+    });
+    const body: Record<string, unknown> = { success: false, message: error.message, error: error.code };
+    if (error.detail) body.detail = error.detail;
+    return json(error.status, body);
+  }
+  logger.error('Unhandled error', { error: error as Error, requestId: context?.awsRequestId });
+  return json(500, { success: false, message: 'Internal error', error: 'internal_error' });
+}

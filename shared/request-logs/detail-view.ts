@@ -1,0 +1,47 @@
+import { toIso } from '#shared/platform/time.ts';
+import type { RequestLogRecord } from './record.ts';
+
+/**
+ * GET /api/public/v2/requests/{id}: the reference OpenAPI's RequestLogDetailResponse, plus everything
+ * that was logged (blueprints, parameters, tags, metadata, scores, status fields).
+ */
+export function toRequestLogDetail(record: RequestLogRecord) {
+  return {
+    success: true as const,
+    request_id: record.id,
+    id: record.id,
+    workspace_id: record.workspace_id,
+    provider: record.provider,
+    model: record.model,
+    api_type: record.api_type,
+    function_name: record.function_name,
+    prompt_blueprint: {
+      prompt_template: record.input,
+      metadata: { model: { provider: record.provider, name: record.model, parameters: record.parameters } },
+      inference_client_name: null,
+    },
+    input: record.input,
+    output: record.output,
+    parameters: record.parameters,
+    tags: record.tags,
+    metadata: record.metadata,
+    prompt_id: record.prompt_id,
+    prompt_name: record.prompt_name,
+    prompt_version_number: record.prompt_version_number,
+    prompt_input_variables: record.prompt_input_variables,
+    input_tokens: record.input_tokens,
+    output_tokens: record.output_tokens,
+    tokens: record.input_tokens + record.output_tokens,
+    price: record.price,
+    score: record.score,
+    scores: record.scores,
+    status: record.status,
+    error_type: record.error_type,
+    error_message: record.error_message,
+    request_start_time: toIso(record.request_start_time),
+    request_end_time: toIso(record.request_end_time),
+    latency_ms: record.request_end_time - record.request_start_time,
+    trace_id: null,
+    created_at: toIso(record.created_at),
+  };
+}

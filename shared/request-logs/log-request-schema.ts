@@ -1,0 +1,85 @@
+import { z } from 'zod';
+import { blueprintSchema } from '#shared/blueprints/schema.ts';
+import { timestampSchema } from '#shared/platform/time.ts';
+
+/** Body of POST /log-request: every field, default and bound of spec endpoint 1 and its Limits. */
+export const REQUEST_STATUSES = ['SUCCESS', 'WARNING', 'ERROR'] as const;
+
+/** error_type values and the statuses each may accompany (spec, Errors). */
+export const ERROR_TYPE_STATUSES = {
+  PROVIDER_RATE_LIMIT: ['WARNING', 'ERROR'],
+  PROVIDER_QUOTA_LIMIT: ['WARNING', 'ERROR'],
+  PROVIDER_PARTIAL_RESPONSE: ['WARNING'],
+  VARIABLE_MISSING_OR_EMPTY: ['WARNING'],
+  PROVIDER_TIMEOUT: ['ERROR'],
+  PROVIDER_AUTH_ERROR: ['ERROR'],
+  PROVIDER_ERROR: ['ERROR'],
+  TEMPLATE_RENDER_ERROR: ['ERROR'],
+  UNKNOWN_ERROR: ['WARNING', 'ERROR'],
+} as const satisfies Record<string, readonly (typeof REQUEST_STATUSES)[number][]>;
+export type ErrorType = keyof typeof ERROR_TYPE_STATUSES;
+const ERROR_TYPES = Object.keys(ERROR_TYPE_STATUSES) as [ErrorType, ...ErrorType[]];
+
+/** An optional field whose explicit null means "not given" (the Python SDK sends nulls). */
+const orDefault = <T extends z.ZodType>(schema: T, fallback: z.output<T>) =>
+  schema.nullish().transform((value) => value ?? fallback);
+
+const nonNegativeInt = z.int().min(0);
+const jsonObject = z.record(z.string(), z.unknown());
+
+export const logRequestBodySchema = z
+  .looseObject({
+    provider: z.string().min(1),
+    model: z.string().min(1),
+    input: blueprintSchema,
+    output: blueprintSchema,
+    request_start_time: timestampSchema,
+    request_end_time: timestampSchema,
+    parameters: orDefault(jsonObject, {}),
+    tags: orDefault(z.array(z.string().max(512, 'a tag is at most 512 characters')), []),
+    metadata: orDefault(
+      z.record(z.string().max(1024, 'a metadata key is at most 1024 characters'), z.string()),
+      {},
+    ),
+    prompt_name: z.string().min(1).nullish(),
+    prompt_id: z.int().min(1).nullish(),
+    prompt_version_number: z.int().gt(0).nullish(),
+    prompt_input_variables: orDefault(jsonObject, {}),
+    input_tokens: orDefault(nonNegativeInt, 0),
+    output_tokens: orDefault(nonNegativeInt, 0),
+    price: orDefault(z.number().min(0), 0),
+    function_name: orDefault(z.string(), ''),
+    score: orDefault(z.int().min(0).max(100), 0),
+    api_type: z.string().nullish(),
+    status: orDefault(z.enum(REQUEST_STATUSES), 'SUCCESS'),
+    error_type: z.enum(ERROR_TYPES).nullish(),
+    error_message: z.string().max(1024, 'error_message is at most 1024 characters').nullish(),
+  })
+  .superRefine((body, ctx) => {
+    if (body.error_type) {
+      const allowed: readonly string[] = ERROR_TYPE_STATUSES[body.error_type];
+      if (!allowed.includes(body.status)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['error_type'],
+          message: `error_type ${body.error_type} is not allowed with status ${body.status} (allowed: ${allowed.join(', ')})`,
+        });
+      }
+    }
+    if (body.status === 'SUCCESS' && body.error_message != null) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['error_message'],
+        message: 'error_message is only allowed with status WARNING or ERROR',
+      });
+    }
+    if (body.request_end_time < body.request_start_time) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['request_end_time'],
+        message: 'request_end_time is before request_start_time',
+      });
+    }
+  });
+
+export type LogRequestBody = z.output<typeof logRequestBodySchema>;

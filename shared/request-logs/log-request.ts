@@ -1,0 +1,64 @@
+import { nextId } from '#shared/platform/ids.ts';
+import type { LogRequestBody } from './log-request-schema.ts';
+import type { RequestLogRecord } from './record.ts';
+import { putRequestLog } from './repository.ts';
+
+/** What POST /log-request answers. */
+export interface LogRequestResult {
+  id: number;
+  prompt_version: Record<string, unknown> | null;
+  status: RequestLogRecord['status'];
+  error_type: string | null;
+  error_message: string | null;
+}
+
+/** Fields stored exactly as the client sent them (validated, never re-serialised through the schema). */
+type RawJsonFields = Pick<RequestLogRecord, 'input' | 'output' | 'parameters' | 'prompt_input_variables'>;
+
+/**
+ * Records one request. Validation has already happened, so the only writes are the id block (amortised)
+ * and the log itself: one PutItem on the common path, plus an S3 put for an oversized log.
+ */
+export async function logRequest(
+  workspaceId: number,
+  body: LogRequestBody,
+  raw: RawJsonFields,
+): Promise<LogRequestResult> {
+  const id = await nextId('request_log');
+  const record: RequestLogRecord = {
+    id,
+    workspace_id: workspaceId,
+    provider: body.provider,
+    model: body.model,
+    api_type: body.api_type ?? null,
+    function_name: body.function_name,
+    input: raw.input,
+    output: raw.output,
+    parameters: raw.parameters ?? {},
+    tags: body.tags,
+    metadata: body.metadata,
+    prompt_id: body.prompt_id ?? null,
+    prompt_name: body.prompt_name ?? null,
+    prompt_version_number: body.prompt_version_number ?? null,
+    prompt_input_variables: raw.prompt_input_variables ?? {},
+    input_tokens: body.input_tokens,
+    output_tokens: body.output_tokens,
+    price: body.price,
+    score: body.score,
+    scores: { default: body.score },
+    status: body.status,
+    error_type: body.error_type ?? null,
+    error_message: body.error_message ?? null,
+    request_start_time: body.request_start_time,
+    request_end_time: body.request_end_time,
+    created_at: Date.now(),
+  };
+  await putRequestLog(record);
+  return {
+    id,
+    prompt_version: null,
+    status: record.status,
+    error_type: record.error_type,
+    error_message: record.error_message,
+  };
+}
