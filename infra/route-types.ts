@@ -1,0 +1,35 @@
+/** The shape of a route-table row and of a job-queue row (see routes.ts). */
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+export interface JobQueueDef {
+  /** Worker handler file (exports `handler`), relative to the repository root. */
+  worker: string;
+  /** Messages a worker receives per invocation. */
+  batchSize: number;
+  /** Deliveries before a message moves to the dead-letter queue. */
+  maxReceiveCount: number;
+  /** Worker Lambda timeout; the queue's visibility timeout is six times this (AWS guidance). */
+  timeoutSeconds: number;
+  memoryMb: number;
+  table: 'read' | 'write';
+  bucket?: 'read' | 'write';
+  /** Other job queues this worker sends to. */
+  queues?: readonly string[];
+  events?: boolean;
+}
+
+export interface RouteDef {
+  method: HttpMethod;
+  /** API Gateway path template, e.g. `/prompt-templates/{identifier}`. */
+  path: string;
+  /** Handler file (exports `handler`), relative to the repository root. */
+  handler: string;
+  /** Table access the function is granted: read-only routes get read-only grants. */
+  table: 'read' | 'write';
+  bucket?: 'read' | 'write';
+  queues?: readonly string[];
+  /** May put events on the project bus. */
+  events?: boolean;
+  memoryMb?: number;
+  timeoutSeconds?: number;
+}

@@ -1,0 +1,97 @@
+import { DynamoDBClient, paginateScan } from '@aws-sdk/client-dynamodb';
+import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { type LocalService, type LocalServiceOptions, startLocalService } from '#infra/local/service.ts';
+
+/**
+ * The local runtime for end-to-end tests: in memory, on a free port, with helpers to call routes and
+ * to count what the table and bucket hold (bad input must leave both unchanged).
+ */
+export interface CallOptions {
+  body?: unknown;
+  /** Sent as-is instead of JSON-encoding `body`. */
+  rawBody?: string | Buffer;
+  /** The X-API-KEY to send; null sends none. Defaults to the seeded key. */
+  key?: string | null;
+  headers?: Record<string, string>;
+  query?: Record<string, string | number | boolean>;
+}
+
+export interface CallResult<T = any> {
+  status: number;
+  body: T;
+  headers: Headers;
+}
+
+export interface TestService extends LocalService {
+  call<T = any>(method: string, path: string, options?: CallOptions): Promise<CallResult<T>>;
+  countItems(): Promise<number>;
+  countObjects(): Promise<number>;
+}
+
+export async function startTestService(options: LocalServiceOptions = {}): Promise<TestService> {
+  const service = await startLocalService({ port: 0, dataDir: null, retryDelayMs: 20, ...options });
+  const dynamo = new DynamoDBClient({ endpoint: service.dynamodbEndpoint });
+  const s3 = new S3Client({ endpoint: service.s3Endpoint, forcePathStyle: true });
+
+  async function call(method: string, path: string, opts: CallOptions = {}): Promise<CallResult> {
+    const url = new URL(path, service.baseUrl);
+    for (const [name, value] of Object.entries(opts.query ?? {})) url.searchParams.set(name, String(value));
+    const headers: Record<string, string> = { ...opts.headers };
+    const key = opts.key === undefined ? service.apiKey : opts.key;
+    if (key !== null) headers['X-API-KEY'] = key;
+    let body: string | Buffer | undefined = opts.rawBody;
+    if (body === undefined && opts.body !== undefined) body = JSON.stringify(opts.body);
+    if (body !== undefined) headers['Content-Type'] ??= 'application/json';
+    const response = await fetch(url, { method, headers, body });
+    const text = await response.text();
+    let parsed: unknown = text;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      // not JSON: the test sees the text
+    }
+    return { status: response.status, body: parsed, headers: response.headers };
+  }
+
+  async function countItems(): Promise<number> {
+    let count = 0;
+    for await (const page of paginateScan(
+      { client: dynamo },
+      { TableName: service.tableName, Select: 'COUNT' },
+    )) {
+      count += page.Count ?? 0;
+    }
+    return count;
+  }
+
+  async function countObjects(): Promise<number> {
+    let count = 0;
+    let token: string | undefined;
+    do {
+      const page = await s3.send(
+        new ListObjectsV2Command({ Bucket: service.bucketName, ContinuationToken: token }),
+      );
+      count += page.KeyCount ?? 0;
+      token = page.NextContinuationToken;
+    } while (token);
+    return count;
+  }
+
+  return { ...service, call, countItems, countObjects };
+}
+
+/** A minimal valid POST /log-request body; override any field. */
+export function logRequestBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    provider: 'openai',
+    model: 'gpt-4o',
+    input: { type: 'chat', messages: [{ role: 'user', content: [{ type: 'text', text: 'Hello!' }] }] },
+    output: {
+      type: 'chat',
+      messages: [{ role: 'assistant', content: [{ type: 'text', text: 'Hi there!' }] }],
+    },
+    request_start_time: '2024-01-15T10:30:00Z',
+    request_end_time: '2024-01-15T10:30:05Z',
+    ...overrides,
+  };
+}
