@@ -5,17 +5,21 @@ import { ENV, requireEnv } from './config.ts';
 let client: DynamoDBDocumentClient | undefined;
 
 /**
- * The document client every repository uses. Created on first use, so that whoever starts the process
- * (Lambda, the local runtime, a test) has set the endpoint before any client reads it.
+ * The document client, created on first use so that whoever starts the process (Lambda, the local
+ * runtime, a test) has set the endpoint before the client reads it. The bench adds a call counter to it.
  */
+export function documentClient(): DynamoDBDocumentClient {
+  client ??= DynamoDBDocumentClient.from(
+    new DynamoDBClient({ endpoint: process.env[ENV.dynamodbEndpoint] || undefined }),
+    { marshallOptions: { removeUndefinedValues: true } },
+  );
+  return client;
+}
+
+/** What every repository calls. */
 export const dynamo = {
-  send: ((command: Parameters<DynamoDBDocumentClient['send']>[0]) => {
-    client ??= DynamoDBDocumentClient.from(
-      new DynamoDBClient({ endpoint: process.env[ENV.dynamodbEndpoint] || undefined }),
-      { marshallOptions: { removeUndefinedValues: true } },
-    );
-    return client.send(command);
-  }) as DynamoDBDocumentClient['send'],
+  send: ((command: Parameters<DynamoDBDocumentClient['send']>[0]) =>
+    documentClient().send(command)) as DynamoDBDocumentClient['send'],
 };
 
 let tableName: string | undefined;
