@@ -1,0 +1,37 @@
+/**
+ * The CDK app: `npx cdk synth|deploy -c stage=prod`. Optional context: `alarmEmail=ops@example.com`,
+ * `requestSizeGuard=false` (no WAF web ACL), `deletionProtection=true|false`.
+ */
+import { App, Tags } from 'aws-cdk-lib';
+import { PromptopsStack } from './stack.ts';
+
+const app = new App();
+
+const stage = contextString('stage') ?? 'dev';
+if (!/^[a-z][a-z0-9-]{0,19}$/.test(stage)) {
+  throw new Error(`Invalid stage "${stage}": lower-case letters, digits and dashes, starting with a letter`);
+}
+
+new PromptopsStack(app, `promptops-${stage}`, {
+  stage,
+  env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
+  alarmEmail: contextString('alarmEmail'),
+  requestSizeGuard: contextBoolean('requestSizeGuard'),
+  deletionProtection: contextBoolean('deletionProtection'),
+});
+
+Tags.of(app).add('project', 'promptops');
+Tags.of(app).add('stage', stage);
+
+function contextString(key: string): string | undefined {
+  const value: unknown = app.node.tryGetContext(key);
+  return value === undefined || value === null || value === '' ? undefined : String(value);
+}
+
+/** `-c key=false` arrives as the string "false". */
+function contextBoolean(key: string): boolean | undefined {
+  const value = contextString(key);
+  if (value === undefined) return undefined;
+  if (value === 'true' || value === 'false') return value === 'true';
+  throw new Error(`Context ${key} must be true or false, got "${value}"`);
+}

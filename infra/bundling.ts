@@ -1,0 +1,74 @@
+/**
+ * How every function is bundled, spelled once. The CDK stack hands `lambdaBundling` to each
+ * NodejsFunction; the bench (`npm run bench`) calls `esbuildOptions()` to build the very same bundles
+ * locally and print their sizes. Both are derived from `BUNDLE` below, so they cannot drift apart.
+ */
+import { type BundlingOptions, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import type { BuildOptions } from 'esbuild';
+
+/**
+ * ESM output needs a `require` for the CommonJS dependencies esbuild inlines (they call `require('fs')`
+ * and friends); Node's `createRequire` provides one. The alias avoids clashing with bundled names.
+ */
+const CREATE_REQUIRE_BANNER =
+  "import { createRequire as __promptopsCreateRequire } from 'node:module'; const require = __promptopsCreateRequire(import.meta.url);";
+
+export const BUNDLE = {
+  /** The Lambda runtime (Node.js 22). */
+  target: 'node22',
+  format: 'esm',
+  /** The handler file inside the asset: `index.mjs` exporting `handler`. */
+  outputFile: 'index.mjs',
+  minify: true,
+  treeShaking: true,
+  /** A separate `.mjs.map`, read by `--enable-source-maps`; sources are not embedded (smaller asset). */
+  sourceMap: true,
+  sourcesContent: false,
+  /** Prefer the ESM build of dependencies: it tree-shakes better. */
+  mainFields: ['module', 'main'],
+  /**
+   * The Lambda Node.js 22 runtime ships the AWS SDK v3 (and the Smithy packages it is built on):
+   * leaving them out is what keeps the bundles small.
+   */
+  external: ['@aws-sdk/*', '@smithy/*'],
+  banner: CREATE_REQUIRE_BANNER,
+  /** Functions set this so stack traces point into the TypeScript sources. */
+  nodeOptions: '--enable-source-maps',
+} as const;
+
+/** NodejsFunction bundling: local esbuild (a devDependency), never Docker. */
+export const lambdaBundling: BundlingOptions = {
+  format: OutputFormat.ESM,
+  target: BUNDLE.target,
+  minify: BUNDLE.minify,
+  sourceMap: BUNDLE.sourceMap,
+  sourcesContent: BUNDLE.sourcesContent,
+  mainFields: [...BUNDLE.mainFields],
+  externalModules: [...BUNDLE.external],
+  banner: BUNDLE.banner,
+  esbuildArgs: { '--tree-shaking': String(BUNDLE.treeShaking) },
+  forceDockerBundling: false,
+};
+
+/**
+ * Plain esbuild options equivalent to `lambdaBundling`, for building one function's bundle outside CDK
+ * (the bench). `outfile` should end with `BUNDLE.outputFile`'s extension, `.mjs`.
+ */
+export function esbuildOptions(entry: string, outfile: string): BuildOptions {
+  return {
+    entryPoints: [entry],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    format: BUNDLE.format,
+    target: BUNDLE.target,
+    minify: BUNDLE.minify,
+    treeShaking: BUNDLE.treeShaking,
+    sourcemap: BUNDLE.sourceMap,
+    sourcesContent: BUNDLE.sourcesContent,
+    mainFields: [...BUNDLE.mainFields],
+    external: [...BUNDLE.external],
+    banner: { js: BUNDLE.banner },
+    logLevel: 'warning',
+  };
+}

@@ -1,0 +1,200 @@
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import {
+  AccessLogFormat,
+  AuthorizationType,
+  EndpointType,
+  IdentitySource,
+  LambdaIntegration,
+  LogGroupLogDestination,
+  RequestAuthorizer,
+  ResponseType,
+  RestApi,
+} from 'aws-cdk-lib/aws-apigateway';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { AUTHORIZER_CACHE_TTL_SECONDS } from '#shared/platform/config.ts';
+import type { RouteDef } from '../routes.ts';
+import { pascalCase, routeId } from './naming.ts';
+import { ServiceFunction, type ServiceResources } from './service-function.ts';
+
+/** The header carrying the API key; the authorizer's identity source. */
+export const API_KEY_HEADER = 'X-API-KEY';
+export const API_STAGE_NAME = 'v1';
+
+export interface Throttle {
+  /** Steady-state requests per second across the stage. */
+  rateLimit: number;
+  burstLimit: number;
+}
+export const DEFAULT_THROTTLE: Throttle = { rateLimit: 100, burstLimit: 200 };
+
+/**
+ * API Gateway's own error answers, rewritten to the service's error body. Gateway response templates
+ * only substitute variables (no VTL), so each body is a fixed JSON text; `$context.error.messageString`
+ * is API Gateway's message already quoted and escaped as a JSON string, so it goes in without quotes.
+ */
+export interface GatewayError {
+  type: ResponseType;
+  /** Omitted: keep the status API Gateway chose (the DEFAULT_* families). */
+  statusCode?: string;
+  /** Either a fixed message or API Gateway's own (`$context.error.messageString`). */
+  message: string | { fromContext: true };
+  error: string;
+}
+
+export const GATEWAY_ERRORS: readonly GatewayError[] = [
+  // The X-API-KEY header is absent: API Gateway answers without calling the authorizer.
+  { type: ResponseType.UNAUTHORIZED, statusCode: '401', message: 'Missing API key', error: 'unauthorized' },
+  // The authorizer returned a Deny policy: an unknown or revoked key.
+  { type: ResponseType.ACCESS_DENIED, statusCode: '401', message: 'Invalid API key', error: 'unauthorized' },
+  { type: ResponseType.THROTTLED, statusCode: '429', message: 'Too many requests', error: 'throttled' },
+  {
+    type: ResponseType.REQUEST_TOO_LARGE,
+    statusCode: '413',
+    message: 'Request body too large',
+    error: 'payload_too_large',
+  },
+  // API Gateway answers an unknown path or method with 403 "Missing Authentication Token".
+  {
+    type: ResponseType.MISSING_AUTHENTICATION_TOKEN,
+    statusCode: '404',
+    message: 'Not found',
+    error: 'not_found',
+  },
+  { type: ResponseType.DEFAULT_5XX, message: 'Internal error', error: 'internal_error' },
+  { type: ResponseType.DEFAULT_4XX, message: { fromContext: true }, error: 'bad_request' },
+];
+
+/** The response body template of a gateway error. */
+export function gatewayErrorTemplate({ message, error }: Pick<GatewayError, 'message' | 'error'>): string {
+  const messageJson = typeof message === 'string' ? JSON.stringify(message) : '$context.error.messageString';
+  return `{"success":false,"message":${messageJson},"error":${JSON.stringify(error)}}`;
+}
+
+/**
+ * Access log line: one JSON object per request. No header is logged, so the API key never reaches the
+ * logs; `$context.error.messageString` is already a quoted JSON string.
+ */
+export const ACCESS_LOG_FORMAT = `{${[
+  ['requestId', '"$context.requestId"'],
+  ['extendedRequestId', '"$context.extendedRequestId"'],
+  ['requestTime', '"$context.requestTime"'],
+  ['ip', '"$context.identity.sourceIp"'],
+  ['userAgent', '"$context.identity.userAgent"'],
+  ['method', '"$context.httpMethod"'],
+  ['resourcePath', '"$context.resourcePath"'],
+  ['path', '"$context.path"'],
+  ['protocol', '"$context.protocol"'],
+  ['status', '"$context.status"'],
+  ['responseLength', '"$context.responseLength"'],
+  ['responseLatency', '"$context.responseLatency"'],
+  ['integrationStatus', '"$context.integration.status"'],
+  ['integrationLatency', '"$context.integration.latency"'],
+  ['authorizerStatus', '"$context.authorizer.status"'],
+  ['authorizerLatency', '"$context.authorizer.latency"'],
+  ['wafStatus', '"$context.wafResponseCode"'],
+  ['errorType', '"$context.error.responseType"'],
+  ['error', '$context.error.messageString'],
+]
+  .map(([key, value]) => `"${key}":${value}`)
+  .join(',')}}`;
+
+export interface HttpApiProps {
+  root: string;
+  routes: readonly RouteDef[];
+  /** The authorizer handler file, relative to `root`. */
+  authorizerEntry: string;
+  resources: ServiceResources;
+  throttle?: Throttle;
+  logRetention?: RetentionDays;
+}
+
+export interface RouteFunction {
+  route: RouteDef;
+  function: ServiceFunction;
+}
+
+/**
+ * The REST API: one Lambda per route row behind the key authorizer, API Gateway's error answers in the
+ * service's error shape, JSON access logs and X-Ray tracing on the stage.
+ */
+export class HttpApi extends Construct {
+  readonly api: RestApi;
+  readonly authorizerFunction: ServiceFunction;
+  readonly authorizer: RequestAuthorizer;
+  readonly routes: readonly RouteFunction[];
+  readonly accessLogs: LogGroup;
+
+  constructor(scope: Construct, id: string, props: HttpApiProps) {
+    super(scope, id);
+    const throttle = props.throttle ?? DEFAULT_THROTTLE;
+
+    this.accessLogs = new LogGroup(this, 'AccessLogs', {
+      retention: props.logRetention ?? RetentionDays.ONE_MONTH,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+
+    this.authorizerFunction = new ServiceFunction(this, 'Authorizer', {
+      root: props.root,
+      entry: props.authorizerEntry,
+      description: 'API key authorizer',
+      access: { table: 'read' },
+      resources: props.resources,
+      logRetention: props.logRetention,
+    });
+    this.authorizer = new RequestAuthorizer(this, 'KeyAuthorizer', {
+      handler: this.authorizerFunction.fn,
+      identitySources: [IdentitySource.header(API_KEY_HEADER)],
+      resultsCacheTtl: Duration.seconds(AUTHORIZER_CACHE_TTL_SECONDS),
+    });
+
+    this.api = new RestApi(this, 'RestApi', {
+      description: 'promptops HTTP API',
+      endpointTypes: [EndpointType.REGIONAL],
+      // Multipart uploads reach the function intact (base64, `isBase64Encoded: true`).
+      binaryMediaTypes: ['multipart/form-data'],
+      // Access logs need API Gateway's account-level CloudWatch role; it is kept on destroy.
+      cloudWatchRole: true,
+      cloudWatchRoleRemovalPolicy: RemovalPolicy.RETAIN,
+      defaultMethodOptions: { authorizer: this.authorizer, authorizationType: AuthorizationType.CUSTOM },
+      deployOptions: {
+        stageName: API_STAGE_NAME,
+        tracingEnabled: true,
+        metricsEnabled: true,
+        accessLogDestination: new LogGroupLogDestination(this.accessLogs),
+        accessLogFormat: AccessLogFormat.custom(ACCESS_LOG_FORMAT),
+        throttlingRateLimit: throttle.rateLimit,
+        throttlingBurstLimit: throttle.burstLimit,
+      },
+    });
+
+    // The stack outputs the URL once, as ApiUrl; drop RestApi's own duplicate `Endpoint` output.
+    this.api.node.tryRemoveChild('Endpoint');
+
+    for (const gatewayError of GATEWAY_ERRORS) {
+      this.api.addGatewayResponse(`Gateway${pascalCase(gatewayError.type.responseType.toLowerCase())}`, {
+        type: gatewayError.type,
+        statusCode: gatewayError.statusCode,
+        responseHeaders: { 'Content-Type': "'application/json'" },
+        templates: { 'application/json': gatewayErrorTemplate(gatewayError) },
+      });
+    }
+
+    this.routes = props.routes.map((route) => {
+      const fn = new ServiceFunction(this, routeId(route.method, route.path), {
+        root: props.root,
+        entry: route.handler,
+        description: `${route.method} ${route.path}`,
+        access: route,
+        resources: props.resources,
+        memoryMb: route.memoryMb,
+        timeoutSeconds: route.timeoutSeconds,
+        logRetention: props.logRetention,
+      });
+      this.api.root
+        .resourceForPath(route.path)
+        .addMethod(route.method, new LambdaIntegration(fn.fn, { allowTestInvoke: false }));
+      return { route, function: fn };
+    });
+  }
+}

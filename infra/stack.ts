@@ -1,0 +1,87 @@
+import { fileURLToPath } from 'node:url';
+import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { Construct } from 'constructs';
+import { MAX_REQUEST_BODY_BYTES } from '#shared/platform/config.ts';
+import { Alarms } from './constructs/alarms.ts';
+import { DataStore } from './constructs/data-store.ts';
+import { HttpApi, type Throttle } from './constructs/http-api.ts';
+import { JobQueues } from './constructs/job-queues.ts';
+import { ProjectEvents } from './constructs/project-events.ts';
+import { RequestSizeGuard } from './constructs/request-size-guard.ts';
+import { AUTHORIZER_HANDLER, JOB_QUEUES, type JobQueueDef, ROUTES } from './routes.ts';
+
+/** The repository root: handler paths in `routes.ts` are relative to it. */
+export const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+export interface PromptopsStackProps extends StackProps {
+  /** Deployment stage (`dev`, `prod`, ...): names the event bus and the stack's outputs. */
+  stage: string;
+  /** WAF web ACL refusing bodies over MAX_REQUEST_BODY_BYTES with 413. Default true. */
+  requestSizeGuard?: boolean;
+  /** Alarm notifications go to this address (SNS email subscription, to be confirmed). */
+  alarmEmail?: string;
+  /** DynamoDB deletion protection. Default: on for `prod` only. */
+  deletionProtection?: boolean;
+  /** Stage-wide API throttling. */
+  throttle?: Throttle;
+  logRetention?: RetentionDays;
+}
+
+/**
+ * The whole service, driven by the route table and the job queue table of `routes.ts`: a new row there
+ * is a new function (and queue) here with no edit to this file.
+ */
+export class PromptopsStack extends Stack {
+  readonly data: DataStore;
+  readonly events: ProjectEvents;
+  readonly jobs: JobQueues;
+  readonly http: HttpApi;
+
+  constructor(scope: Construct, id: string, props: PromptopsStackProps) {
+    super(scope, id, props);
+    const { stage, logRetention } = props;
+
+    this.data = new DataStore(this, 'Data', {
+      deletionProtection: props.deletionProtection ?? stage === 'prod',
+    });
+    this.events = new ProjectEvents(this, 'Events', { stage });
+    const shared = { table: this.data.table, bucket: this.data.bucket, eventBus: this.events.bus };
+
+    this.jobs = new JobQueues(this, 'Jobs', {
+      root: REPO_ROOT,
+      queues: JOB_QUEUES as Readonly<Record<string, JobQueueDef>>,
+      resources: shared,
+      logRetention,
+    });
+
+    this.http = new HttpApi(this, 'Http', {
+      root: REPO_ROOT,
+      routes: ROUTES,
+      authorizerEntry: AUTHORIZER_HANDLER,
+      resources: { ...shared, queues: this.jobs.queues },
+      throttle: props.throttle,
+      logRetention,
+    });
+
+    if (props.requestSizeGuard ?? true) {
+      new RequestSizeGuard(this, 'RequestSizeGuard', {
+        stage: this.http.api.deploymentStage,
+        maxBodyBytes: MAX_REQUEST_BODY_BYTES,
+        metricPrefix: `promptops-${stage}`,
+      });
+    }
+
+    const alarms = new Alarms(this, 'Alarms', { email: props.alarmEmail });
+    alarms.watchApi(this.http);
+    alarms.watchJobs(this.jobs);
+
+    new CfnOutput(this, 'ApiUrl', {
+      value: this.http.api.url,
+      description: 'Base URL of the API (stage v1)',
+    });
+    new CfnOutput(this, 'TableName', { value: this.data.table.tableName });
+    new CfnOutput(this, 'BucketName', { value: this.data.bucket.bucketName });
+    new CfnOutput(this, 'EventBusName', { value: this.events.bus.eventBusName });
+  }
+}

@@ -1,0 +1,572 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { App, Stack } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { AttributeType, Table } from 'aws-cdk-lib/aws-dynamodb';
+import { EventBus } from 'aws-cdk-lib/aws-events';
+import { Bucket } from 'aws-cdk-lib/aws-s3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Alarms } from '#infra/constructs/alarms.ts';
+import { API_KEY_HEADER, GATEWAY_ERRORS } from '#infra/constructs/http-api.ts';
+import { JobQueues } from '#infra/constructs/job-queues.ts';
+import { contentLengthOverRegex } from '#infra/constructs/request-size-guard.ts';
+import { ServiceFunction } from '#infra/constructs/service-function.ts';
+import { JOB_QUEUES, type JobQueueDef, ROUTES } from '#infra/routes.ts';
+import { PromptopsStack } from '#infra/stack.ts';
+import {
+  AUTHORIZER_CACHE_TTL_SECONDS,
+  ENV,
+  MAX_REQUEST_BODY_BYTES,
+  queueUrlEnv,
+} from '#shared/platform/config.ts';
+import { TABLE_INDEXES, TABLE_KEYS, TTL_ATTRIBUTE } from '#shared/platform/table-schema.ts';
+
+// biome-ignore lint/suspicious/noExplicitAny: CloudFormation resources are untyped JSON.
+type Resource = { Type: string; Properties: any; DeletionPolicy?: string; UpdateReplacePolicy?: string };
+
+const TABLE_WRITE_ACTIONS = [
+  'dynamodb:PutItem',
+  'dynamodb:UpdateItem',
+  'dynamodb:DeleteItem',
+  'dynamodb:BatchWriteItem',
+];
+const FAKE_QUEUES: Record<string, JobQueueDef> = {
+  'fake-jobs': {
+    worker: 'functions/workers/fake-worker.ts',
+    batchSize: 5,
+    maxReceiveCount: 4,
+    timeoutSeconds: 30,
+    memoryMb: 512,
+    table: 'write',
+    bucket: 'read',
+    queues: ['fake-jobs'],
+  },
+};
+
+let dev: Template;
+let prod: Template;
+let jobs: Template;
+let fakeRoot: string;
+
+// One App, one synthesis, three stacks: the real stack as `dev` (defaults) and as `prod` (no WAF, alarm
+// email), and the job-queue construct fed a fake JOB_QUEUES row whose worker lives in a temp directory.
+beforeAll(() => {
+  fakeRoot = mkdtempSync(join(tmpdir(), 'promptops-infra-'));
+  writeFileSync(join(fakeRoot, 'package-lock.json'), '{}');
+  mkdirSync(join(fakeRoot, 'functions', 'workers'), { recursive: true });
+  writeFileSync(
+    join(fakeRoot, 'functions', 'workers', 'fake-worker.ts'),
+    'export const handler = async () => ({});\n',
+  );
+  writeFileSync(join(fakeRoot, 'functions', 'fake-route.ts'), 'export const handler = async () => ({});\n');
+
+  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+  const devStack = new PromptopsStack(app, 'promptops-dev', { stage: 'dev' });
+  const prodStack = new PromptopsStack(app, 'promptops-prod', {
+    stage: 'prod',
+    requestSizeGuard: false,
+    alarmEmail: 'ops@example.com',
+  });
+
+  const jobsStack = new Stack(app, 'jobs');
+  const table = new Table(jobsStack, 'Table', { partitionKey: { name: 'PK', type: AttributeType.STRING } });
+  const shared = { table, bucket: new Bucket(jobsStack, 'Bucket'), eventBus: new EventBus(jobsStack, 'Bus') };
+  const queues = new JobQueues(jobsStack, 'Jobs', { root: fakeRoot, queues: FAKE_QUEUES, resources: shared });
+  new ServiceFunction(jobsStack, 'Route', {
+    root: fakeRoot,
+    entry: 'functions/fake-route.ts',
+    description: 'POST /fake',
+    access: { table: 'write', queues: ['fake-jobs'], events: true },
+    resources: { ...shared, queues: queues.queues },
+  });
+  new Alarms(jobsStack, 'Alarms').watchJobs(queues);
+
+  dev = Template.fromStack(devStack);
+  prod = Template.fromStack(prodStack);
+  jobs = Template.fromStack(jobsStack);
+});
+
+afterAll(() => rmSync(fakeRoot, { recursive: true, force: true }));
+
+function resources(template: Template, type: string): [string, Resource][] {
+  return Object.entries(template.findResources(type)) as [string, Resource][];
+}
+
+function only<T>(items: T[]): T {
+  expect(items).toHaveLength(1);
+  return items[0]!;
+}
+
+function functionByDescription(template: Template, description: string): [string, Resource] {
+  return only(
+    resources(template, 'AWS::Lambda::Function').filter(
+      ([, fn]) => fn.Properties.Description === description,
+    ),
+  );
+}
+
+/** Every action the function's role may perform, from the IAM policies attached to that role. */
+function actionsOf(template: Template, functionId: string): string[] {
+  const [, fn] = only(resources(template, 'AWS::Lambda::Function').filter(([id]) => id === functionId));
+  const roleId: string = fn.Properties.Role['Fn::GetAtt'][0];
+  return resources(template, 'AWS::IAM::Policy')
+    .filter(([, policy]) => policy.Properties.Roles.some((role: { Ref?: string }) => role.Ref === roleId))
+    .flatMap(([, policy]) => policy.Properties.PolicyDocument.Statement)
+    .flatMap((statement: { Action: string | string[] }) => [statement.Action].flat());
+}
+
+function routeLabel(route: { method: string; path: string }): string {
+  return `${route.method} ${route.path}`;
+}
+
+describe('data', () => {
+  it('builds the table from table-schema.ts: keys, GSIs with every attribute, TTL, PITR, on demand', () => {
+    const gsiAttributes = TABLE_INDEXES.flatMap((index) => [index.partition, index.sort]);
+    dev.hasResourceProperties('AWS::DynamoDB::Table', {
+      KeySchema: [
+        { AttributeName: TABLE_KEYS.partition, KeyType: 'HASH' },
+        { AttributeName: TABLE_KEYS.sort, KeyType: 'RANGE' },
+      ],
+      AttributeDefinitions: Match.arrayWith(
+        [TABLE_KEYS.partition, TABLE_KEYS.sort, ...gsiAttributes].map((name) => ({
+          AttributeName: name,
+          AttributeType: 'S',
+        })),
+      ),
+      GlobalSecondaryIndexes: TABLE_INDEXES.map((index) => ({
+        IndexName: index.name,
+        KeySchema: [
+          { AttributeName: index.partition, KeyType: 'HASH' },
+          { AttributeName: index.sort, KeyType: 'RANGE' },
+        ],
+        Projection: { ProjectionType: 'ALL' },
+      })),
+      BillingMode: 'PAY_PER_REQUEST',
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+      TimeToLiveSpecification: { AttributeName: TTL_ATTRIBUTE, Enabled: true },
+    });
+  });
+
+  it('keeps the table and the bucket on destroy; deletion protection is on in prod only', () => {
+    for (const template of [dev, prod]) {
+      template.hasResource('AWS::DynamoDB::Table', {
+        DeletionPolicy: 'Retain',
+        UpdateReplacePolicy: 'Retain',
+      });
+      template.hasResource('AWS::S3::Bucket', { DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
+    }
+    dev.hasResourceProperties('AWS::DynamoDB::Table', { DeletionProtectionEnabled: false });
+    prod.hasResourceProperties('AWS::DynamoDB::Table', { DeletionProtectionEnabled: true });
+  });
+
+  it('encrypts the bucket, blocks public access, expires uploads and allows presigned PUTs', () => {
+    dev.hasResourceProperties('AWS::S3::Bucket', {
+      BucketEncryption: {
+        ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }],
+      },
+      PublicAccessBlockConfiguration: {
+        BlockPublicAcls: true,
+        BlockPublicPolicy: true,
+        IgnorePublicAcls: true,
+        RestrictPublicBuckets: true,
+      },
+      VersioningConfiguration: Match.absent(),
+      LifecycleConfiguration: {
+        Rules: Match.arrayWith([
+          Match.objectLike({ AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 }, Status: 'Enabled' }),
+          Match.objectLike({ Prefix: 'uploads/', ExpirationInDays: 1, Status: 'Enabled' }),
+        ]),
+      },
+      CorsConfiguration: {
+        CorsRules: [Match.objectLike({ AllowedMethods: ['PUT'], AllowedOrigins: ['*'] })],
+      },
+    });
+  });
+
+  it('denies every request to the bucket that is not over TLS', () => {
+    dev.hasResourceProperties('AWS::S3::BucketPolicy', {
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Effect: 'Deny',
+            Action: 's3:*',
+            Principal: { AWS: '*' },
+            Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+          }),
+        ]),
+      },
+    });
+  });
+});
+
+describe('functions', () => {
+  it('builds one function per route, the authorizer and one per worker, and nothing else', () => {
+    dev.resourceCountIs('AWS::Lambda::Function', ROUTES.length + 1 + Object.keys(JOB_QUEUES).length);
+    for (const route of ROUTES) functionByDescription(dev, routeLabel(route));
+  });
+
+  it('gives every route function the house runtime, its sizing and the env names of config.ts', () => {
+    for (const route of ROUTES) {
+      const [, fn] = functionByDescription(dev, routeLabel(route));
+      expect(fn.Properties).toMatchObject({
+        Runtime: 'nodejs22.x',
+        Architectures: ['arm64'],
+        Handler: 'index.handler',
+        MemorySize: route.memoryMb ?? 256,
+        Timeout: route.timeoutSeconds ?? 10,
+        TracingConfig: { Mode: 'Active' },
+        LoggingConfig: { LogGroup: { Ref: expect.any(String) } },
+      });
+      const env = fn.Properties.Environment.Variables;
+      expect(env).toMatchObject({
+        [ENV.tableName]: { Ref: expect.stringMatching(/^DataTable/) },
+        [ENV.bucketName]: { Ref: expect.stringMatching(/^DataBucket/) },
+        [ENV.eventBusName]: { Ref: expect.stringMatching(/^EventsBus/) },
+        NODE_OPTIONS: '--enable-source-maps',
+        POWERTOOLS_SERVICE_NAME: 'promptops',
+      });
+      const queueEnv = Object.keys(env).filter((name) => name.startsWith('QUEUE_URL_'));
+      expect(queueEnv.sort()).toEqual((route.queues ?? []).map(queueUrlEnv).sort());
+    }
+  });
+
+  it('gives each function an explicit log group with a retention', () => {
+    const logGroups = resources(dev, 'AWS::Logs::LogGroup');
+    for (const [, fn] of resources(dev, 'AWS::Lambda::Function')) {
+      const [, logGroup] = only(logGroups.filter(([id]) => id === fn.Properties.LoggingConfig.LogGroup.Ref));
+      expect(logGroup.Properties.RetentionInDays).toBeGreaterThan(0);
+    }
+  });
+
+  it('grants read-only routes no table writes, and writing routes writes', () => {
+    for (const route of ROUTES) {
+      const [id] = functionByDescription(dev, routeLabel(route));
+      const actions = actionsOf(dev, id);
+      expect(actions).toContain('dynamodb:GetItem');
+      if (route.table === 'read')
+        for (const write of TABLE_WRITE_ACTIONS) expect(actions).not.toContain(write);
+      else expect(actions).toEqual(expect.arrayContaining(TABLE_WRITE_ACTIONS));
+    }
+  });
+
+  it('grants bucket, queue and bus access only where the route says so', () => {
+    for (const route of ROUTES) {
+      const [id] = functionByDescription(dev, routeLabel(route));
+      const actions = actionsOf(dev, id);
+      expect(actions.includes('s3:GetObject*')).toBe(route.bucket !== undefined);
+      expect(actions.includes('s3:PutObject')).toBe(route.bucket === 'write');
+      expect(actions.includes('s3:DeleteObject*')).toBe(route.bucket === 'write');
+      expect(actions.includes('sqs:SendMessage')).toBe((route.queues ?? []).length > 0);
+      expect(actions.includes('events:PutEvents')).toBe(route.events === true);
+    }
+  });
+});
+
+describe('API', () => {
+  it('is a regional REST API with a traced, throttled v1 stage', () => {
+    dev.hasResourceProperties('AWS::ApiGateway::RestApi', { EndpointConfiguration: { Types: ['REGIONAL'] } });
+    dev.hasResourceProperties('AWS::ApiGateway::Stage', {
+      StageName: 'v1',
+      TracingEnabled: true,
+      MethodSettings: Match.arrayWith([
+        Match.objectLike({
+          HttpMethod: '*',
+          ResourcePath: '/*',
+          ThrottlingRateLimit: Match.anyValue(),
+          ThrottlingBurstLimit: Match.anyValue(),
+        }),
+      ]),
+    });
+  });
+
+  it('writes JSON access logs that carry no request header, so never the API key', () => {
+    const [, stage] = only(resources(dev, 'AWS::ApiGateway::Stage'));
+    const { DestinationArn, Format } = stage.Properties.AccessLogSetting;
+    expect(DestinationArn).toEqual({ 'Fn::GetAtt': [expect.stringMatching(/^HttpAccessLogs/), 'Arn'] });
+    expect(Format).not.toMatch(/api-?key|header/i);
+    const sample = JSON.parse(Format.replaceAll('$context.error.messageString', '"a \\"quoted\\" message"'));
+    expect(sample).toMatchObject({ requestId: '$context.requestId', status: '$context.status' });
+  });
+
+  it('authorizes with the key authorizer: X-API-KEY header, cached for AUTHORIZER_CACHE_TTL_SECONDS', () => {
+    dev.hasResourceProperties('AWS::ApiGateway::Authorizer', {
+      Type: 'REQUEST',
+      IdentitySource: `method.request.header.${API_KEY_HEADER}`,
+      AuthorizerResultTtlInSeconds: AUTHORIZER_CACHE_TTL_SECONDS,
+    });
+    const [id] = functionByDescription(dev, 'API key authorizer');
+    const actions = actionsOf(dev, id);
+    expect(actions).toContain('dynamodb:GetItem');
+    for (const write of TABLE_WRITE_ACTIONS) expect(actions).not.toContain(write);
+    expect(actions.some((action) => action.startsWith('s3:') || action.startsWith('sqs:'))).toBe(false);
+  });
+
+  it('puts every route behind the authorizer', () => {
+    const [authorizerId] = only(resources(dev, 'AWS::ApiGateway::Authorizer'));
+    const methods = resources(dev, 'AWS::ApiGateway::Method');
+    expect(methods.map(([, method]) => method.Properties.HttpMethod).sort()).toEqual(
+      ROUTES.map((route) => route.method).sort(),
+    );
+    for (const [, method] of methods) {
+      expect(method.Properties).toMatchObject({
+        AuthorizationType: 'CUSTOM',
+        AuthorizerId: { Ref: authorizerId },
+        Integration: { Type: 'AWS_PROXY' },
+      });
+    }
+  });
+
+  it("rewrites API Gateway's own errors to the service's JSON error body", () => {
+    const byType = new Map(
+      resources(dev, 'AWS::ApiGateway::GatewayResponse').map(([, { Properties }]) => [
+        Properties.ResponseType,
+        Properties,
+      ]),
+    );
+    const body = (type: string, contextMessage = 'from API Gateway') => {
+      const response = byType.get(type);
+      expect(response?.ResponseParameters).toEqual({
+        'gatewayresponse.header.Content-Type': "'application/json'",
+      });
+      const template: string = response.ResponseTemplates['application/json'];
+      return JSON.parse(template.replaceAll('$context.error.messageString', JSON.stringify(contextMessage)));
+    };
+    const status = (type: string) => byType.get(type)?.StatusCode;
+
+    expect(status('UNAUTHORIZED')).toBe('401');
+    expect(body('UNAUTHORIZED')).toEqual({
+      success: false,
+      message: 'Missing API key',
+      error: 'unauthorized',
+    });
+    expect(status('ACCESS_DENIED')).toBe('401');
+    expect(body('ACCESS_DENIED')).toEqual({
+      success: false,
+      message: 'Invalid API key',
+      error: 'unauthorized',
+    });
+    expect(status('THROTTLED')).toBe('429');
+    expect(body('THROTTLED')).toMatchObject({ success: false, error: 'throttled' });
+    expect(status('REQUEST_TOO_LARGE')).toBe('413');
+    expect(body('REQUEST_TOO_LARGE')).toMatchObject({ success: false, error: 'payload_too_large' });
+    expect(status('DEFAULT_5XX')).toBeUndefined();
+    expect(body('DEFAULT_5XX')).toEqual({
+      success: false,
+      message: 'Internal error',
+      error: 'internal_error',
+    });
+    expect(status('DEFAULT_4XX')).toBeUndefined();
+    // API Gateway's message arrives pre-escaped: quotes and backslashes must survive as valid JSON.
+    const tricky = 'Unsupported "Content-Type" \\ here';
+    expect(body('DEFAULT_4XX', tricky)).toEqual({ success: false, message: tricky, error: 'bad_request' });
+    expect(byType.size).toBe(GATEWAY_ERRORS.length);
+  });
+});
+
+describe('request size guard', () => {
+  const regex = new RegExp(contentLengthOverRegex(MAX_REQUEST_BODY_BYTES));
+
+  it.each([
+    ['0', false],
+    ['1', false],
+    [String(MAX_REQUEST_BODY_BYTES - 1), false],
+    [String(MAX_REQUEST_BODY_BYTES), false],
+    [`000${MAX_REQUEST_BODY_BYTES}`, false],
+    [String(MAX_REQUEST_BODY_BYTES + 1), true],
+    [`0${MAX_REQUEST_BODY_BYTES + 1}`, true],
+    ['6299999', true],
+    ['6300000', true],
+    ['9999999', true],
+    ['10000000', true],
+    ['99999999999', true],
+    ['', false],
+    ['abc', false],
+    ['-7000000', false],
+    ['7000000 ', false],
+  ])('content-length %j over the limit: %s', (value, over) => {
+    expect(regex.test(value)).toBe(over);
+  });
+
+  it('matches exactly the numbers above the limit, for any limit', () => {
+    for (const limit of [0, 1, 9, 10, 99, 100, 109, 190, 199, 200, 909, 1000]) {
+      const pattern = new RegExp(contentLengthOverRegex(limit));
+      const wrong = Array.from({ length: 2101 }, (_, n) => n).filter(
+        (n) => pattern.test(String(n)) !== n > limit,
+      );
+      expect(wrong, `limit ${limit}`).toEqual([]);
+    }
+  });
+
+  it('uses no capturing group (AWS WAF rejects them)', () => {
+    expect(contentLengthOverRegex(MAX_REQUEST_BODY_BYTES)).not.toContain('(');
+  });
+
+  it('attaches a regional web ACL to the stage that answers 413 in the error shape', () => {
+    const [aclId, acl] = only(resources(dev, 'AWS::WAFv2::WebACL'));
+    expect(acl.Properties).toMatchObject({ Scope: 'REGIONAL', DefaultAction: { Allow: {} } });
+    const rule = only(acl.Properties.Rules as Resource['Properties'][]);
+    expect(rule.Statement.RegexMatchStatement).toEqual({
+      FieldToMatch: { SingleHeader: { Name: 'content-length' } },
+      RegexString: contentLengthOverRegex(MAX_REQUEST_BODY_BYTES),
+      TextTransformations: [{ Priority: 0, Type: 'NONE' }],
+    });
+    const { ResponseCode, CustomResponseBodyKey } = rule.Action.Block.CustomResponse;
+    expect(ResponseCode).toBe(413);
+    const responseBody = acl.Properties.CustomResponseBodies[CustomResponseBodyKey];
+    expect(responseBody.ContentType).toBe('APPLICATION_JSON');
+    expect(JSON.parse(responseBody.Content)).toMatchObject({ success: false, error: 'payload_too_large' });
+
+    const [, association] = only(resources(dev, 'AWS::WAFv2::WebACLAssociation'));
+    expect(association.Properties.WebACLArn).toEqual({ 'Fn::GetAtt': [aclId, 'Arn'] });
+    const [stageId] = only(resources(dev, 'AWS::ApiGateway::Stage'));
+    expect(JSON.stringify(association.Properties.ResourceArn)).toContain(`"/stages/",{"Ref":"${stageId}"}`);
+  });
+
+  it('is left out when requestSizeGuard is false', () => {
+    prod.resourceCountIs('AWS::WAFv2::WebACL', 0);
+    prod.resourceCountIs('AWS::WAFv2::WebACLAssociation', 0);
+  });
+});
+
+describe('events', () => {
+  it('creates the promptops-<stage> bus and archives every promptops event to a log group', () => {
+    dev.hasResourceProperties('AWS::Events::EventBus', { Name: 'promptops-dev' });
+    const [, rule] = only(resources(dev, 'AWS::Events::Rule'));
+    expect(rule.Properties.EventPattern).toEqual({ source: ['promptops'] });
+    expect(JSON.stringify(rule.Properties.Targets)).toContain(':log-group:');
+    dev.hasResourceProperties('AWS::Logs::LogGroup', { LogGroupName: '/aws/events/promptops-dev' });
+    // The log group's resource policy lets EventBridge write to it (a native resource, no custom resource).
+    const [, policy] = only(resources(dev, 'AWS::Logs::ResourcePolicy'));
+    const document = JSON.stringify(policy.Properties.PolicyDocument);
+    for (const needle of ['events.amazonaws.com', 'logs:PutLogEvents', 'logs:CreateLogStream']) {
+      expect(document).toContain(needle);
+    }
+  });
+});
+
+describe('job queues', () => {
+  it('builds a queue, a DLQ and an event source per JOB_QUEUES row (the real table)', () => {
+    const count = Object.keys(JOB_QUEUES).length;
+    dev.resourceCountIs('AWS::SQS::Queue', 2 * count);
+    dev.resourceCountIs('AWS::Lambda::EventSourceMapping', count);
+  });
+
+  it('gives a queue its DLQ, bounded receives, SSE and six times the worker timeout', () => {
+    const def = FAKE_QUEUES['fake-jobs']!;
+    const queues = resources(jobs, 'AWS::SQS::Queue');
+    expect(queues).toHaveLength(2);
+    const [, main] = only(queues.filter(([, queue]) => queue.Properties.RedrivePolicy));
+    const [dlqId, dlq] = only(queues.filter(([, queue]) => !queue.Properties.RedrivePolicy));
+    expect(main.Properties).toMatchObject({
+      VisibilityTimeout: 6 * def.timeoutSeconds,
+      SqsManagedSseEnabled: true,
+      RedrivePolicy: {
+        deadLetterTargetArn: { 'Fn::GetAtt': [dlqId, 'Arn'] },
+        maxReceiveCount: def.maxReceiveCount,
+      },
+    });
+    expect(dlq.Properties).toMatchObject({
+      SqsManagedSseEnabled: true,
+      MessageRetentionPeriod: 14 * 24 * 3600,
+    });
+  });
+
+  it('feeds the worker in batches that report partial failures', () => {
+    const def = FAKE_QUEUES['fake-jobs']!;
+    const [workerId, worker] = functionByDescription(jobs, 'worker for fake-jobs');
+    expect(worker.Properties).toMatchObject({ MemorySize: def.memoryMb, Timeout: def.timeoutSeconds });
+    jobs.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionName: { Ref: workerId },
+      BatchSize: def.batchSize,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
+    const actions = actionsOf(jobs, workerId);
+    expect(actions).toEqual(
+      expect.arrayContaining(['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:SendMessage']),
+    );
+    expect(actions).toContain('dynamodb:PutItem');
+    expect(actions).not.toContain('s3:PutObject');
+  });
+
+  it('hands senders the queue URL under queueUrlEnv(name) and the right to send, nothing more', () => {
+    const [routeId, route] = functionByDescription(jobs, 'POST /fake');
+    const [mainId] = only(
+      resources(jobs, 'AWS::SQS::Queue').filter(([, queue]) => queue.Properties.RedrivePolicy !== undefined),
+    );
+    expect(route.Properties.Environment.Variables[queueUrlEnv('fake-jobs')]).toEqual({ Ref: mainId });
+    const actions = actionsOf(jobs, routeId);
+    expect(actions).toContain('sqs:SendMessage');
+    expect(actions).not.toContain('sqs:ReceiveMessage');
+    expect(actions).toContain('events:PutEvents');
+  });
+
+  it('alarms on any message in the dead-letter queue', () => {
+    const [dlqId] = only(
+      resources(jobs, 'AWS::SQS::Queue').filter(([, queue]) => queue.Properties.RedrivePolicy === undefined),
+    );
+    jobs.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'AWS/SQS',
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [dlqId, 'QueueName'] } }],
+      Threshold: 0,
+      ComparisonOperator: 'GreaterThanThreshold',
+    });
+  });
+
+  it('refuses a row naming a queue that JOB_QUEUES lacks', () => {
+    const stack = new Stack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'bad');
+    const shared = {
+      table: new Table(stack, 'Table', { partitionKey: { name: 'PK', type: AttributeType.STRING } }),
+      bucket: new Bucket(stack, 'Bucket'),
+      eventBus: new EventBus(stack, 'Bus'),
+      queues: new Map(),
+    };
+    expect(
+      () =>
+        new ServiceFunction(stack, 'Route', {
+          root: fakeRoot,
+          entry: 'functions/fake-route.ts',
+          description: 'POST /bad',
+          access: { table: 'read', queues: ['missing-jobs'] },
+          resources: shared,
+        }),
+    ).toThrow(/unknown job queue "missing-jobs"/);
+  });
+});
+
+describe('alarms and outputs', () => {
+  it('alarms on every function error and on API 5xx', () => {
+    const alarms = resources(dev, 'AWS::CloudWatch::Alarm').map(([, alarm]) => alarm.Properties);
+    const errorAlarms = alarms.filter(
+      (alarm) => alarm.MetricName === 'Errors' && alarm.Namespace === 'AWS/Lambda',
+    );
+    expect(errorAlarms).toHaveLength(ROUTES.length + 1 + Object.keys(JOB_QUEUES).length);
+    expect(
+      alarms.filter((alarm) => alarm.MetricName === '5XXError' && alarm.Namespace === 'AWS/ApiGateway'),
+    ).toHaveLength(1);
+    expect(alarms.every((alarm) => alarm.AlarmActions === undefined)).toBe(true);
+  });
+
+  it('sends alarms to the email topic when an address is given', () => {
+    prod.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'ops@example.com' });
+    const [topicId] = only(resources(prod, 'AWS::SNS::Topic'));
+    for (const [, alarm] of resources(prod, 'AWS::CloudWatch::Alarm')) {
+      expect(alarm.Properties.AlarmActions).toEqual([{ Ref: topicId }]);
+    }
+    dev.resourceCountIs('AWS::SNS::Topic', 0);
+  });
+
+  it('outputs the API URL, table, bucket and bus names, and nothing else', () => {
+    expect(Object.keys(dev.findOutputs('*')).sort()).toEqual([
+      'ApiUrl',
+      'BucketName',
+      'EventBusName',
+      'TableName',
+    ]);
+    dev.hasOutput('TableName', { Value: { Ref: Match.stringLikeRegexp('^DataTable') } });
+    dev.hasOutput('BucketName', { Value: { Ref: Match.stringLikeRegexp('^DataBucket') } });
+    dev.hasOutput('EventBusName', { Value: { Ref: Match.stringLikeRegexp('^EventsBus') } });
+    expect(JSON.stringify(dev.findOutputs('ApiUrl'))).toContain('.execute-api.');
+  });
+});
