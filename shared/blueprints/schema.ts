@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * The Prompt Blueprint: the common form of a log's input/output and of a template version. Unknown

@@ -41,6 +41,8 @@ async function reserveBlock(kind: IdKind): Promise<void> {
     }),
   );
   const last = Number(result.Attributes?.last);
+  if (!Number.isSafeInteger(last) || last < ID_BLOCK_SIZE)
+    throw new Error(`Counter ${kind} answered ${last}`);
   blocks.set(kind, { next: last - ID_BLOCK_SIZE + 1, end: last });
 }
 

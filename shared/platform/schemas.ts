@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** Building blocks for query and path schemas, whose values arrive as strings. */
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** Latest accepted instant (year 9999): beyond it Date cannot round-trip an ISO string. */
 const MAX_EPOCH_MS = 253_402_300_799_999;

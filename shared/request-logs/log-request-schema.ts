@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { blueprintSchema } from '#shared/blueprints/schema.ts';
 import { timestampSchema } from '#shared/platform/time.ts';
 

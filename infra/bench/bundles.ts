@@ -1,0 +1,61 @@
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { build } from 'esbuild';
+import { esbuildOptions } from '../bundling.ts';
+import { REPO_ROOT } from '../local/service.ts';
+import { AUTHORIZER_HANDLER, JOB_QUEUES, ROUTES } from '../routes.ts';
+import { type BenchRow, fmt } from './support.ts';
+
+/**
+ * Every function bundled exactly as the stack bundles it (infra/bundling.ts), its minified size, and
+ * the time a fresh `node` process takes to import it (the init phase of a cold start, less the runtime's
+ * own start). Bundles are written inside the repository so the external AWS SDK resolves from
+ * node_modules, as it resolves from the runtime in Lambda.
+ */
+const TARGETS_KB: Record<string, number> = {
+  [AUTHORIZER_HANDLER]: 150,
+  'functions/http/log-request.ts': 300,
+  'functions/http/get-prompt-template.ts': 300,
+};
+
+export async function benchBundles(): Promise<BenchRow[]> {
+  const outDir = join(REPO_ROOT, '.bench', 'bundles');
+  rmSync(outDir, { recursive: true, force: true });
+  const entries = [
+    AUTHORIZER_HANDLER,
+    ...new Set([
+      ...ROUTES.map((route) => route.handler),
+      ...Object.values(JOB_QUEUES).map((queue) => queue.worker),
+    ]),
+  ];
+  const rows: BenchRow[] = [];
+  for (const entry of entries) {
+    const name = entry.replace(/^functions\//, '').replace(/\.ts$/, '');
+    const outfile = join(outDir, name, 'index.mjs');
+    mkdirSync(join(outDir, name), { recursive: true });
+    await build(esbuildOptions(join(REPO_ROOT, entry), outfile));
+    const kb = statSync(outfile).size / 1024;
+    const loadMs = importTime(outfile);
+    const target = TARGETS_KB[entry];
+    rows.push({
+      name: `bundle ${name}`,
+      value: `${fmt(kb, 1)} KB, import ${fmt(loadMs, 1)} ms`,
+      target: target ? `< ${target} KB` : '',
+    });
+  }
+  return rows;
+}
+
+/** Median of five imports, each in a fresh process. */
+function importTime(file: string): number {
+  const script = `const t=performance.now();await import(${JSON.stringify(`file://${file}`)});process.stdout.write(String(performance.now()-t))`;
+  const runs = Array.from({ length: 5 }, () =>
+    Number(
+      execFileSync(process.execPath, ['--input-type=module', '-e', script], {
+        env: { ...process.env, TABLE_NAME: 'bench', BUCKET_NAME: 'bench', AWS_REGION: 'us-east-1' },
+      }).toString(),
+    ),
+  );
+  return runs.sort((a, b) => a - b)[2] ?? Number.NaN;
+}

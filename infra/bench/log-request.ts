@@ -1,0 +1,110 @@
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
+import { mockClient } from 'aws-sdk-client-mock';
+import { type BenchRow, countDynamoCalls, fmt, percentile } from './support.ts';
+
+/**
+ * POST /log-request in-process: DynamoDB calls per log against the local emulators, and the warm
+ * latency of the handler with a 10 KB log when I/O is mocked (what the function itself costs).
+ */
+const AUTH = { workspaceId: '1', userId: '1', permissions: JSON.stringify({ request_logs: 'edit' }) };
+
+export function tenKilobyteLog(i: number): string {
+  const filler = 'The quick brown fox jumps over the lazy dog. '.repeat(105);
+  return JSON.stringify({
+    provider: 'openai',
+    model: 'gpt-4o',
+    input: {
+      type: 'chat',
+      messages: [{ role: 'user', content: [{ type: 'text', text: `#${i} ${filler}` }] }],
+    },
+    output: { type: 'chat', messages: [{ role: 'assistant', content: [{ type: 'text', text: filler }] }] },
+    request_start_time: 1_705_314_600 + i,
+    request_end_time: 1_705_314_601.25 + i,
+    tags: ['bench', 'prod'],
+    metadata: { session: `s-${i % 50}`, user: `u-${i % 7}` },
+    input_tokens: 2400,
+    output_tokens: 2300,
+    price: 0.012,
+  });
+}
+
+export function proxyEvent(body: string, workspaceId = AUTH.workspaceId): APIGatewayProxyEvent {
+  return {
+    body,
+    headers: { 'Content-Type': 'application/json' },
+    multiValueHeaders: {},
+    httpMethod: 'POST',
+    isBase64Encoded: false,
+    path: '/log-request',
+    pathParameters: null,
+    queryStringParameters: null,
+    multiValueQueryStringParameters: null,
+    stageVariables: null,
+    resource: '/log-request',
+    requestContext: {
+      authorizer: { ...AUTH, workspaceId },
+    } as unknown as APIGatewayProxyEvent['requestContext'],
+  };
+}
+
+export const benchContext = { awsRequestId: 'bench' } as Context;
+
+/** Against the running local emulators (env set by the local runtime): calls per log. */
+export async function benchLogRequestCalls(): Promise<BenchRow[]> {
+  const { documentClient } = await import('#shared/platform/dynamo.ts');
+  const { handler } = await import('#functions/http/log-request.ts');
+  const counter = countDynamoCalls(documentClient());
+  const logs = 500;
+  for (let i = 0; i < logs; i++) {
+    const result = await handler(proxyEvent(tenKilobyteLog(i)), benchContext);
+    if (result.statusCode !== 201)
+      throw new Error(`log-request answered ${result.statusCode}: ${result.body}`);
+  }
+  const puts = counter.get('PutItemCommand');
+  const blocks = counter.get('UpdateItemCommand');
+  const other = counter.total() - puts - blocks;
+  return [
+    {
+      name: 'log-request: DynamoDB calls per log (10 KB, 500 logs)',
+      value: `${fmt(counter.total() / logs, 3)} (PutItem ${fmt(puts / logs, 3)}, id block ${fmt(blocks / logs, 3)}, other ${other})`,
+      target: '1 write on the common path',
+    },
+  ];
+}
+
+/** Mocked I/O: the handler's own cost, warm. */
+export async function benchLogRequestLatency(): Promise<BenchRow[]> {
+  process.env.TABLE_NAME ??= 'bench';
+  const { DynamoDBDocumentClient } = await import('@aws-sdk/lib-dynamodb');
+  const mock = mockClient(DynamoDBDocumentClient);
+  let last = 0;
+  mock.on(UpdateCommand).callsFake(() => {
+    last += 100;
+    return { Attributes: { last } };
+  });
+  mock.on(PutCommand).resolves({});
+  try {
+    const { handler } = await import('#functions/http/log-request.ts');
+    const bodies = Array.from({ length: 50 }, (_, i) => tenKilobyteLog(i));
+    for (let i = 0; i < 2_000; i++) await handler(proxyEvent(bodies[i % 50] ?? ''), benchContext); // warm up (JIT)
+    const samples: number[] = [];
+    for (let i = 0; i < 10_000; i++) {
+      const event = proxyEvent(bodies[i % 50] ?? '');
+      const start = process.hrtime.bigint();
+      const result = await handler(event, benchContext);
+      samples.push(Number(process.hrtime.bigint() - start) / 1e6);
+      if (result.statusCode !== 201)
+        throw new Error(`log-request answered ${result.statusCode}: ${result.body}`);
+    }
+    return [
+      {
+        name: 'log-request: warm handler latency, 10 KB log, mocked I/O',
+        value: `p50 ${fmt(percentile(samples, 50), 3)} ms, p99 ${fmt(percentile(samples, 99), 3)} ms`,
+        target: 'p50 < 1 ms',
+      },
+    ];
+  } finally {
+    mock.restore();
+  }
+}
