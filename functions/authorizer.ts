@@ -22,10 +22,10 @@ function headerValue(headers: APIGatewayRequestAuthorizerEvent['headers'], name:
   return undefined;
 }
 
-/** arn:aws:execute-api:region:account:api/stage/METHOD/path -> arn:...:api/stage/* */
+/** arn:aws:execute-api:region:account:apiId/stage/METHOD/path -> arn:aws:execute-api:region:account:apiId/stage/* */
 function apiWildcard(methodArn: string): string {
-  const [arnPrefix, apiId, stage] = methodArn.split('/');
-  return `${arnPrefix}/${apiId}/${stage}/*`;
+  const [api, stage] = methodArn.split('/');
+  return `${api}/${stage}/*`;
 }
 
 function policy(principalId: string, effect: 'Allow' | 'Deny', resource: string): APIGatewayAuthorizerResult {

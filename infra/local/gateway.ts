@@ -83,7 +83,17 @@ export class LocalGateway {
     const local = this.options.localRoutes?.[url.pathname];
     if (local && method === 'GET') return send(res, 200, local());
 
-    const match = this.match(method, url.pathname);
+    let match: ReturnType<LocalGateway['match']>;
+    try {
+      match = this.match(method, url.pathname);
+    } catch {
+      await drain(req);
+      return send(res, 400, {
+        success: false,
+        message: 'Malformed percent-encoding in the path',
+        error: 'bad_request',
+      });
+    }
     if (!match) {
       await drain(req);
       return send(res, 404, {

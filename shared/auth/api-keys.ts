@@ -59,7 +59,8 @@ export async function createApiKey(
         ...keyItemKey(hashApiKey(key)),
         GSI1PK: workspaceKeysIndex(workspaceId),
         GSI1SK: `APIKEY#${String(keyId).padStart(16, '0')}`,
-        ...summary,
+        // revokedAt is absent until a revoke sets it (a stored null would count as set).
+        ...{ ...summary, revokedAt: undefined },
       },
       ConditionExpression: 'attribute_not_exists(PK)',
     }),

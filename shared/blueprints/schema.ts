@@ -81,7 +81,10 @@ export const blueprintSchema = z.discriminatedUnion(
   'type',
   [chatBlueprintSchema, completionBlueprintSchema],
   {
-    error: 'must be a prompt blueprint with type "chat" or "completion"',
+    error: (issue) =>
+      issue.input === undefined
+        ? 'Field required'
+        : 'must be a prompt blueprint with type "chat" or "completion"',
   },
 );
 

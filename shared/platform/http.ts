@@ -165,7 +165,11 @@ export function validationError(error: z.ZodError, prefix: (string | number)[]):
     type: issue.code,
   }));
   const first = detail[0];
-  const message = first ? `Invalid ${first.loc.join('.')}: ${first.msg}` : 'Invalid request';
+  // A loc part can be a client-sent key of any length: keep the message readable.
+  const where = first?.loc.map((part) =>
+    String(part).length > 64 ? `${String(part).slice(0, 61)}...` : part,
+  );
+  const message = first && where ? `Invalid ${where.join('.')}: ${first.msg}` : 'Invalid request';
   return new AppError(422, 'validation_error', message, detail);
 }
 

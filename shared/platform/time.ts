@@ -4,7 +4,7 @@ import * as z from 'zod';
 const MAX_EPOCH_MS = 253_402_300_799_999;
 
 const ISO_DATE_TIME =
-  /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i;
+  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-](\d{2}):?(\d{2}))?)?$/i;
 
 /**
  * A timestamp as the API accepts it: an ISO 8601 string (no zone means UTC) or epoch seconds, as the
@@ -29,10 +29,22 @@ export function parseTimestamp(value: string | number): number | undefined {
     return Number.isFinite(ms) && ms >= 0 && ms <= MAX_EPOCH_MS ? Math.round(ms) : undefined;
   }
   const text = value.trim();
-  if (!ISO_DATE_TIME.test(text)) return undefined;
+  const parts = ISO_DATE_TIME.exec(text);
+  if (!parts || !isCalendarValid(parts.slice(1).map((part) => (part === undefined ? 0 : Number(part))))) {
+    return undefined;
+  }
   const hasZone = /(?:Z|[+-]\d{2}:?\d{2})$/i.test(text) && text.length > 10;
   const ms = Date.parse(hasZone ? text : `${text.replace(' ', 'T')}${text.length > 10 ? 'Z' : ''}`);
   return Number.isFinite(ms) && ms >= 0 && ms <= MAX_EPOCH_MS ? ms : undefined;
+}
+
+/** Date.parse rolls 2024-02-30 over to March: reject dates and times that do not exist instead. */
+function isCalendarValid(fields: number[]): boolean {
+  const [year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0, zoneHour = 0, zoneMinute = 0] =
+    fields;
+  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  const dateOk = month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth;
+  return dateOk && hour <= 23 && minute <= 59 && second <= 59 && zoneHour <= 23 && zoneMinute <= 59;
 }
 
 export const toIso = (ms: number) => new Date(ms).toISOString();

@@ -25,6 +25,14 @@ const orDefault = <T extends z.ZodType>(schema: T, fallback: z.output<T>) =>
   schema.nullish().transform((value) => value ?? fallback);
 
 const nonNegativeInt = z.int().min(0);
+
+/** Metadata keys are at most 1024 characters (checked here: zod's record-key errors drop the message). */
+function checkMetadataKeys(metadata: Record<string, string>, ctx: z.RefinementCtx): void {
+  for (const key of Object.keys(metadata)) {
+    if (key.length > 1024)
+      ctx.addIssue({ code: 'custom', path: [key], message: 'a metadata key is at most 1024 characters' });
+  }
+}
 const jsonObject = z.record(z.string(), z.unknown());
 
 export const logRequestBodySchema = z
@@ -37,10 +45,7 @@ export const logRequestBodySchema = z
     request_end_time: timestampSchema,
     parameters: orDefault(jsonObject, {}),
     tags: orDefault(z.array(z.string().max(512, 'a tag is at most 512 characters')), []),
-    metadata: orDefault(
-      z.record(z.string().max(1024, 'a metadata key is at most 1024 characters'), z.string()),
-      {},
-    ),
+    metadata: orDefault(z.record(z.string(), z.string()).superRefine(checkMetadataKeys), {}),
     prompt_name: z.string().min(1).nullish(),
     prompt_id: z.int().min(1).nullish(),
     prompt_version_number: z.int().gt(0).nullish(),
