@@ -22,7 +22,6 @@ import {
 } from '#shared/platform/config.ts';
 import { TABLE_INDEXES, TABLE_KEYS, TTL_ATTRIBUTE } from '#shared/platform/table-schema.ts';
 
-// biome-ignore lint/suspicious/noExplicitAny: CloudFormation resources are untyped JSON.
 type Resource = { Type: string; Properties: any; DeletionPolicy?: string; UpdateReplacePolicy?: string };
 
 const TABLE_WRITE_ACTIONS = [
