@@ -1,4 +1,66 @@
 import type { RouteDef } from '../route-types.ts';
 
-/** The prompt template registry: versions, labels, snippets, external ids. */
-export const PROMPT_ROUTES: readonly RouteDef[] = [];
+/**
+ * The prompt template registry: versions, labels, snippets, external ids. Every path under
+ * /prompt-templates/{...} names its parameter `identifier`: API Gateway allows one parameter name per
+ * path level, so the external-id routes (a template id, spec `prompt_template_id`) share it.
+ */
+export const PROMPT_ROUTES: readonly RouteDef[] = [
+  {
+    method: 'GET',
+    path: '/prompt-templates',
+    handler: 'functions/http/prompt-templates-list.ts',
+    table: 'read',
+  },
+  {
+    method: 'GET',
+    path: '/prompt-templates/{identifier}',
+    handler: 'functions/http/prompt-template-get.ts',
+    table: 'read',
+  },
+  {
+    method: 'POST',
+    path: '/rest/prompt-templates',
+    handler: 'functions/http/prompt-template-publish.ts',
+    table: 'write',
+    events: true,
+  },
+  {
+    method: 'GET',
+    path: '/prompt-templates/{identifier}/labels',
+    handler: 'functions/http/prompt-template-labels.ts',
+    table: 'read',
+  },
+  {
+    method: 'PATCH',
+    path: '/prompt-labels/{prompt_label_id}',
+    handler: 'functions/http/prompt-label-move.ts',
+    table: 'write',
+    events: true,
+  },
+  {
+    method: 'DELETE',
+    path: '/prompt-labels/{prompt_label_id}',
+    handler: 'functions/http/prompt-label-delete.ts',
+    table: 'write',
+    events: true,
+  },
+  {
+    method: 'POST',
+    path: '/prompt-templates/{identifier}/external-ids',
+    handler: 'functions/http/prompt-template-external-id-attach.ts',
+    table: 'write',
+  },
+  {
+    method: 'GET',
+    path: '/prompt-templates/{identifier}/external-ids',
+    handler: 'functions/http/prompt-template-external-ids-list.ts',
+    table: 'read',
+  },
+  {
+    method: 'DELETE',
+    path: '/prompt-templates/{identifier}/external-ids/{source}/{external_id}',
+    handler: 'functions/http/prompt-template-external-id-delete.ts',
+    table: 'write',
+  },
+];

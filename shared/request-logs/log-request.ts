@@ -1,4 +1,7 @@
 import { nextId } from '#shared/platform/ids.ts';
+import { findLoggedPromptVersion } from '#shared/prompts/read.ts';
+import type { VersionRecord } from '#shared/prompts/records.ts';
+import { toPromptVersionView } from '#shared/prompts/views.ts';
 import type { LogRequestBody } from './log-request-schema.ts';
 import type { RequestLogRecord } from './record.ts';
 import { putRequestLog } from './repository.ts';
@@ -17,13 +20,18 @@ type RawJsonFields = Pick<RequestLogRecord, 'input' | 'output' | 'parameters' | 
 
 /**
  * Records one request. Validation has already happened, so the only writes are the id block (amortised)
- * and the log itself: one PutItem on the common path, plus an S3 put for an oversized log.
+ * and the log itself: one PutItem on the common path, plus an S3 put for an oversized log. A log that
+ * names a prompt (prompt_id or prompt_name) first reads that template version: an unknown one is a 422.
  */
 export async function logRequest(
   workspaceId: number,
   body: LogRequestBody,
   raw: RawJsonFields,
 ): Promise<LogRequestResult> {
+  const promptVersion: VersionRecord | undefined =
+    body.prompt_id != null || body.prompt_name != null
+      ? await findLoggedPromptVersion(workspaceId, body)
+      : undefined;
   const id = await nextId('request_log');
   const record: RequestLogRecord = {
     id,
@@ -37,9 +45,10 @@ export async function logRequest(
     parameters: raw.parameters ?? {},
     tags: body.tags,
     metadata: body.metadata,
-    prompt_id: body.prompt_id ?? null,
-    prompt_name: body.prompt_name ?? null,
-    prompt_version_number: body.prompt_version_number ?? null,
+    prompt_id: promptVersion?.prompt_id ?? null,
+    prompt_name: promptVersion?.prompt_name ?? null,
+    prompt_version_number: promptVersion?.number ?? body.prompt_version_number ?? null,
+    prompt_version_id: promptVersion?.id ?? null,
     prompt_input_variables: raw.prompt_input_variables ?? {},
     input_tokens: body.input_tokens,
     output_tokens: body.output_tokens,
@@ -56,7 +65,7 @@ export async function logRequest(
   await putRequestLog(record);
   return {
     id,
-    prompt_version: null,
+    prompt_version: promptVersion ? toPromptVersionView(promptVersion) : null,
     status: record.status,
     error_type: record.error_type,
     error_message: record.error_message,

@@ -14,6 +14,8 @@ export interface RequestLogRecord {
   prompt_id: number | null;
   prompt_name: string | null;
   prompt_version_number: number | null;
+  /** The template version the request used, resolved when the log named a prompt. */
+  prompt_version_id?: number | null;
   prompt_input_variables: Record<string, unknown>;
   input_tokens: number;
   output_tokens: number;

@@ -1,5 +1,12 @@
 import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  BatchGetCommand,
+  DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -54,6 +61,28 @@ afterEach(() => {
 async function log(body: Record<string, unknown>, workspaceId = WS) {
   const parsed = validate(logRequestBodySchema, body, 'body');
   return logRequest(workspaceId, parsed, body as unknown as RequestLogRecord);
+}
+
+/** The table as the prompt lookup of a log naming a template reads it: id pointer, head and version. */
+function mockPromptTemplate(id: number, name: string, versionNumber: number) {
+  const head = { PK: `W#${WS}#P#${name}`, SK: '~HEAD', id, name, tags: [], labels: {} };
+  const version = {
+    PK: `W#${WS}#P#${name}`,
+    SK: `V#${String(versionNumber).padStart(10, '0')}`,
+    doc: JSON.stringify({
+      id: 100 + versionNumber,
+      prompt_id: id,
+      prompt_name: name,
+      number: versionNumber,
+      prompt_template: { type: 'completion', content: [] },
+      metadata: null,
+      commit_message: null,
+      created_at: 0,
+    }),
+  };
+  ddb.on(GetCommand, { Key: { PK: `W#${WS}#PID#${id}`, SK: 'PID' } }).resolves({ Item: { name } });
+  ddb.on(QueryCommand).resolves({ Items: [head, version] });
+  ddb.on(BatchGetCommand).resolves({ Responses: { 'promptops-unit': [head, version] } });
 }
 
 function putItems(): Record<string, unknown>[] {
@@ -186,6 +215,7 @@ describe('logging a request: what is written', () => {
   });
 
   it('puts a log that names a prompt and failed into the prompt and status indexes', async () => {
+    mockPromptTemplate(12, 'p12', 1);
     await log(logRequestBody({ prompt_id: 12, status: 'ERROR', error_type: 'PROVIDER_TIMEOUT' }));
 
     expect(putItems()[0]).toMatchObject({
@@ -227,6 +257,7 @@ describe('logging a request: what is written', () => {
       api_type: 'chat-completions',
       function_name: 'openai.chat.completions.create',
     });
+    mockPromptTemplate(5, 'greeter', 2);
 
     await log(body);
 

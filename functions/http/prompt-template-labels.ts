@@ -1,0 +1,10 @@
+import * as z from 'zod';
+import { httpRoute } from '#shared/platform/http.ts';
+import { listLabels } from '#shared/prompts/labels.ts';
+
+/** GET /prompt-templates/{identifier}/labels: a template's release labels with the ids PATCH takes. */
+export const handler = httpRoute({
+  path: z.object({ identifier: z.string().min(1) }),
+  permission: ['prompts', 'read'],
+  handle: ({ path, auth }) => listLabels(auth.workspaceId, path.identifier),
+});

@@ -1,0 +1,199 @@
+import { createHash } from 'node:crypto';
+import { DeleteCommand, GetCommand, PutCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
+import * as z from 'zod';
+import { documentClient, dynamo, isConditionFailed, table } from '#shared/platform/dynamo.ts';
+import { conflict } from '#shared/platform/errors.ts';
+
+/**
+ * External id mappings (`{source, external_id}` pairs a client attaches to an entity), for every entity
+ * type that carries them. One item per mapping, keyed by the entity type and a hash of the pair, so a
+ * conditional put makes a mapping belong to one entity of that type; the entity's mappings are found
+ * through GSI1 rather than copied onto the entity.
+ *
+ *   W#<ws>#XID#<type>#<sha256(pair)>  XID   entity_type, entity_id, source, external_id, created_at
+ *     GSI1  W#<ws>#XIDS#<type>#<entity id>  <created_at>#<hash>
+ *
+ * The pair is hashed because a source (128 chars) and an id (512 chars) could exceed DynamoDB's key size.
+ */
+export const EXTERNAL_ID_ENTITIES = [
+  'prompt_template',
+  'tool',
+  'report',
+  'workflow',
+  'skill_collection',
+] as const;
+export type ExternalIdEntity = (typeof EXTERNAL_ID_ENTITIES)[number];
+
+export const externalIdSchema = z.strictObject({
+  source: z.string().min(1).max(128),
+  external_id: z.string().min(1).max(512),
+});
+export type ExternalId = z.infer<typeof externalIdSchema>;
+
+const ENTITY_WORDS: Record<ExternalIdEntity, string> = {
+  prompt_template: 'prompt template',
+  tool: 'tool',
+  report: 'report',
+  workflow: 'workflow',
+  skill_collection: 'skill collection',
+};
+
+const pairHash = (mapping: ExternalId) =>
+  createHash('sha256')
+    .update(JSON.stringify([mapping.source, mapping.external_id]), 'utf8')
+    .digest('hex');
+
+const mappingKey = (workspaceId: number, entity: ExternalIdEntity, mapping: ExternalId) => ({
+  PK: `W#${workspaceId}#XID#${entity}#${pairHash(mapping)}`,
+  SK: 'XID',
+});
+
+const entityIndexPk = (workspaceId: number, entity: ExternalIdEntity, entityId: number) =>
+  `W#${workspaceId}#XIDS#${entity}#${entityId}`;
+
+export function externalIdConflict(entity: ExternalIdEntity, mapping: ExternalId) {
+  return conflict(
+    `External ID ${mapping.source}/${mapping.external_id} is already attached to another ${ENTITY_WORDS[entity]}`,
+    'external_id_conflict',
+  );
+}
+
+/** Identical pairs once, in the order given. */
+export function uniqueExternalIds(mappings: readonly ExternalId[]): ExternalId[] {
+  const seen = new Map<string, ExternalId>();
+  for (const mapping of mappings) seen.set(JSON.stringify([mapping.source, mapping.external_id]), mapping);
+  return [...seen.values()];
+}
+
+/**
+ * Attaches one mapping. 'created' when new, 'existing' when the entity already had it (idempotent);
+ * a 409 when it belongs to another entity of the type.
+ */
+export async function attachExternalId(
+  workspaceId: number,
+  entity: ExternalIdEntity,
+  entityId: number,
+  mapping: ExternalId,
+): Promise<'created' | 'existing'> {
+  const key = mappingKey(workspaceId, entity, mapping);
+  const createdAt = Date.now();
+  for (;;) {
+    try {
+      await dynamo.send(
+        new PutCommand({
+          TableName: table(),
+          Item: {
+            ...key,
+            GSI1PK: entityIndexPk(workspaceId, entity, entityId),
+            GSI1SK: `${String(createdAt).padStart(15, '0')}#${pairHash(mapping)}`,
+            entity_type: entity,
+            entity_id: entityId,
+            source: mapping.source,
+            external_id: mapping.external_id,
+            created_at: createdAt,
+          },
+          ConditionExpression: 'attribute_not_exists(PK)',
+        }),
+      );
+      return 'created';
+    } catch (error) {
+      if (!isConditionFailed(error)) throw error;
+    }
+    const owner = await findExternalIdOwner(workspaceId, entity, mapping);
+    if (owner === entityId) return 'existing';
+    if (owner !== undefined) throw externalIdConflict(entity, mapping);
+    // Detached between the put and the read: try again.
+  }
+}
+
+/**
+ * Attaches several mappings as one: on a conflict, the ones this call created are detached again and
+ * the 409 is thrown, so the caller's entity ends with none of them. `release` undoes a successful claim
+ * (when what the mappings were claimed for then fails).
+ */
+export async function claimExternalIds(
+  workspaceId: number,
+  entity: ExternalIdEntity,
+  entityId: number,
+  mappings: readonly ExternalId[],
+): Promise<{ release(): Promise<void> }> {
+  const outcomes = await Promise.allSettled(
+    mappings.map((mapping) => attachExternalId(workspaceId, entity, entityId, mapping)),
+  );
+  const created = mappings.filter((_, i) => {
+    const outcome = outcomes[i];
+    return outcome?.status === 'fulfilled' && outcome.value === 'created';
+  });
+  const release = async () => {
+    await Promise.all(created.map((mapping) => detachExternalId(workspaceId, entity, entityId, mapping)));
+  };
+  const failed = outcomes.find((outcome) => outcome.status === 'rejected');
+  if (failed) {
+    await release();
+    throw failed.reason;
+  }
+  return { release };
+}
+
+/** The entity a mapping belongs to, if any. */
+export async function findExternalIdOwner(
+  workspaceId: number,
+  entity: ExternalIdEntity,
+  mapping: ExternalId,
+): Promise<number | undefined> {
+  const { Item } = await dynamo.send(
+    new GetCommand({
+      TableName: table(),
+      Key: mappingKey(workspaceId, entity, mapping),
+      ConsistentRead: true,
+    }),
+  );
+  return Item ? (Item.entity_id as number) : undefined;
+}
+
+/** The entity's mappings, oldest first. */
+export async function listExternalIds(
+  workspaceId: number,
+  entity: ExternalIdEntity,
+  entityId: number,
+): Promise<ExternalId[]> {
+  const mappings: ExternalId[] = [];
+  const pages = paginateQuery(
+    { client: documentClient() },
+    {
+      TableName: table(),
+      IndexName: 'GSI1',
+      KeyConditionExpression: 'GSI1PK = :pk',
+      ExpressionAttributeValues: { ':pk': entityIndexPk(workspaceId, entity, entityId) },
+    },
+  );
+  for await (const page of pages) {
+    for (const item of page.Items ?? []) {
+      mappings.push({ source: item.source as string, external_id: item.external_id as string });
+    }
+  }
+  return mappings;
+}
+
+/** Detaches a mapping from the entity; false when the entity does not have it. */
+export async function detachExternalId(
+  workspaceId: number,
+  entity: ExternalIdEntity,
+  entityId: number,
+  mapping: ExternalId,
+): Promise<boolean> {
+  try {
+    await dynamo.send(
+      new DeleteCommand({
+        TableName: table(),
+        Key: mappingKey(workspaceId, entity, mapping),
+        ConditionExpression: 'entity_id = :id',
+        ExpressionAttributeValues: { ':id': entityId },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailed(error)) return false;
+    throw error;
+  }
+}

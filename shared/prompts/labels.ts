@@ -1,0 +1,100 @@
+import { notFound } from '#shared/platform/errors.ts';
+import { emitPromptEvents } from './events.ts';
+import { findHead } from './read.ts';
+import type { LabelEntry, TemplateHead } from './records.ts';
+import { deleteLabelPointer, getHead, getLabelPointer, getVersion, updateHead } from './repository.ts';
+import { invalidateTemplate } from './template-cache.ts';
+import { toLabelsView, toLabelView } from './views.ts';
+
+/**
+ * Release labels after their creation by a publish: moving one (PATCH /prompt-labels/{id}), deleting
+ * one, listing a template's. A label lives in its template's head (`labels.<name>`); its id reaches it
+ * through the label pointer item. Each change is one conditional UpdateItem of the head that also
+ * checks the label still has that id, so a label deleted meanwhile is a 404, never a resurrection.
+ */
+
+const labelNotFound = (labelId: number) => notFound(`Prompt label ${labelId} not found`);
+
+export type LabelView = ReturnType<typeof toLabelView>;
+
+/** Moves a label to another version of its template. */
+export async function moveLabel(
+  workspaceId: number,
+  labelId: number,
+  versionNumber: number,
+): Promise<LabelView> {
+  const pointer = await getLabelPointer(workspaceId, labelId);
+  if (!pointer) throw labelNotFound(labelId);
+  const { prompt_name: name, label } = pointer;
+  const version = await getVersion(workspaceId, name, versionNumber);
+  if (!version) {
+    const head = await getHead(workspaceId, name);
+    if (head?.labels[label]?.id !== labelId) throw labelNotFound(labelId);
+    throw notFound(`Version ${versionNumber} of prompt template ${name} not found`);
+  }
+  const now = Date.now();
+  const before = await updateHead(workspaceId, name, {
+    updatedAt: now,
+    move: [{ name: label, id: labelId, prompt_version_id: version.id, version_number: version.number }],
+  });
+  const previous = before?.labels[label];
+  if (!before || !previous) throw labelNotFound(labelId);
+  invalidateTemplate(workspaceId, name);
+
+  const entry: LabelEntry = {
+    ...previous,
+    prompt_version_id: version.id,
+    version_number: version.number,
+    updated_at: now,
+  };
+  if (previous.version_number !== version.number) {
+    await emitPromptEvents(workspaceId, [
+      {
+        type: 'prompt_template_label_moved',
+        details: {
+          ...labelDetails(before, label, entry),
+          previous_prompt_version_id: previous.prompt_version_id,
+          previous_version_number: previous.version_number,
+        },
+      },
+    ]);
+  }
+  return toLabelView(before.id, label, entry);
+}
+
+/** Deletes a label: off the head first (it is gone for readers), then its pointer. */
+export async function deleteLabel(workspaceId: number, labelId: number): Promise<{ success: true }> {
+  const pointer = await getLabelPointer(workspaceId, labelId);
+  if (!pointer) throw labelNotFound(labelId);
+  const { prompt_name: name, label } = pointer;
+  const before = await updateHead(workspaceId, name, {
+    updatedAt: Date.now(),
+    remove: { name: label, id: labelId },
+  });
+  const removed = before?.labels[label];
+  if (!before || !removed) throw labelNotFound(labelId);
+  await deleteLabelPointer(workspaceId, labelId);
+  invalidateTemplate(workspaceId, name);
+  await emitPromptEvents(workspaceId, [
+    { type: 'prompt_template_label_deleted', details: labelDetails(before, label, removed) },
+  ]);
+  return { success: true };
+}
+
+/** The labels of a template, by name or id. */
+export async function listLabels(workspaceId: number, identifier: string) {
+  const head = await findHead(workspaceId, identifier);
+  if (!head) throw notFound(`Prompt template ${identifier} not found`);
+  return toLabelsView(head);
+}
+
+function labelDetails(head: TemplateHead, label: string, entry: LabelEntry) {
+  return {
+    prompt_id: head.id,
+    prompt_name: head.name,
+    prompt_label_id: entry.id,
+    label,
+    prompt_version_id: entry.prompt_version_id,
+    version_number: entry.version_number,
+  };
+}

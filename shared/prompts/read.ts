@@ -1,0 +1,277 @@
+import { invalid, notFound } from '#shared/platform/errors.ts';
+import { type ModelMetadata, type PromptBlueprint, renderLlmKwargs } from './llm-kwargs.ts';
+import type { TemplateHead, VersionRecord } from './records.ts';
+import {
+  getHead,
+  getHeadAndVersion,
+  getTemplateName,
+  getVersion,
+  getVersions,
+  type HeadAndLatest,
+  readHeadAndLatest,
+} from './repository.ts';
+import type { ReadOptions } from './schemas.ts';
+import { type ResolvedSnippet, resolveSnippets, type SnippetLoader } from './snippets.ts';
+import { templateCache, templateTag } from './template-cache.ts';
+import { type RawTemplateView, toRawTemplateView } from './views.ts';
+
+/**
+ * Reading templates: a version picked by number, label or "latest", by name or id, with its snippets
+ * expanded. Round trips on a cache miss: latest or a label on the latest version by name, one Query;
+ * a pinned version, one BatchGetItem; a label on an older version, one more GetItem; by id, one GetItem
+ * for the id's name first, once per container. Each snippet level costs one more parallel round.
+ */
+
+export interface Selector {
+  version?: number;
+  label?: string;
+}
+
+export interface FoundVersion {
+  head: TemplateHead;
+  version: VersionRecord;
+}
+
+type Lookup =
+  | { found: FoundVersion }
+  | { missing: 'template' }
+  | { missing: 'version' | 'label'; head: TemplateHead };
+
+async function lookupByName(workspaceId: number, name: string, select: Selector): Promise<Lookup> {
+  if (select.version !== undefined) {
+    const { head, version } = await getHeadAndVersion(workspaceId, name, select.version);
+    if (!head) return { missing: 'template' };
+    return version ? { found: { head, version } } : { missing: 'version', head };
+  }
+  const { head, latest } = await readHeadAndLatest(workspaceId, name);
+  // A version without a head is a first publish not finished (or interrupted): not there yet.
+  if (!head || !latest) return { missing: 'template' };
+  if (select.label === undefined) return { found: { head, version: latest } };
+  const entry = head.labels[select.label];
+  if (!entry) return { missing: 'label', head };
+  if (entry.version_number === latest.number) return { found: { head, version: latest } };
+  const version = await getVersion(workspaceId, name, entry.version_number);
+  return version ? { found: { head, version } } : { missing: 'label', head };
+}
+
+/** The identifier as a template id, when it is one's form (digits). */
+function asTemplateId(identifier: string): number | undefined {
+  const id = /^\d{1,16}$/.test(identifier) ? Number(identifier) : undefined;
+  return id !== undefined && id > 0 && Number.isSafeInteger(id) ? id : undefined;
+}
+
+/**
+ * Looks a template up by name or by id. An identifier of digits is first read as an id of the
+ * workspace, then as a name (a template may be called "42").
+ */
+async function lookup(workspaceId: number, identifier: string, select: Selector): Promise<Lookup> {
+  const id = asTemplateId(identifier);
+  if (id !== undefined) {
+    const name = await getTemplateName(workspaceId, id);
+    if (name !== undefined) {
+      const byId = await lookupByName(workspaceId, name, select);
+      // A pointer left by a publish that lost the race to create the template points at another id.
+      if ('found' in byId ? byId.found.head.id === id : 'head' in byId && byId.head.id === id) return byId;
+    }
+  }
+  return lookupByName(workspaceId, identifier, select);
+}
+
+/** The selected version, or a 404 naming what is missing. */
+export async function readTemplate(
+  workspaceId: number,
+  identifier: string,
+  select: Selector,
+): Promise<FoundVersion> {
+  const result = await lookup(workspaceId, identifier, select);
+  if ('found' in result) return result.found;
+  switch (result.missing) {
+    case 'template':
+      throw notFound(`Prompt template ${identifier} not found`);
+    case 'version':
+      throw notFound(`Version ${select.version} of prompt template ${result.head.name} not found`);
+    case 'label':
+      throw notFound(`Label ${select.label} of prompt template ${result.head.name} not found`);
+  }
+}
+
+/**
+ * The version a logged request names (POST /log-request): by prompt_id or prompt_name, the given
+ * version or the latest. Anything unknown is a 422: the log's body is what is wrong.
+ */
+export async function findLoggedPromptVersion(
+  workspaceId: number,
+  ref: { prompt_id?: number | null; prompt_name?: string | null; prompt_version_number?: number | null },
+): Promise<VersionRecord> {
+  const select = { version: ref.prompt_version_number ?? undefined };
+  let name = ref.prompt_name ?? undefined;
+  if (ref.prompt_id != null) {
+    const named = await getTemplateName(workspaceId, ref.prompt_id);
+    if (named === undefined)
+      throw invalid(['body', 'prompt_id'], `unknown prompt template id ${ref.prompt_id}`);
+    if (name !== undefined && name !== named) {
+      throw invalid(
+        ['body', 'prompt_name'],
+        `prompt_name does not match the template of prompt_id ${ref.prompt_id}`,
+      );
+    }
+    name = named;
+  }
+  const result = await lookupByName(workspaceId, name ?? '', select);
+  const loc = ref.prompt_id != null ? 'prompt_id' : 'prompt_name';
+  if ('found' in result) {
+    if (ref.prompt_id != null && result.found.head.id !== ref.prompt_id) {
+      throw invalid(['body', 'prompt_id'], `unknown prompt template id ${ref.prompt_id}`);
+    }
+    return result.found.version;
+  }
+  if (result.missing === 'version') {
+    throw invalid(
+      ['body', 'prompt_version_number'],
+      `prompt template ${result.head.name} has no version ${select.version}`,
+    );
+  }
+  throw invalid(['body', loc], `unknown prompt template ${ref.prompt_id ?? name}`);
+}
+
+/**
+ * Loads one snippet level: every reference to a latest or labelled version costs one Query of its
+ * template (head and latest version together), all pinned versions one BatchGetItem, all issued at
+ * once. Only a label on an older version needs a second BatchGetItem.
+ */
+export function snippetLoader(workspaceId: number): SnippetLoader {
+  return async (refs) => {
+    const floatingNames = [
+      ...new Set(refs.filter((ref) => ref.version === undefined).map((ref) => ref.name)),
+    ];
+    const pinned = refs.flatMap((ref) =>
+      ref.version === undefined ? [] : [{ name: ref.name, number: ref.version }],
+    );
+    const [pinnedVersions, templates] = await Promise.all([
+      pinned.length ? getVersions(workspaceId, pinned) : new Map<string, VersionRecord>(),
+      Promise.all(
+        floatingNames.map(async (name) => [name, await readHeadAndLatest(workspaceId, name)] as const),
+      ),
+    ]);
+    const byName = new Map<string, HeadAndLatest>(templates);
+
+    const resolved = new Map<string, ResolvedSnippet | undefined>();
+    const olderLabelled: { raw: string; label: string; name: string; number: number }[] = [];
+    for (const ref of refs) {
+      if (ref.version !== undefined) {
+        resolved.set(ref.raw, asSnippet(pinnedVersions.get(`${ref.name}@${ref.version}`), null));
+        continue;
+      }
+      const { head, latest } = byName.get(ref.name) ?? {};
+      if (!head || !latest) continue;
+      if (ref.label === undefined) {
+        resolved.set(ref.raw, asSnippet(latest, null));
+        continue;
+      }
+      const entry = head.labels[ref.label];
+      if (entry?.version_number === latest.number) resolved.set(ref.raw, asSnippet(latest, ref.label));
+      else if (entry)
+        olderLabelled.push({ raw: ref.raw, label: ref.label, name: ref.name, number: entry.version_number });
+    }
+    if (olderLabelled.length) {
+      const versions = await getVersions(
+        workspaceId,
+        olderLabelled.map(({ name, number }) => ({ name, number })),
+      );
+      for (const ref of olderLabelled) {
+        resolved.set(ref.raw, asSnippet(versions.get(`${ref.name}@${ref.number}`), ref.label));
+      }
+    }
+    return resolved;
+  };
+}
+
+function asSnippet(version: VersionRecord | undefined, label: string | null): ResolvedSnippet | undefined {
+  return (
+    version && {
+      prompt_name: version.prompt_name,
+      version: version.number,
+      label,
+      blueprint: version.prompt_template as PromptBlueprint,
+    }
+  );
+}
+
+/** The raw-template answer and the names of the templates it depends on (itself and its snippets). */
+export async function loadRawTemplate(
+  workspaceId: number,
+  identifier: string,
+  options: ReadOptions,
+): Promise<{ view: RawTemplateView; dependsOn: string[] }> {
+  const { head, version } = await readTemplate(workspaceId, identifier, options);
+  let blueprint = version.prompt_template as PromptBlueprint;
+  let snippets: RawTemplateView['snippets'] = [];
+  if (options.resolveSnippets) {
+    ({ blueprint, snippets } = await resolveSnippets(blueprint, snippetLoader(workspaceId), {
+      loc: ['query', 'resolve_snippets'],
+    }));
+  }
+  const llmKwargs = options.includeLlmKwargs
+    ? renderLlmKwargs(blueprint, version.metadata?.model as ModelMetadata | null | undefined)
+    : undefined;
+  return {
+    view: toRawTemplateView(
+      workspaceId,
+      head,
+      version,
+      blueprint as RawTemplateView['prompt_template'],
+      snippets,
+      llmKwargs,
+    ),
+    dependsOn: [head.name, ...snippets.map((snippet) => snippet.prompt_name)],
+  };
+}
+
+/** GET /prompt-templates/{identifier} through the container's cache; `bypass` reads afresh and refreshes it. */
+export async function getRawTemplate(
+  workspaceId: number,
+  identifier: string,
+  options: ReadOptions,
+  bypass = false,
+): Promise<RawTemplateView> {
+  const cache = templateCache();
+  const key = `${workspaceId}\u0000${identifier}\u0000${options.version ?? ''}\u0000${options.label ?? ''}\u0000${
+    options.resolveSnippets ? 1 : 0
+  }${options.includeLlmKwargs ? 1 : 0}`;
+  if (!bypass) {
+    const hit = cache.get(key) as RawTemplateView | undefined;
+    if (hit) return hit;
+  }
+  const since = cache.generation;
+  const { view, dependsOn } = await loadRawTemplate(workspaceId, identifier, options);
+  cache.set(
+    key,
+    view,
+    dependsOn.map((name) => templateTag(workspaceId, name)),
+    { since },
+  );
+  return view;
+}
+
+/**
+ * The head of a template by name or id (an identifier of digits is tried as an id first). A head
+ * exists only once its first version does, so a head found is a template a client may see.
+ */
+export async function findHead(workspaceId: number, identifier: string): Promise<TemplateHead | undefined> {
+  const id = asTemplateId(identifier);
+  if (id !== undefined) {
+    const byId = await findHeadById(workspaceId, id);
+    if (byId) return byId;
+  }
+  return getHead(workspaceId, identifier);
+}
+
+export async function findHeadById(
+  workspaceId: number,
+  templateId: number,
+): Promise<TemplateHead | undefined> {
+  if (!Number.isSafeInteger(templateId) || templateId <= 0) return undefined;
+  const name = await getTemplateName(workspaceId, templateId);
+  const head = name === undefined ? undefined : await getHead(workspaceId, name);
+  return head?.id === templateId ? head : undefined;
+}
