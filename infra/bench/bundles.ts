@@ -16,7 +16,7 @@ import { type BenchRow, fmt } from './support.ts';
 const TARGETS_KB: Record<string, number> = {
   [AUTHORIZER_HANDLER]: 150,
   'functions/http/log-request.ts': 300,
-  'functions/http/get-prompt-template.ts': 300,
+  'functions/http/prompt-template-get.ts': 300,
 };
 
 export async function benchBundles(): Promise<BenchRow[]> {

@@ -21,6 +21,7 @@ const SECTIONS: Record<string, () => Promise<BenchRow[]>> = {
   throughput: async () => (await import('./throughput.ts')).benchThroughput(),
   filters: async () => (await import('./filter-engine.ts')).benchFilterEngine(),
   'file-parser': async () => (await import('./file-parser.ts')).benchFileParser(),
+  prompts: async () => (await import('./prompts.ts')).benchPrompts(),
 };
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';

@@ -16,7 +16,8 @@ import { esbuildOptions } from '../bundling.ts';
 import { REPO_ROOT, startLocalService } from '../local/service.ts';
 
 type Handler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
-type Row = { name: string; value: string; target: string };
+
+import type { BenchRow as Row } from './support.ts';
 
 const GET_HANDLER = 'functions/http/prompt-template-get.ts';
 const PUBLISH_HANDLER = 'functions/http/prompt-template-publish.ts';
