@@ -16,4 +16,29 @@ export const REQUEST_LOG_ROUTES: readonly RouteDef[] = [
     table: 'read',
     bucket: 'read',
   },
+  {
+    method: 'POST',
+    path: '/api/public/v2/requests/search',
+    handler: 'functions/http/search-requests.ts',
+    table: 'read',
+    bucket: 'read',
+    // A search may read and filter up to SEARCH_MAX_EXAMINED logs: more memory buys more CPU, and the
+    // timeout is API Gateway's integration limit.
+    memoryMb: 1024,
+    timeoutSeconds: 29,
+  },
+  {
+    method: 'POST',
+    path: '/rest/track-score',
+    handler: 'functions/http/track-score.ts',
+    table: 'write',
+    bucket: 'write',
+  },
+  {
+    method: 'POST',
+    path: '/rest/track-metadata',
+    handler: 'functions/http/track-metadata.ts',
+    table: 'write',
+    bucket: 'write',
+  },
 ];

@@ -1,6 +1,17 @@
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { getObjectText, putObject } from '#shared/platform/blob-store.ts';
-import { dynamo, table } from '#shared/platform/dynamo.ts';
+import { randomUUID } from 'node:crypto';
+import {
+  BatchGetCommand,
+  type BatchGetCommandOutput,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  type QueryCommandOutput,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import { deleteObject, getObjectText, putObject } from '#shared/platform/blob-store.ts';
+import { dynamo, isConditionFailed, table } from '#shared/platform/dynamo.ts';
+import { conflict, notFound } from '#shared/platform/errors.ts';
+import { logger } from '#shared/platform/logger.ts';
 import type { RequestLogRecord } from './record.ts';
 
 /**
@@ -14,6 +25,10 @@ import type { RequestLogRecord } from './record.ts';
  * - GSI1 `W#<ws>#RL`: every log, for time-bounded searches;
  * - GSI2 `W#<ws>#RLP#<prompt_id>`: logs of one prompt (sparse: only logs that name a prompt);
  * - GSI3 `W#<ws>#RLS#<status>`: WARNING and ERROR logs (sparse: SUCCESS is the bulk, read via GSI1).
+ *
+ * Later changes (scores, metadata) rewrite the doc under optimistic concurrency: `docVersion` counts
+ * rewrites (absent = 0) and each write is conditional on the version it read. Access patterns and their
+ * costs: docs/request-logs.md.
  */
 export const ITEM_DOC_LIMIT_BYTES = 300_000;
 
@@ -26,19 +41,54 @@ export const requestLogKey = (workspaceId: number, id: number) => ({
 export const timeSortKey = (startMs: number, id: number) =>
   `${String(startMs).padStart(15, '0')}#${String(id).padStart(16, '0')}`;
 
+/** Latest start time a sort key can carry (15 digits). */
+export const MAX_SORTABLE_MS = 999_999_999_999_999;
+
+/** The statuses GSI3 holds; SUCCESS logs are only in GSI1. */
+export const INDEXED_STATUSES = ['WARNING', 'ERROR'] as const;
+export type IndexedStatus = (typeof INDEXED_STATUSES)[number];
+
+/** One time-ordered partition of a request-log index. */
+export type RequestLogPartition =
+  | { index: 'GSI1' }
+  | { index: 'GSI2'; promptId: number }
+  | { index: 'GSI3'; status: IndexedStatus };
+
+function partitionValue(workspaceId: number, partition: RequestLogPartition): string {
+  switch (partition.index) {
+    case 'GSI1':
+      return `W#${workspaceId}#RL`;
+    case 'GSI2':
+      return `W#${workspaceId}#RLP#${partition.promptId}`;
+    case 'GSI3':
+      return `W#${workspaceId}#RLS#${partition.status}`;
+  }
+}
+
 export function requestLogIndexKeys(record: RequestLogRecord): Record<string, string> {
   const ws = record.workspace_id;
   const sort = timeSortKey(record.request_start_time, record.id);
-  const keys: Record<string, string> = { GSI1PK: `W#${ws}#RL`, GSI1SK: sort };
-  if (record.prompt_id != null)
-    Object.assign(keys, { GSI2PK: `W#${ws}#RLP#${record.prompt_id}`, GSI2SK: sort });
-  if (record.status !== 'SUCCESS')
-    Object.assign(keys, { GSI3PK: `W#${ws}#RLS#${record.status}`, GSI3SK: sort });
+  const keys: Record<string, string> = { GSI1PK: partitionValue(ws, { index: 'GSI1' }), GSI1SK: sort };
+  if (record.prompt_id != null) {
+    keys.GSI2PK = partitionValue(ws, { index: 'GSI2', promptId: record.prompt_id });
+    keys.GSI2SK = sort;
+  }
+  if (record.status !== 'SUCCESS') {
+    keys.GSI3PK = partitionValue(ws, { index: 'GSI3', status: record.status });
+    keys.GSI3SK = sort;
+  }
   return keys;
 }
 
 const payloadObjectKey = (record: RequestLogRecord) =>
   `request-logs/${record.workspace_id}/${record.id}.json`;
+
+/**
+ * Every rewrite attempt gets its own object key: the pointer swap is then the only thing a reader can
+ * observe, and a writer that loses the race deletes only its own object.
+ */
+const rewrittenObjectKey = (record: RequestLogRecord) =>
+  `request-logs/${record.workspace_id}/${record.id}.${randomUUID()}.json`;
 
 export async function putRequestLog(record: RequestLogRecord): Promise<void> {
   const doc = JSON.stringify(record);
@@ -64,8 +114,242 @@ export async function getRequestLog(workspaceId: number, id: number): Promise<Re
   return Item ? readDoc(Item) : undefined;
 }
 
-/** The record held by an item, fetching it from S3 when the item only points at it. */
+/**
+ * The record held by an item, fetching it from S3 when the item only points at it. A rewrite deletes
+ * the object it replaced, so a pointer read just before the swap can miss: then the item is read again.
+ */
 export async function readDoc(item: Record<string, unknown>): Promise<RequestLogRecord> {
-  const json = typeof item.doc === 'string' ? item.doc : await getObjectText(item.docKey as string);
-  return JSON.parse(json) as RequestLogRecord;
+  if (typeof item.doc === 'string') return JSON.parse(item.doc) as RequestLogRecord;
+  try {
+    return JSON.parse(await getObjectText(item.docKey as string)) as RequestLogRecord;
+  } catch (error) {
+    if ((error as { name?: string }).name !== 'NoSuchKey' || typeof item.PK !== 'string') throw error;
+    const { Item } = await dynamo.send(
+      new GetCommand({ TableName: table(), Key: { PK: item.PK, SK: item.SK }, ConsistentRead: true }),
+    );
+    if (!Item || (Item.doc === undefined && Item.docKey === item.docKey)) throw error;
+    return readDoc(Item);
+  }
+}
+
+/** S3 reads in flight per page of items: pointer items are small, so a page can hold thousands. */
+const DOC_READ_CONCURRENCY = 16;
+
+/** The records of a page of items, in item order. */
+export async function readDocs(items: readonly Record<string, unknown>[]): Promise<RequestLogRecord[]> {
+  const records = new Array<RequestLogRecord>(items.length);
+  const pending: number[] = [];
+  items.forEach((item, i) => {
+    if (typeof item.doc === 'string') records[i] = JSON.parse(item.doc) as RequestLogRecord;
+    else pending.push(i);
+  });
+  let next = 0;
+  const worker = async () => {
+    for (let i = pending[next++]; i !== undefined; i = pending[next++]) records[i] = await readDoc(items[i]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(DOC_READ_CONCURRENCY, pending.length) }, worker));
+  return records;
+}
+
+/** Inclusive bounds on request_start_time, epoch ms. */
+export interface TimeRange {
+  from: number;
+  to: number;
+}
+
+/**
+ * The records of one index partition within a time range, page by page in time order (then id). The
+ * next page is requested while the caller works on the current one; a page is at most 1 MB of items.
+ */
+export async function* queryRequestLogs(
+  workspaceId: number,
+  partition: RequestLogPartition,
+  range: TimeRange,
+  order: 'asc' | 'desc',
+): AsyncGenerator<RequestLogRecord[]> {
+  const { index } = partition;
+  const query = (startKey: Record<string, unknown> | undefined) =>
+    dynamo.send(
+      new QueryCommand({
+        TableName: table(),
+        IndexName: index,
+        KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :from AND :to',
+        ExpressionAttributeNames: { '#pk': `${index}PK`, '#sk': `${index}SK` },
+        ExpressionAttributeValues: {
+          ':pk': partitionValue(workspaceId, partition),
+          ':from': timeSortKey(range.from, 0),
+          ':to': timeSortKey(range.to, Number.MAX_SAFE_INTEGER),
+        },
+        ScanIndexForward: order === 'asc',
+        ExclusiveStartKey: startKey,
+      }),
+    );
+  let next: Promise<QueryCommandOutput> | undefined = query(undefined);
+  try {
+    while (next) {
+      const page: QueryCommandOutput = await next;
+      next = page.LastEvaluatedKey ? query(page.LastEvaluatedKey) : undefined;
+      const records = await readDocs(page.Items ?? []);
+      if (records.length > 0) yield records;
+    }
+  } finally {
+    // A caller that stops early leaves a prefetch in flight: nobody awaits it, so it must not reject loudly.
+    next?.catch(() => undefined);
+  }
+}
+
+const BATCH_GET_LIMIT = 100;
+const BATCH_GETS_IN_FLIGHT = 4;
+const MAX_BATCH_ATTEMPTS = 8;
+
+/** One BatchGetItem of at most 100 keys, retrying UnprocessedKeys (throttling, 16 MB answers) with backoff. */
+async function batchGet(
+  keys: Record<string, unknown>[],
+  projection?: string,
+): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  let pending = keys;
+  for (let attempt = 1; pending.length > 0; attempt++) {
+    if (attempt > MAX_BATCH_ATTEMPTS) throw new Error(`BatchGetItem left ${pending.length} keys unprocessed`);
+    if (attempt > 1) await sleep(Math.min(1000, 25 * 2 ** attempt) * Math.random());
+    const result: BatchGetCommandOutput = await dynamo.send(
+      new BatchGetCommand({
+        RequestItems: { [table()]: { Keys: pending, ProjectionExpression: projection } },
+      }),
+    );
+    items.push(...(result.Responses?.[table()] ?? []));
+    pending = (result.UnprocessedKeys?.[table()]?.Keys ?? []) as Record<string, unknown>[];
+  }
+  return items;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+const idOfKey = (pk: unknown) => Number(String(pk).slice(String(pk).lastIndexOf('#') + 1));
+
+/**
+ * Items of the workspace's logs by id, in chunks of 100 (a few chunks in flight), each chunk yielded in
+ * the order of `ids`. Keys are built from the workspace, so an id of another workspace is just absent.
+ */
+async function* itemsByIds(
+  workspaceId: number,
+  ids: readonly number[],
+  projection?: string,
+): AsyncGenerator<{ id: number; item: Record<string, unknown> }[]> {
+  const chunks: number[][] = [];
+  for (let i = 0; i < ids.length; i += BATCH_GET_LIMIT) chunks.push(ids.slice(i, i + BATCH_GET_LIMIT));
+  const fetchChunk = async (chunk: number[]) => {
+    const items = await batchGet(
+      chunk.map((id) => requestLogKey(workspaceId, id)),
+      projection,
+    );
+    const byId = new Map(items.map((item) => [idOfKey(item.PK), item]));
+    return chunk.flatMap((id) => {
+      const item = byId.get(id);
+      return item ? [{ id, item }] : [];
+    });
+  };
+  // A queue, not an array of every chunk: a chunk already yielded must be garbage, not retained.
+  const inFlight = chunks.slice(0, BATCH_GETS_IN_FLIGHT).map(fetchChunk);
+  try {
+    for (let i = 0; i < chunks.length; i++) {
+      const found = await inFlight.shift()!;
+      const ahead = chunks[i + BATCH_GETS_IN_FLIGHT];
+      if (ahead) inFlight.push(fetchChunk(ahead));
+      yield found;
+    }
+  } finally {
+    for (const pending of inFlight) pending.catch(() => undefined);
+  }
+}
+
+/** The workspace's logs with these ids, in chunks in the order of `ids`; unknown ids are skipped. */
+export async function* requestLogsByIds(
+  workspaceId: number,
+  ids: readonly number[],
+): AsyncGenerator<RequestLogRecord[]> {
+  for await (const found of itemsByIds(workspaceId, ids)) {
+    if (found.length > 0) yield await readDocs(found.map((f) => f.item));
+  }
+}
+
+/**
+ * Start times of the workspace's logs with these ids, read from the index sort key: sorting by time
+ * needs neither the doc nor its S3 object. Unknown ids are skipped.
+ */
+export async function* requestLogStartTimes(
+  workspaceId: number,
+  ids: readonly number[],
+): AsyncGenerator<{ id: number; start: number }[]> {
+  for await (const found of itemsByIds(workspaceId, ids, 'PK, GSI1SK')) {
+    yield found.map(({ id, item }) => ({ id, start: Number(String(item.GSI1SK).split('#')[0]) }));
+  }
+}
+
+const MAX_UPDATE_ATTEMPTS = 10;
+
+/**
+ * Read-modify-write of one log under optimistic concurrency: read the item and its `docVersion`,
+ * apply `change` to the record, write the new doc only if the version is still the one read, and start
+ * over when another writer got there first. Index keys never change, so UpdateItem leaves them alone.
+ * A doc held in S3 is written under a new object key first and the pointer swapped by the same
+ * conditional write; the replaced object is deleted afterwards. Throws 404 for an unknown id.
+ */
+export async function updateRequestLog(
+  workspaceId: number,
+  id: number,
+  change: (record: RequestLogRecord) => RequestLogRecord,
+): Promise<RequestLogRecord> {
+  const key = requestLogKey(workspaceId, id);
+  for (let attempt = 1; ; attempt++) {
+    const { Item } = await dynamo.send(
+      new GetCommand({ TableName: table(), Key: key, ConsistentRead: true }),
+    );
+    if (!Item) throw notFound(`Request ${id} not found`);
+    const version = typeof Item.docVersion === 'number' ? Item.docVersion : 0;
+    const record = change(await readDoc(Item));
+    const doc = JSON.stringify(record);
+    // A repeated call (a client retry) changes nothing: no write, no index replication.
+    if (doc === Item.doc) return record;
+    const docKey = Buffer.byteLength(doc, 'utf8') > ITEM_DOC_LIMIT_BYTES ? rewrittenObjectKey(record) : null;
+    if (docKey) await putObject(docKey, doc);
+    try {
+      await dynamo.send(
+        new UpdateCommand({
+          TableName: table(),
+          Key: key,
+          UpdateExpression: docKey
+            ? 'SET docKey = :body, docVersion = :next REMOVE doc'
+            : 'SET doc = :body, docVersion = :next REMOVE docKey',
+          ConditionExpression:
+            version === 0
+              ? 'attribute_exists(PK) AND attribute_not_exists(docVersion)'
+              : 'docVersion = :read',
+          ExpressionAttributeValues: {
+            ':body': docKey ?? doc,
+            ':next': version + 1,
+            ...(version === 0 ? {} : { ':read': version }),
+          },
+        }),
+      );
+    } catch (error) {
+      if (docKey) await discardObject(docKey);
+      if (!isConditionFailed(error)) throw error;
+      if (attempt >= MAX_UPDATE_ATTEMPTS)
+        throw conflict(`Request ${id} is being updated concurrently; retry`);
+      await sleep(Math.random() * 10 * attempt);
+      continue;
+    }
+    if (typeof Item.docKey === 'string' && Item.docKey !== docKey) await discardObject(Item.docKey);
+    return record;
+  }
+}
+
+/** Best effort: an object nothing points at is only wasted bytes, never wrong data. */
+async function discardObject(key: string): Promise<void> {
+  try {
+    await deleteObject(key);
+  } catch (error) {
+    logger.warn('Could not delete a replaced request-log object', { key, error: error as Error });
+  }
 }

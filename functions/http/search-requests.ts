@@ -1,0 +1,29 @@
+import * as z from 'zod';
+import { httpRoute } from '#shared/platform/http.ts';
+import { requestLogQuerySchema } from '#shared/request-logs/query.ts';
+import {
+  SEARCH_DEFAULT_PER_PAGE,
+  SEARCH_MAX_PER_PAGE,
+  searchRequestLogs,
+} from '#shared/request-logs/search.ts';
+
+/** POST /api/public/v2/requests/search: filter_group, q, sort and page over the workspace's logs. */
+export const handler = httpRoute({
+  body: requestLogQuerySchema.extend({
+    page: z
+      .int()
+      .min(1)
+      .nullish()
+      .transform((page) => page ?? 1),
+    per_page: z
+      .int()
+      .min(1)
+      .max(SEARCH_MAX_PER_PAGE)
+      .nullish()
+      .transform((perPage) => perPage ?? SEARCH_DEFAULT_PER_PAGE),
+    // prompt_name is always in the items (it is stored on the log); the flag is accepted for compatibility.
+    include_prompt_name: z.boolean().nullish(),
+  }),
+  permission: ['request_logs', 'read'],
+  handle: ({ body, auth }) => searchRequestLogs(auth.workspaceId, body),
+});

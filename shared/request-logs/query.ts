@@ -1,0 +1,265 @@
+import * as z from 'zod';
+import { AppError } from '#shared/platform/errors.ts';
+import { type CompiledFilter, compileFilter, type FilterGroup, FilterGroupSchema } from './filters.ts';
+import {
+  DEFAULT_SORT,
+  REQUEST_LOG_SORT_FIELDS,
+  type Sort,
+  type SortEntry,
+  type SortField,
+  type SortOrder,
+  sortEntry,
+  TopK,
+} from './query-order.ts';
+import { planQuery, type QueryPlan } from './query-plan.ts';
+import type { RequestLogRecord } from './record.ts';
+import { queryRequestLogs, requestLogStartTimes, requestLogsByIds } from './repository.ts';
+
+export { REQUEST_LOG_SORT_FIELDS, type SortField } from './query-order.ts';
+
+/**
+ * Request-log queries: `filter_group` + `q` (or `request_log_ids`), sorted, for request search and for
+ * the from-filter-params dataset job. The plan (query-plan.ts) picks the partitions to read; the filter
+ * runs over what is read. Memory does not grow with the number of logs read:
+ * - sorted by start time, the indexes already yield matches in order: they stream, nothing is kept;
+ * - sorted by anything else, only a ~50-byte entry per match survives (TopK keeps the first k), and the
+ *   winners' records are fetched again by id (BatchGetItem) in their final order.
+ * Reasoning and costs: docs/request-logs.md.
+ */
+export interface RequestLogQuery {
+  filter_group?: FilterGroup | null;
+  q?: string | null;
+  request_log_ids?: number[] | null;
+  sort_by?: SortField | null;
+  sort_order?: SortOrder | null;
+  limit?: number | null;
+}
+
+/** Where a filter sits in the request bodies that carry one; 422 details point below it. */
+const FILTER_LOC = ['body', 'filter_group'];
+
+/** filter_group checked completely (fields, operators, values), so a bad filter is a 422 of the request. */
+const filterGroupField = FilterGroupSchema.superRefine((group, ctx) => {
+  try {
+    compileFilter(group, null, []);
+  } catch (error) {
+    if (!(error instanceof AppError) || !error.detail) throw error;
+    for (const issue of error.detail) ctx.addIssue({ code: 'custom', path: issue.loc, message: issue.msg });
+  }
+});
+
+/**
+ * The body fields request search and from-filter-params share (reference OpenAPI, RequestLogQuery).
+ * `sort_order` alone orders by start time; the reference asks for both together, but the intent of
+ * `{"sort_order": "asc"}` is plain, so it is honoured rather than refused.
+ */
+export const requestLogQuerySchema = z.object({
+  filter_group: filterGroupField.nullish(),
+  q: z.string().max(1024, 'q is at most 1024 characters').nullish(),
+  sort_by: z.enum(REQUEST_LOG_SORT_FIELDS).nullish(),
+  sort_order: z.enum(['asc', 'desc']).nullish(),
+});
+
+interface PreparedQuery {
+  workspaceId: number;
+  filter: CompiledFilter;
+  plan: QueryPlan;
+  sort: Sort;
+}
+
+/** Compiles the filter (a 422 when it is invalid, even when request_log_ids take precedence) and plans. */
+function prepare(workspaceId: number, query: RequestLogQuery): PreparedQuery {
+  const filter = compileFilter(query.filter_group, query.q, FILTER_LOC);
+  return {
+    workspaceId,
+    filter,
+    plan: planQuery(filter.hints, query.request_log_ids),
+    sort: { field: query.sort_by ?? DEFAULT_SORT.field, order: query.sort_order ?? DEFAULT_SORT.order },
+  };
+}
+
+/** Reads stop after this many logs (unbounded for jobs); `exhausted` says whether logs were left unread. */
+interface Budget {
+  left: number;
+  exhausted: boolean;
+}
+
+const unbounded = (): Budget => ({ left: Number.POSITIVE_INFINITY, exhausted: false });
+
+/** The index plan's matches in time order (start time, then id), in batches. */
+async function* indexMatches(
+  p: PreparedQuery,
+  plan: Extract<QueryPlan, { kind: 'index' }>,
+  order: SortOrder,
+  budget: Budget,
+): AsyncGenerator<RequestLogRecord[]> {
+  const streams = plan.partitions.map((partition) =>
+    queryRequestLogs(p.workspaceId, partition, plan.range, order),
+  );
+  const { matches } = p.filter;
+  for await (const batch of mergeInTimeOrder(streams, order)) {
+    if (budget.left <= 0) {
+      budget.exhausted = true;
+      return;
+    }
+    const examined = batch.length > budget.left ? batch.slice(0, budget.left) : batch;
+    budget.left -= examined.length;
+    const matched = examined.filter((record) => matches(record));
+    if (matched.length > 0) yield matched;
+    if (examined !== batch) {
+      budget.exhausted = true;
+      return;
+    }
+  }
+}
+
+const MERGE_BATCH = 500;
+
+/** One time-ordered stream out of several (a k-way merge); k is small, so the head is found by a linear pass. */
+async function* mergeInTimeOrder(
+  streams: AsyncGenerator<RequestLogRecord[]>[],
+  order: SortOrder,
+): AsyncGenerator<RequestLogRecord[]> {
+  try {
+    if (streams.length === 1) {
+      yield* streams[0]!;
+      return;
+    }
+    const sign = order === 'asc' ? 1 : -1;
+    const before = (a: RequestLogRecord, b: RequestLogRecord) =>
+      sign * (a.request_start_time - b.request_start_time || a.id - b.id) < 0;
+    const pull = async (i: number) => {
+      const next = await streams[i]!.next();
+      return next.done ? undefined : { page: next.value, at: 0 };
+    };
+    const heads = await Promise.all(streams.map((_, i) => pull(i)));
+    let out: RequestLogRecord[] = [];
+    for (;;) {
+      let best = -1;
+      heads.forEach((head, i) => {
+        const current = heads[best];
+        if (head && (!current || before(head.page[head.at]!, current.page[current.at]!))) best = i;
+      });
+      const head = heads[best];
+      if (!head) break;
+      out.push(head.page[head.at++]!);
+      if (head.at === head.page.length) heads[best] = await pull(best);
+      if (out.length >= MERGE_BATCH) {
+        yield out;
+        out = [];
+      }
+    }
+    if (out.length > 0) yield out;
+  } finally {
+    await Promise.all(streams.map((stream) => stream.return(undefined)));
+  }
+}
+
+/** The first `k` matches in sort order as entries, and how many matched in all. */
+async function selectTop(
+  p: PreparedQuery,
+  k: number,
+  budget: Budget,
+): Promise<{ entries: SortEntry[]; total: number }> {
+  const { plan, sort } = p;
+  const top = new TopK(k, sort.order);
+  let total = 0;
+  if (plan.kind === 'ids') {
+    // The ids take precedence over the filter: every named log of the workspace is in.
+    if (sort.field === 'request_start_time') {
+      for await (const found of requestLogStartTimes(p.workspaceId, plan.ids)) {
+        for (const { id, start } of found) top.add({ value: start, start, id });
+        total += found.length;
+      }
+    } else {
+      for await (const records of requestLogsByIds(p.workspaceId, plan.ids)) {
+        for (const record of records) top.add(sortEntry(sort.field, record));
+        total += records.length;
+      }
+    }
+  } else if (plan.kind === 'index') {
+    // Newest first, so that a search cut short by its budget has looked at the most recent logs.
+    for await (const matched of indexMatches(p, plan, 'desc', budget)) {
+      for (const record of matched) top.add(sortEntry(sort.field, record));
+      total += matched.length;
+    }
+  }
+  return { entries: top.sorted(), total };
+}
+
+const streamsInOrder = (p: PreparedQuery): p is PreparedQuery & { plan: { kind: 'index' } } =>
+  p.plan.kind === 'index' && p.sort.field === 'request_start_time';
+
+/**
+ * Matching logs of the workspace in sort order, at most `cap` (and at most `limit`), in batches of
+ * complete records. Throws the filter's 422 (AppError) for a bad filter, at the call.
+ */
+export function matchingRequestLogs(
+  workspaceId: number,
+  query: RequestLogQuery,
+  cap: number,
+): AsyncIterable<RequestLogRecord[]> {
+  const p = prepare(workspaceId, query);
+  return emitMatches(p, Math.min(cap, query.limit ?? Number.POSITIVE_INFINITY));
+}
+
+async function* emitMatches(p: PreparedQuery, max: number): AsyncGenerator<RequestLogRecord[]> {
+  if (p.plan.kind === 'empty' || !(max > 0)) return;
+  if (streamsInOrder(p)) {
+    let left = max;
+    for await (const matched of indexMatches(p, p.plan, p.sort.order, unbounded())) {
+      const batch = matched.length > left ? matched.slice(0, left) : matched;
+      left -= batch.length;
+      yield batch;
+      if (left === 0) return;
+    }
+    return;
+  }
+  const { entries } = await selectTop(p, max, unbounded());
+  yield* requestLogsByIds(
+    p.workspaceId,
+    entries.map((entry) => entry.id),
+  );
+}
+
+export interface RequestLogWindow {
+  /** The matches at [offset, offset + count) of the sort order. */
+  records: RequestLogRecord[];
+  /** How many logs matched among those examined. */
+  total: number;
+  /** False when the examination budget ran out: total and window cover the logs read, not all of them. */
+  complete: boolean;
+}
+
+/**
+ * One window of the sorted matches and their count, for page-style answers. At most `maxExamined`
+ * logs are read (the newest ones of the plan, or the oldest ones for an ascending time order).
+ */
+export async function requestLogWindow(
+  workspaceId: number,
+  query: RequestLogQuery,
+  window: { offset: number; count: number; maxExamined: number },
+): Promise<RequestLogWindow> {
+  const p = prepare(workspaceId, query);
+  const { offset, count } = window;
+  const budget: Budget = { left: window.maxExamined, exhausted: false };
+  if (p.plan.kind === 'empty') return { records: [], total: 0, complete: true };
+
+  if (streamsInOrder(p)) {
+    const records: RequestLogRecord[] = [];
+    let total = 0;
+    for await (const matched of indexMatches(p, p.plan, p.sort.order, budget)) {
+      for (const record of matched) {
+        if (total >= offset && total < offset + count) records.push(record);
+        total++;
+      }
+    }
+    return { records, total, complete: !budget.exhausted };
+  }
+
+  const { entries, total } = await selectTop(p, offset + count, budget);
+  const records: RequestLogRecord[] = [];
+  const ids = entries.slice(offset).map((entry) => entry.id);
+  for await (const batch of requestLogsByIds(workspaceId, ids)) records.push(...batch);
+  return { records, total, complete: !budget.exhausted };
+}
