@@ -6,23 +6,27 @@ import type { BenchRow } from './support.ts';
  * needs the local emulators starts its own. `npm run bench -- <section...>` runs only those.
  */
 const SECTIONS: Record<string, () => Promise<BenchRow[]>> = {
-  'log-request': async () => {
-    const { startLocalService } = await import('../local/service.ts');
-    const { benchLogRequestCalls } = await import('./log-request.ts');
-    const service = await startLocalService({ port: 0, dataDir: null });
-    try {
-      return await benchLogRequestCalls();
-    } finally {
-      await service.stop();
-    }
-  },
+  'log-request': async () =>
+    withLocalService(async () => (await import('./log-request.ts')).benchLogRequestCalls()),
   latency: async () => (await import('./log-request.ts')).benchLogRequestLatency(),
   bundles: async () => (await import('./bundles.ts')).benchBundles(),
   throughput: async () => (await import('./throughput.ts')).benchThroughput(),
   filters: async () => (await import('./filter-engine.ts')).benchFilterEngine(),
   'file-parser': async () => (await import('./file-parser.ts')).benchFileParser(),
   prompts: async () => (await import('./prompts.ts')).benchPrompts(),
+  search: async () => withLocalService(async () => (await import('./search.ts')).benchSearch()),
 };
+
+/** Runs a section against the local runtime's emulators (in memory), which set the functions' env. */
+async function withLocalService(run: () => Promise<BenchRow[]>): Promise<BenchRow[]> {
+  const { startLocalService } = await import('../local/service.ts');
+  const service = await startLocalService({ port: 0, dataDir: null });
+  try {
+    return await run();
+  } finally {
+    await service.stop();
+  }
+}
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 process.env.POWERTOOLS_LOG_LEVEL ??= 'ERROR';
