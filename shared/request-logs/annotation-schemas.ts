@@ -9,7 +9,10 @@ export const requestIdField = z.preprocess(
 );
 
 /** Metadata as log-request takes it: string values, keys at most 1024 characters (spec Limits). */
-export const metadataField = z.record(
-  z.string().max(1024, 'a metadata key is at most 1024 characters'),
-  z.string(),
-);
+export const metadataField = z.record(z.string(), z.string()).superRefine((metadata, ctx) => {
+  // Checked here rather than on the record's key schema: zod's record-key errors drop the message.
+  for (const key of Object.keys(metadata)) {
+    if (key.length > 1024)
+      ctx.addIssue({ code: 'custom', path: [key], message: 'a metadata key is at most 1024 characters' });
+  }
+});

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { blueprintSchema } from '#shared/blueprints/schema.ts';
 import { timestampSchema } from '#shared/platform/time.ts';
+import { metadataField } from './annotation-schemas.ts';
 
 /** Body of POST /log-request: every field, default and bound of spec endpoint 1 and its Limits. */
 export const REQUEST_STATUSES = ['SUCCESS', 'WARNING', 'ERROR'] as const;
@@ -26,13 +27,6 @@ const orDefault = <T extends z.ZodType>(schema: T, fallback: z.output<T>) =>
 
 const nonNegativeInt = z.int().min(0);
 
-/** Metadata keys are at most 1024 characters (checked here: zod's record-key errors drop the message). */
-function checkMetadataKeys(metadata: Record<string, string>, ctx: z.RefinementCtx): void {
-  for (const key of Object.keys(metadata)) {
-    if (key.length > 1024)
-      ctx.addIssue({ code: 'custom', path: [key], message: 'a metadata key is at most 1024 characters' });
-  }
-}
 const jsonObject = z.record(z.string(), z.unknown());
 
 export const logRequestBodySchema = z
@@ -45,7 +39,7 @@ export const logRequestBodySchema = z
     request_end_time: timestampSchema,
     parameters: orDefault(jsonObject, {}),
     tags: orDefault(z.array(z.string().max(512, 'a tag is at most 512 characters')), []),
-    metadata: orDefault(z.record(z.string(), z.string()).superRefine(checkMetadataKeys), {}),
+    metadata: orDefault(metadataField, {}),
     prompt_name: z.string().min(1).nullish(),
     prompt_id: z.int().min(1).nullish(),
     prompt_version_number: z.int().gt(0).nullish(),
