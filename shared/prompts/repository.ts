@@ -1,6 +1,4 @@
 import {
-  BatchGetCommand,
-  BatchWriteCommand,
   DeleteCommand,
   GetCommand,
   PutCommand,
@@ -8,6 +6,7 @@ import {
   QueryCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import { batchGetItems, batchWriteItems } from '#shared/platform/batch.ts';
 import { documentClient, dynamo, isConditionFailed, table } from '#shared/platform/dynamo.ts';
 import {
   HEAD_SK,
@@ -30,7 +29,6 @@ import type { LabelEntry, TemplateHead, VersionRecord } from './records.ts';
  */
 
 type Item = Record<string, unknown>;
-type Key = { PK: string; SK: string };
 
 // ---------------------------------------------------------------------------------------------------------
 // Reads
@@ -95,7 +93,9 @@ export async function getHeadAndVersion(
   name: string,
   number: number,
 ): Promise<{ head?: TemplateHead; version?: VersionRecord }> {
-  const items = await batchGet([headKey(workspaceId, name), versionKey(workspaceId, name, number)]);
+  const items = await batchGetItems([headKey(workspaceId, name), versionKey(workspaceId, name, number)], {
+    consistent: true,
+  });
   const head = items.find((item) => item.SK === HEAD_SK);
   const version = items.find((item) => item.SK !== HEAD_SK);
   return { head: head && toHead(head), version: version && toVersion(version) };
@@ -106,7 +106,10 @@ export async function getVersions(
   workspaceId: number,
   wanted: { name: string; number: number }[],
 ): Promise<Map<string, VersionRecord>> {
-  const items = await batchGet(wanted.map(({ name, number }) => versionKey(workspaceId, name, number)));
+  const items = await batchGetItems(
+    wanted.map(({ name, number }) => versionKey(workspaceId, name, number)),
+    { consistent: true },
+  );
   const found = new Map<string, VersionRecord>();
   for (const item of items) {
     const version = toVersion(item);
@@ -202,7 +205,7 @@ export async function putPointers(workspaceId: number, pointers: Pointers): Prom
   if (pointers.template) {
     items.push({ ...templateIdKey(workspaceId, pointers.template.id), name: pointers.template.name });
   }
-  await batchWrite(items.map((Item) => ({ PutRequest: { Item } })));
+  await batchWriteItems(items.map((Item) => ({ PutRequest: { Item } })));
 }
 
 export async function deleteLabelPointer(workspaceId: number, labelId: number): Promise<void> {
@@ -352,43 +355,4 @@ function toHead(item: Item): TemplateHead {
 
 function toVersion(item: Item): VersionRecord {
   return JSON.parse(item.doc as string) as VersionRecord;
-}
-
-const MAX_BATCH_ATTEMPTS = 8;
-const backoff = (attempt: number) => new Promise((resolve) => setTimeout(resolve, 2 ** attempt * 10));
-
-/** BatchGetItem with strong consistency, retrying unprocessed keys. One call when DynamoDB keeps up. */
-async function batchGet(keys: Key[]): Promise<Item[]> {
-  const found: Item[] = [];
-  let pending: Key[] = keys;
-  for (let attempt = 0; pending.length > 0; attempt++) {
-    if (attempt === MAX_BATCH_ATTEMPTS) throw new Error('BatchGetItem left keys unprocessed');
-    if (attempt > 0) await backoff(attempt);
-    const batch = pending.slice(0, 100);
-    const result = await dynamo.send(
-      new BatchGetCommand({ RequestItems: { [table()]: { Keys: batch, ConsistentRead: true } } }),
-    );
-    found.push(...(result.Responses?.[table()] ?? []));
-    pending = [
-      ...((result.UnprocessedKeys?.[table()]?.Keys as Key[] | undefined) ?? []),
-      ...pending.slice(100),
-    ];
-  }
-  return found;
-}
-
-type WriteRequest = { PutRequest: { Item: Item } };
-
-async function batchWrite(requests: WriteRequest[]): Promise<void> {
-  let pending = requests;
-  for (let attempt = 0; pending.length > 0; attempt++) {
-    if (attempt === MAX_BATCH_ATTEMPTS) throw new Error('BatchWriteItem left items unprocessed');
-    if (attempt > 0) await backoff(attempt);
-    const batch = pending.slice(0, 25);
-    const result = await dynamo.send(new BatchWriteCommand({ RequestItems: { [table()]: batch } }));
-    pending = [
-      ...((result.UnprocessedItems?.[table()] as WriteRequest[] | undefined) ?? []),
-      ...pending.slice(25),
-    ];
-  }
 }

@@ -1,13 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import {
-  BatchGetCommand,
-  type BatchGetCommandOutput,
   GetCommand,
   PutCommand,
   QueryCommand,
   type QueryCommandOutput,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import { batchGetItems } from '#shared/platform/batch.ts';
 import { deleteObject, getObjectText, putObject } from '#shared/platform/blob-store.ts';
 import { dynamo, isConditionFailed, table } from '#shared/platform/dynamo.ts';
 import { conflict, notFound } from '#shared/platform/errors.ts';
@@ -200,28 +199,6 @@ export async function* queryRequestLogs(
 
 const BATCH_GET_LIMIT = 100;
 const BATCH_GETS_IN_FLIGHT = 4;
-const MAX_BATCH_ATTEMPTS = 8;
-
-/** One BatchGetItem of at most 100 keys, retrying UnprocessedKeys (throttling, 16 MB answers) with backoff. */
-async function batchGet(
-  keys: Record<string, unknown>[],
-  projection?: string,
-): Promise<Record<string, unknown>[]> {
-  const items: Record<string, unknown>[] = [];
-  let pending = keys;
-  for (let attempt = 1; pending.length > 0; attempt++) {
-    if (attempt > MAX_BATCH_ATTEMPTS) throw new Error(`BatchGetItem left ${pending.length} keys unprocessed`);
-    if (attempt > 1) await sleep(Math.min(1000, 25 * 2 ** attempt) * Math.random());
-    const result: BatchGetCommandOutput = await dynamo.send(
-      new BatchGetCommand({
-        RequestItems: { [table()]: { Keys: pending, ProjectionExpression: projection } },
-      }),
-    );
-    items.push(...(result.Responses?.[table()] ?? []));
-    pending = (result.UnprocessedKeys?.[table()]?.Keys ?? []) as Record<string, unknown>[];
-  }
-  return items;
-}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -239,9 +216,9 @@ async function* itemsByIds(
   const chunks: number[][] = [];
   for (let i = 0; i < ids.length; i += BATCH_GET_LIMIT) chunks.push(ids.slice(i, i + BATCH_GET_LIMIT));
   const fetchChunk = async (chunk: number[]) => {
-    const items = await batchGet(
+    const items = await batchGetItems(
       chunk.map((id) => requestLogKey(workspaceId, id)),
-      projection,
+      { projection },
     );
     const byId = new Map(items.map((item) => [idOfKey(item.PK), item]));
     return chunk.flatMap((id) => {
