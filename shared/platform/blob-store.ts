@@ -47,3 +47,86 @@ export async function deleteObject(key: string): Promise<void> {
   const { s3: client, sdk } = await s3();
   await client.send(new sdk.DeleteObjectCommand({ Bucket: bucket(), Key: key }));
 }
+
+/** Presigned uploads wait here until a job reads them; the bucket expires what is left after a day. */
+export const UPLOADS_PREFIX = 'uploads/';
+
+export interface ObjectInfo {
+  contentLength: number;
+  etag: string | undefined;
+}
+
+/** Size and ETag of an object, or undefined when there is none. */
+export async function headObject(key: string): Promise<ObjectInfo | undefined> {
+  const { s3: client, sdk } = await s3();
+  try {
+    const result = await client.send(new sdk.HeadObjectCommand({ Bucket: bucket(), Key: key }));
+    return { contentLength: Number(result.ContentLength ?? 0), etag: result.ETag };
+  } catch (error) {
+    const name = (error as { name?: string }).name;
+    if (name === 'NotFound' || name === 'NoSuchKey') return undefined;
+    throw error;
+  }
+}
+
+/**
+ * An object's body as a stream, read as it arrives. With `ifMatch`, S3 refuses (PreconditionFailed)
+ * when the object is no longer the one that ETag names.
+ */
+export async function getObjectStream(
+  key: string,
+  options: { ifMatch?: string } = {},
+): Promise<AsyncIterable<Uint8Array>> {
+  const { s3: client, sdk } = await s3();
+  const result = await client.send(
+    new sdk.GetObjectCommand({ Bucket: bucket(), Key: key, IfMatch: options.ifMatch }),
+  );
+  if (!result.Body) throw new Error(`Empty object body for ${key}`);
+  return result.Body as AsyncIterable<Uint8Array>;
+}
+
+/** A URL that lets whoever holds it PUT this one object until it expires, without AWS credentials. */
+export async function presignPut(
+  key: string,
+  options: { expiresInSeconds: number; contentType?: string },
+): Promise<string> {
+  const [{ s3: client, sdk }, { getSignedUrl }] = await Promise.all([
+    s3(),
+    import('@aws-sdk/s3-request-presigner'),
+  ]);
+  return getSignedUrl(
+    client,
+    new sdk.PutObjectCommand({ Bucket: bucket(), Key: key, ContentType: options.contentType }),
+    { expiresIn: options.expiresInSeconds },
+  );
+}
+
+/** The keys below a prefix, a page (up to 1,000) at a time. */
+export async function* listObjectKeys(prefix: string): AsyncGenerator<string[]> {
+  const { s3: client, sdk } = await s3();
+  let token: string | undefined;
+  do {
+    const page = await client.send(
+      new sdk.ListObjectsV2Command({ Bucket: bucket(), Prefix: prefix, ContinuationToken: token }),
+    );
+    const keys = (page.Contents ?? []).flatMap((object) => (object.Key ? [object.Key] : []));
+    if (keys.length > 0) yield keys;
+    token = page.IsTruncated ? page.NextContinuationToken : undefined;
+  } while (token);
+}
+
+const DELETES_IN_FLIGHT = 8;
+
+/** Deletes these objects (a few requests in flight); deleting a missing object is not an error. */
+export async function deleteObjects(keys: readonly string[]): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    for (let i = next++; i < keys.length; i = next++) await deleteObject(keys[i]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(DELETES_IN_FLIGHT, keys.length) }, worker));
+}
+
+/** Deletes every object below a prefix. */
+export async function deletePrefix(prefix: string): Promise<void> {
+  for await (const keys of listObjectKeys(prefix)) await deleteObjects(keys);
+}

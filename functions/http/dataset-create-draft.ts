@@ -1,0 +1,32 @@
+import * as z from 'zod';
+import { createDraftVersion } from '#shared/datasets/versions.ts';
+import { HttpResponse, httpRoute } from '#shared/platform/http.ts';
+
+/**
+ * POST /api/public/v2/dataset-versions/create-draft: 201 with an empty draft, 202 when rows are being
+ * copied from `source_dataset_id`, 409 when the group already has a draft.
+ */
+export const handler = httpRoute({
+  body: z.object({
+    dataset_group_id: z.int().min(1),
+    source_dataset_id: z.int().min(1).nullish(),
+  }),
+  permission: ['datasets', 'edit'],
+  handle: async ({ body, auth }) => {
+    const { draftId, copying } = await createDraftVersion(auth, {
+      groupId: body.dataset_group_id,
+      sourceDatasetId: body.source_dataset_id,
+    });
+    return copying
+      ? new HttpResponse(202, {
+          success: true,
+          message: 'Draft created; rows are being copied from the source dataset',
+          draft_dataset_id: draftId,
+        })
+      : new HttpResponse(201, {
+          success: true,
+          message: 'Draft dataset version created',
+          draft_dataset_id: draftId,
+        });
+  },
+});

@@ -1,0 +1,37 @@
+import * as z from 'zod';
+import { createVersionFromFile } from '#shared/datasets/versions.ts';
+import { httpRoute } from '#shared/platform/http.ts';
+
+/**
+ * POST /api/public/v2/dataset-versions/from-file: the file inline (`file_content_base64`) or uploaded
+ * first through upload-url (`file_key`); a draft is created and a job parses the file.
+ */
+export const handler = httpRoute({
+  body: z
+    .object({
+      dataset_group_id: z.int().min(1),
+      file_name: z.string().min(1).max(255),
+      file_content_base64: z.string().min(1).optional(),
+      file_key: z.string().min(1).optional(),
+    })
+    .superRefine((body, ctx) => {
+      const given = Number(body.file_content_base64 !== undefined) + Number(body.file_key !== undefined);
+      if (given === 1) return;
+      ctx.addIssue({
+        code: 'custom',
+        path: ['file_content_base64'],
+        message: given ? 'give file_content_base64 or file_key, not both' : 'Field required (or file_key)',
+      });
+    }),
+  permission: ['datasets', 'edit'],
+  status: 201,
+  handle: async ({ body, auth }) => {
+    const datasetId = await createVersionFromFile(auth, {
+      groupId: body.dataset_group_id,
+      fileName: body.file_name,
+      base64: body.file_content_base64,
+      fileKey: body.file_key,
+    });
+    return { success: true, message: 'Dataset version creation job queued', dataset_id: datasetId };
+  },
+});

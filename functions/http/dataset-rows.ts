@@ -1,0 +1,12 @@
+import * as z from 'zod';
+import { datasetRows } from '#shared/datasets/rows.ts';
+import { httpRoute } from '#shared/platform/http.ts';
+import { idParam, paginationQuery } from '#shared/platform/schemas.ts';
+
+/** GET /api/public/v2/datasets/{dataset_id}/rows: a page of rows, optionally only those matching `q`. */
+export const handler = httpRoute({
+  path: z.object({ dataset_id: idParam }),
+  query: z.object({ ...paginationQuery(100, 10), q: z.string().max(1024).optional() }),
+  permission: ['datasets', 'read'],
+  handle: ({ path, query, auth }) => datasetRows(auth.workspaceId, path.dataset_id, query),
+});
