@@ -15,6 +15,7 @@ const SECTIONS: Record<string, () => Promise<BenchRow[]>> = {
   'file-parser': async () => (await import('./file-parser.ts')).benchFileParser(),
   prompts: async () => (await import('./prompts.ts')).benchPrompts(),
   search: async () => withLocalService(async () => (await import('./search.ts')).benchSearch()),
+  datasets: async () => (await import('./datasets.ts')).benchDatasets(),
 };
 
 /** Runs a section against the local runtime's emulators (in memory), which set the functions' env. */
