@@ -5,16 +5,18 @@ import { ENV } from '#shared/platform/config.ts';
 import { ENDPOINTS_FILE } from '../local/service.ts';
 
 /**
- * `npm run keys -- <create|list|revoke> --workspace NAME`: API keys for a deployed stack (TABLE_NAME from
- * the stack outputs, AWS credentials from the environment) or for the running local service (its table
- * and endpoint are found in the data directory, or given with DYNAMODB_ENDPOINT and TABLE_NAME).
+ * `npm run keys -- <create|list|revoke> --workspace NAME`: API keys for a deployed stack (the table from
+ * the stack's TableName output with --stack, or --table / TABLE_NAME; AWS credentials from the
+ * environment) or for the running local service (its table and endpoint are found in the data directory,
+ * or given with DYNAMODB_ENDPOINT and TABLE_NAME).
  * `create` prints the new key alone on the last line of stdout; it is stored only as a hash.
  */
 const USAGE = `Usage:
-  npm run keys -- create --workspace NAME [--read-only] [--table TABLE]
-  npm run keys -- list   --workspace NAME [--table TABLE]
-  npm run keys -- revoke --workspace NAME --key-id ID [--table TABLE]
-Table: --table, else TABLE_NAME, else the running local service (PROMPTOPS_DATA_DIR, default .data).`;
+  npm run keys -- create --workspace NAME [--read-only] [--stack STACK | --table TABLE]
+  npm run keys -- list   --workspace NAME [--stack STACK | --table TABLE]
+  npm run keys -- revoke --workspace NAME --key-id ID [--stack STACK | --table TABLE]
+Table: --stack (its TableName output, e.g. promptops-prod), else --table, else TABLE_NAME, else the
+running local service (PROMPTOPS_DATA_DIR, default .data).`;
 
 const { positionals, values } = parseArgs({
   allowPositionals: true,
@@ -23,6 +25,7 @@ const { positionals, values } = parseArgs({
     'key-id': { type: 'string' },
     'read-only': { type: 'boolean', default: false },
     table: { type: 'string' },
+    stack: { type: 'string' },
     help: { type: 'boolean', short: 'h', default: false },
   },
 });
@@ -36,7 +39,7 @@ const command = positionals[0];
 if (values.help || !command) fail('A command is required.');
 if (!values.workspace) fail('--workspace is required.');
 
-configureTable(values.table);
+configureTable(values.stack ? await stackTableName(values.stack) : values.table);
 const { createApiKey, ensureWorkspace, listApiKeys, revokeApiKey } = await import('#shared/auth/api-keys.ts');
 const { ENTITY_TYPES } = await import('#shared/platform/auth-context.ts');
 
@@ -78,6 +81,17 @@ switch (command) {
   }
   default:
     fail(`Unknown command "${command}".`);
+}
+
+/** The TableName output of a deployed promptops stack. */
+async function stackTableName(stackName: string): Promise<string> {
+  const { CloudFormationClient, DescribeStacksCommand } = await import('@aws-sdk/client-cloudformation');
+  const { Stacks } = await new CloudFormationClient({}).send(
+    new DescribeStacksCommand({ StackName: stackName }),
+  );
+  const output = Stacks?.[0]?.Outputs?.find((candidate) => candidate.OutputKey === 'TableName')?.OutputValue;
+  if (!output) fail(`Stack ${stackName} has no TableName output.`);
+  return output;
 }
 
 /** Points the data layer at the table: a flag, the environment, or the running local service. */
