@@ -1,12 +1,11 @@
 import { httpRoute } from '#shared/platform/http.ts';
-import { logRequest } from '#shared/request-logs/log-request.ts';
+import { logRequest, type RawJsonFields } from '#shared/request-logs/log-request.ts';
 import { logRequestBodySchema } from '#shared/request-logs/log-request-schema.ts';
-import type { RequestLogRecord } from '#shared/request-logs/record.ts';
 
 /** POST /log-request (spec 1): records a request made outside the service. */
 export const handler = httpRoute({
   body: logRequestBodySchema,
   permission: ['request_logs', 'edit'],
   status: 201,
-  handle: ({ body, rawBody, auth }) => logRequest(auth.workspaceId, body, rawBody as RequestLogRecord),
+  handle: ({ body, rawBody, auth }) => logRequest(auth.workspaceId, body, rawBody as RawJsonFields),
 });

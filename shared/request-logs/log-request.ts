@@ -16,7 +16,10 @@ export interface LogRequestResult {
 }
 
 /** Fields stored exactly as the client sent them (validated, never re-serialised through the schema). */
-type RawJsonFields = Pick<RequestLogRecord, 'input' | 'output' | 'parameters' | 'prompt_input_variables'>;
+export type RawJsonFields = Pick<
+  RequestLogRecord,
+  'input' | 'output' | 'parameters' | 'prompt_input_variables'
+>;
 
 /**
  * Records one request. Validation has already happened, so the only writes are the id block (amortised)
