@@ -110,7 +110,7 @@ export async function benchThroughput(): Promise<BenchRow[]> {
           Item: {
             PK: { S: `W#999#RL#${id}` },
             SK: { S: 'RL' },
-            GSI1PK: { S: 'W#999#RL' },
+            GSI1PK: { S: `W#999#RLT#${id % 4}` },
             GSI1SK: { S: sort },
             doc: { S: bodies[i % bodies.length] ?? '' },
           },

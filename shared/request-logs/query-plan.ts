@@ -4,6 +4,7 @@ import {
   type IndexedStatus,
   MAX_SORTABLE_MS,
   type RequestLogPartition,
+  SHARDS,
   type TimeRange,
 } from './repository.ts';
 
@@ -11,7 +12,7 @@ import {
  * How a request-log query reads the table, chosen from what every match must satisfy. Never a Scan:
  * - `ids`: the client named the logs (request_log_ids): BatchGetItem, 100 keys per call;
  * - `index`: Query each partition within the time range (GSI2 per prompt id, GSI3 per status when only
- *   WARNING/ERROR can match, else GSI1, every log), merged into one time order;
+ *   WARNING/ERROR can match, else GSI1, every log; GSI1 and GSI2 in every shard), merged into one time order;
  * - `empty`: the filter can match nothing, so nothing is read.
  * The filter itself then runs over the records read. Costs per plan: docs/request-logs.md.
  */
@@ -36,12 +37,15 @@ export function planQuery(hints: ScanHints, requestLogIds?: readonly number[] | 
     // Prompt ids are integers; any other number names no log.
     const ids = [...new Set(promptIds)].filter(Number.isSafeInteger).sort((a, b) => a - b);
     if (ids.length === 0) return { kind: 'empty' };
-    return { kind: 'index', partitions: ids.map((promptId) => ({ index: 'GSI2', promptId })), range };
+    const partitions = ids.flatMap((promptId) =>
+      SHARDS.map((shard) => ({ index: 'GSI2' as const, promptId, shard })),
+    );
+    return { kind: 'index', partitions, range };
   }
   if (statuses?.every(isIndexedStatus)) {
     return { kind: 'index', partitions: statuses.map((status) => ({ index: 'GSI3', status })), range };
   }
-  return { kind: 'index', partitions: [{ index: 'GSI1' }], range };
+  return { kind: 'index', partitions: SHARDS.map((shard) => ({ index: 'GSI1' as const, shard })), range };
 }
 
 const isIndexedStatus = (status: string): status is IndexedStatus =>

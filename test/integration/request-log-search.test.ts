@@ -195,7 +195,8 @@ describe('search plans', () => {
     };
     const found = await all(service.workspaceId, { filter_group: group });
     expect(idsOf(found)).toEqual(expected((r, i) => r.prompt_id === 2 && i < 100));
-    expect(queries().map((q) => q.IndexName)).toEqual(['GSI2']);
+    // One Query per shard of the prompt's partition, nothing else.
+    expect(queries().map((q) => q.IndexName)).toEqual(['GSI2', 'GSI2', 'GSI2', 'GSI2']);
     expect(names()).not.toContain('ScanCommand');
   });
 

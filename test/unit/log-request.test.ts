@@ -19,7 +19,7 @@ import { logger } from '#shared/platform/logger.ts';
 import { logRequest } from '#shared/request-logs/log-request.ts';
 import { ERROR_TYPE_STATUSES, logRequestBodySchema } from '#shared/request-logs/log-request-schema.ts';
 import type { RequestLogRecord } from '#shared/request-logs/record.ts';
-import { ITEM_DOC_LIMIT_BYTES, timeSortKey } from '#shared/request-logs/repository.ts';
+import { INDEX_SHARDS, ITEM_DOC_LIMIT_BYTES, timeSortKey } from '#shared/request-logs/repository.ts';
 import { logRequestBody } from '#test/support/local-service.ts';
 
 /**
@@ -201,7 +201,8 @@ describe('logging a request: what is written', () => {
     expect(item).toMatchObject({
       PK: `W#${WS}#RL#1`,
       SK: 'RL',
-      GSI1PK: `W#${WS}#RL`,
+      // Log 1 is in shard 1 of the time index (id modulo the shard count).
+      GSI1PK: `W#${WS}#RLT#1`,
       GSI1SK: timeSortKey(START_MS, 1),
     });
     // A SUCCESS log without a prompt is in neither sparse index.
@@ -219,7 +220,7 @@ describe('logging a request: what is written', () => {
     await log(logRequestBody({ prompt_id: 12, status: 'ERROR', error_type: 'PROVIDER_TIMEOUT' }));
 
     expect(putItems()[0]).toMatchObject({
-      GSI2PK: `W#${WS}#RLP#12`,
+      GSI2PK: `W#${WS}#RLP#12#1`,
       GSI2SK: timeSortKey(START_MS, 1),
       GSI3PK: `W#${WS}#RLS#ERROR`,
       GSI3SK: timeSortKey(START_MS, 1),
@@ -229,7 +230,7 @@ describe('logging a request: what is written', () => {
   it('scopes the keys to the workspace of the caller', async () => {
     await log(logRequestBody(), 99);
 
-    expect(putItems()[0]).toMatchObject({ PK: 'W#99#RL#1', GSI1PK: 'W#99#RL' });
+    expect(putItems()[0]).toMatchObject({ PK: 'W#99#RL#1', GSI1PK: 'W#99#RLT#1' });
     expect(storedRecord().workspace_id).toBe(99);
   });
 
@@ -359,7 +360,10 @@ describe('logging a request: oversized logs go to S3', () => {
     const item = putItems()[0]!;
     expect(item.docKey).toBe(key);
     expect(item).not.toHaveProperty('doc');
-    expect(item).toMatchObject({ PK: `W#${WS}#RL#${result.id}`, GSI1PK: `W#${WS}#RL` });
+    expect(item).toMatchObject({
+      PK: `W#${WS}#RL#${result.id}`,
+      GSI1PK: `W#${WS}#RLT#${result.id % INDEX_SHARDS}`,
+    });
     expect(JSON.stringify(storedRecord().input)).toBe(JSON.stringify(body.input));
     expect(ddb).toHaveReceivedCommandTimes(PutCommand, 1);
   });

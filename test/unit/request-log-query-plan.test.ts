@@ -6,13 +6,16 @@ import { MAX_SORTABLE_MS } from '#shared/request-logs/repository.ts';
 const T1 = Date.UTC(2024, 4, 1);
 const T2 = Date.UTC(2024, 4, 8);
 const ALL_TIME = { from: 0, to: MAX_SORTABLE_MS };
+/** Every shard of GSI1, and of GSI2 for one prompt: the writes spread a workspace's logs over them. */
+const GSI1_SHARDS = [0, 1, 2, 3].map((shard) => ({ index: 'GSI1', shard }));
+const gsi2Shards = (promptId: number) => [0, 1, 2, 3].map((shard) => ({ index: 'GSI2', promptId, shard }));
 
 const and = (...filters: FilterGroup['filters']): FilterGroup => ({ logic: 'AND', filters });
 const plan = (group: FilterGroup | null, ids?: number[] | null) => planQuery(compileFilter(group).hints, ids);
 
 describe('planQuery', () => {
   it('reads every log through GSI1 when nothing bounds the query', () => {
-    expect(plan(null)).toEqual({ kind: 'index', partitions: [{ index: 'GSI1' }], range: ALL_TIME });
+    expect(plan(null)).toEqual({ kind: 'index', partitions: GSI1_SHARDS, range: ALL_TIME });
   });
 
   it('bounds GSI1 by the time range of the filter', () => {
@@ -23,7 +26,7 @@ describe('planQuery', () => {
     });
     expect(plan(group)).toEqual({
       kind: 'index',
-      partitions: [{ index: 'GSI1' }],
+      partitions: GSI1_SHARDS,
       range: { from: T1, to: T2 + 999 },
     });
   });
@@ -35,7 +38,7 @@ describe('planQuery', () => {
     );
     expect(plan(group)).toEqual({
       kind: 'index',
-      partitions: [{ index: 'GSI2', promptId: 7 }],
+      partitions: gsi2Shards(7),
       range: { from: T1 + 86_400_000, to: MAX_SORTABLE_MS },
     });
   });
@@ -45,7 +48,7 @@ describe('planQuery', () => {
       { field: 'status', operator: 'is', value: 'ERROR' },
       { field: 'prompt_id', operator: 'eq', value: 3 },
     );
-    expect(plan(group)).toMatchObject({ partitions: [{ index: 'GSI2', promptId: 3 }] });
+    expect(plan(group)).toMatchObject({ partitions: gsi2Shards(3) });
   });
 
   it('uses GSI3 when only WARNING or ERROR can match', () => {
@@ -67,7 +70,7 @@ describe('planQuery', () => {
 
   it('falls back to GSI1 when SUCCESS can match', () => {
     expect(plan(and({ field: 'status', operator: 'in', value: ['SUCCESS', 'ERROR'] }))).toMatchObject({
-      partitions: [{ index: 'GSI1' }],
+      partitions: GSI1_SHARDS,
     });
   });
 
@@ -79,7 +82,7 @@ describe('planQuery', () => {
         { field: 'status', operator: 'is', value: 'ERROR' },
       ],
     };
-    expect(plan(group)).toEqual({ kind: 'index', partitions: [{ index: 'GSI1' }], range: ALL_TIME });
+    expect(plan(group)).toEqual({ kind: 'index', partitions: GSI1_SHARDS, range: ALL_TIME });
   });
 
   it('reads nothing when the filter cannot match', () => {

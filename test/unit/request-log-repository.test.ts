@@ -82,7 +82,7 @@ describe('queryRequestLogs', () => {
       .resolvesOnce({ Items: [item(1)], LastEvaluatedKey: { PK: 'x' } })
       .resolvesOnce({ Items: [item(2)] });
     const records = await collect(
-      queryRequestLogs(WS, { index: 'GSI2', promptId: 9 }, { from: 1000, to: 2000 }, 'desc'),
+      queryRequestLogs(WS, { index: 'GSI2', promptId: 9, shard: 2 }, { from: 1000, to: 2000 }, 'desc'),
     );
     expect(records.map((r) => r.id)).toEqual([1, 2]);
     const [first, second] = ddb.commandCalls(QueryCommand).map((call) => call.args[0].input);
@@ -91,7 +91,7 @@ describe('queryRequestLogs', () => {
       KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :from AND :to',
       ExpressionAttributeNames: { '#pk': 'GSI2PK', '#sk': 'GSI2SK' },
       ExpressionAttributeValues: {
-        ':pk': `W#${WS}#RLP#9`,
+        ':pk': `W#${WS}#RLP#9#2`,
         ':from': '000000000001000#0000000000000000',
         ':to': '000000000002000#9007199254740991',
       },
