@@ -3,6 +3,7 @@ import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { dynamo, isConditionFailed, table } from '#shared/platform/dynamo.ts';
 import { emitEvent } from '#shared/platform/events.ts';
 import { logger } from '#shared/platform/logger.ts';
+import { sqsBatchHandler } from '#shared/platform/sqs-worker.ts';
 import { discardDraft, dropDraftMarker, releaseDraft } from './drafts.ts';
 import { DatasetFileError } from './file-parser.ts';
 import {
@@ -14,7 +15,6 @@ import {
 import { datasetKey, groupKey } from './keys.ts';
 import { type DatasetJob, type DatasetRecord, DRAFT_VERSION, isExpired, nowSeconds } from './records.ts';
 import { getDataset, updateItem } from './repository.ts';
-import { sqsBatchHandler } from './worker.ts';
 
 /**
  * What every dataset job does around its own work, so that it is idempotent under redelivery and ends

@@ -8,11 +8,11 @@ import {
   S3Client,
 } from '@aws-sdk/client-s3';
 import { DeleteCommand, DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { SQSEvent } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { handler } from '#functions/workers/dataset-file-job.ts';
 import { datasetKey, draftMarkerKey, groupKey } from '#shared/datasets/keys.ts';
+import { sqsEvent } from '#test/support/sqs.ts';
 
 /**
  * The from-file worker against mocked AWS clients: the file streamed from S3 into row chunks, the
@@ -62,27 +62,6 @@ function datasetItem(overrides: Record<string, unknown> = {}) {
     jobFileEtag: '"etag-1"',
     expiresAt: Math.floor(Date.now() / 1000) + 3600,
     ...overrides,
-  };
-}
-
-function sqsEvent(...records: { id: string; body: unknown; receiveCount?: number }[]): SQSEvent {
-  return {
-    Records: records.map(({ id, body, receiveCount }) => ({
-      messageId: id,
-      receiptHandle: id,
-      body: JSON.stringify(body),
-      attributes: {
-        ApproximateReceiveCount: String(receiveCount ?? 1),
-        SentTimestamp: '0',
-        SenderId: 'test',
-        ApproximateFirstReceiveTimestamp: '0',
-      },
-      messageAttributes: {},
-      md5OfBody: '',
-      eventSource: 'aws:sqs',
-      eventSourceARN: 'arn:aws:sqs:us-east-1:0:dataset-file-jobs',
-      awsRegion: 'us-east-1',
-    })),
   };
 }
 

@@ -1,5 +1,5 @@
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { logger } from '#shared/platform/logger.ts';
+import { logger } from './logger.ts';
 
 /**
  * An SQS batch handler that reports partial failures: each record is processed in its own logging
