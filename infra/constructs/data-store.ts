@@ -2,10 +2,8 @@ import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { AttributeType, BillingMode, ProjectionType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { BlockPublicAccess, Bucket, BucketEncryption, HttpMethods } from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
+import { UPLOADS_PREFIX } from '#shared/platform/blob-store.ts';
 import { TABLE_INDEXES, TABLE_KEYS, TTL_ATTRIBUTE } from '#shared/platform/table-schema.ts';
-
-/** Objects under this prefix (presigned uploads not yet processed) expire after a day. */
-export const UPLOADS_PREFIX = 'uploads/';
 
 export interface DataStoreProps {
   /** DynamoDB deletion protection on the table. */

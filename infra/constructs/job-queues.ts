@@ -3,12 +3,10 @@ import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { type IQueue, Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { VISIBILITY_TIMEOUT_FACTOR } from '#shared/platform/config.ts';
 import type { JobQueueDef } from '../routes.ts';
 import { pascalCase } from './naming.ts';
 import { ServiceFunction, type ServiceResources } from './service-function.ts';
-
-/** AWS guidance: a queue's visibility timeout is six times its consumer's timeout. */
-export const VISIBILITY_TIMEOUT_FACTOR = 6;
 
 export interface JobQueuesProps {
   root: string;

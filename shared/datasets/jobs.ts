@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { VISIBILITY_TIMEOUT_FACTOR } from '#shared/platform/config.ts';
 import { sendJob } from '#shared/platform/jobs.ts';
 
 /**
@@ -22,9 +23,6 @@ export const DATASET_QUEUES: Record<DatasetJobType, DatasetQueue> = {
   copy: { name: 'dataset-copy-jobs', maxReceiveCount: 3, timeoutSeconds: 60 },
 };
 
-/** The stack sets each queue's visibility timeout to this many worker timeouts (AWS guidance). */
-const VISIBILITY_TIMEOUTS = 6;
-
 /**
  * How long a job may hold its draft: every receive the queue allows, each waiting out a visibility
  * timeout, plus a margin. A job still unfinished by then has crashed for good (its message is in the
@@ -33,7 +31,7 @@ const VISIBILITY_TIMEOUTS = 6;
  */
 export function jobLeaseSeconds(type: DatasetJobType): number {
   const queue = DATASET_QUEUES[type];
-  return queue.maxReceiveCount * VISIBILITY_TIMEOUTS * queue.timeoutSeconds + 15 * 60;
+  return queue.maxReceiveCount * VISIBILITY_TIMEOUT_FACTOR * queue.timeoutSeconds + 15 * 60;
 }
 
 export const datasetJobMessageSchema = z.object({

@@ -29,3 +29,9 @@ export const AUTHORIZER_CACHE_TTL_SECONDS = 300;
 
 /** Largest request body a Lambda behind API Gateway can receive (synchronous invoke payload limit). */
 export const MAX_REQUEST_BODY_BYTES = 6 * 1024 * 1024;
+
+/**
+ * A job queue's visibility timeout, in timeouts of its worker (AWS guidance for Lambda consumers): the
+ * stack sets it, and a job's lease counts with it.
+ */
+export const VISIBILITY_TIMEOUT_FACTOR = 6;
