@@ -2,10 +2,13 @@ import * as z from 'zod';
 import { createDatasetGroup } from '#shared/datasets/groups.ts';
 import { toDatasetView } from '#shared/datasets/list.ts';
 import { externalIdSchema } from '#shared/external-ids/external-ids.ts';
-import { badRequest, invalid } from '#shared/platform/errors.ts';
+import { badRequest } from '#shared/platform/errors.ts';
 import { httpRoute } from '#shared/platform/http.ts';
 
-/** POST /api/public/v2/dataset-groups: a group with a unique name, created with its first (empty) draft. */
+/**
+ * POST /api/public/v2/dataset-groups: a group with a unique name, created with its first (empty) draft
+ * and the external ids given (all or none: 409 when one belongs to another group).
+ */
 export const handler = httpRoute({
   body: z.object({
     name: z
@@ -23,12 +26,10 @@ export const handler = httpRoute({
     if (body.workspace_id != null && body.workspace_id !== auth.workspaceId) {
       throw badRequest('Invalid workspace_id', 'invalid_workspace');
     }
-    if (body.external_ids?.length) {
-      throw invalid(['body', 'external_ids'], 'external ids of dataset groups are not supported yet');
-    }
-    const { group, draft } = await createDatasetGroup(auth.workspaceId, auth.userId, {
+    const { group, draft, externalIds } = await createDatasetGroup(auth.workspaceId, auth.userId, {
       name: body.name,
       folderId: body.folder_id ?? null,
+      externalIds: body.external_ids ?? [],
     });
     return {
       success: true,
@@ -40,8 +41,8 @@ export const handler = httpRoute({
         folder_id: group.folderId,
         is_deleted: false,
       },
-      dataset: await toDatasetView(draft),
-      external_ids: [],
+      dataset: await toDatasetView(draft, externalIds),
+      external_ids: externalIds,
     };
   },
 });

@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { externalIdSchema } from '#shared/external-ids/external-ids.ts';
 import { httpRoute } from '#shared/platform/http.ts';
 import { idParam } from '#shared/platform/schemas.ts';
-import { attachTemplateExternalId } from '#shared/prompts/external-ids.ts';
+import { templateExternalIds } from '#shared/prompts/external-ids.ts';
 
 /**
  * POST /prompt-templates/{prompt_template_id}/external-ids (spec 7). The path parameter is named
@@ -13,5 +13,5 @@ export const handler = httpRoute({
   body: externalIdSchema,
   permission: ['prompts', 'edit'],
   status: 201,
-  handle: ({ path, body, auth }) => attachTemplateExternalId(auth.workspaceId, path.identifier, body),
+  handle: ({ path, body, auth }) => templateExternalIds.attach(auth.workspaceId, path.identifier, body),
 });

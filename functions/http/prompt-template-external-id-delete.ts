@@ -1,15 +1,11 @@
 import { externalIdSchema } from '#shared/external-ids/external-ids.ts';
 import { httpRoute } from '#shared/platform/http.ts';
 import { idParam } from '#shared/platform/schemas.ts';
-import { detachTemplateExternalId } from '#shared/prompts/external-ids.ts';
+import { templateExternalIds } from '#shared/prompts/external-ids.ts';
 
 /** DELETE /prompt-templates/{prompt_template_id}/external-ids/{source}/{external_id}: detaches a mapping. */
 export const handler = httpRoute({
   path: externalIdSchema.extend({ identifier: idParam }),
   permission: ['prompts', 'edit'],
-  handle: ({ path, auth }) =>
-    detachTemplateExternalId(auth.workspaceId, path.identifier, {
-      source: path.source,
-      external_id: path.external_id,
-    }),
+  handle: ({ path, auth }) => templateExternalIds.detach(auth.workspaceId, path.identifier, path),
 });

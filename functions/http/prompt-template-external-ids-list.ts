@@ -1,11 +1,11 @@
 import * as z from 'zod';
 import { httpRoute } from '#shared/platform/http.ts';
 import { idParam } from '#shared/platform/schemas.ts';
-import { listTemplateExternalIds } from '#shared/prompts/external-ids.ts';
+import { templateExternalIds } from '#shared/prompts/external-ids.ts';
 
 /** GET /prompt-templates/{prompt_template_id}/external-ids: the template's mappings. */
 export const handler = httpRoute({
   path: z.object({ identifier: idParam }),
   permission: ['prompts', 'read'],
-  handle: ({ path, auth }) => listTemplateExternalIds(auth.workspaceId, path.identifier),
+  handle: ({ path, auth }) => templateExternalIds.list(auth.workspaceId, path.identifier),
 });

@@ -14,6 +14,24 @@ export const DATASET_ROUTES: readonly RouteDef[] = [
     table: 'write',
   },
   {
+    method: 'POST',
+    path: '/api/public/v2/dataset-groups/{dataset_group_id}/external-ids',
+    handler: 'functions/http/dataset-group-external-id-attach.ts',
+    table: 'write',
+  },
+  {
+    method: 'GET',
+    path: '/api/public/v2/dataset-groups/{dataset_group_id}/external-ids',
+    handler: 'functions/http/dataset-group-external-ids-list.ts',
+    table: 'read',
+  },
+  {
+    method: 'DELETE',
+    path: '/api/public/v2/dataset-groups/{dataset_group_id}/external-ids/{source}/{external_id}',
+    handler: 'functions/http/dataset-group-external-id-delete.ts',
+    table: 'write',
+  },
+  {
     method: 'GET',
     path: '/api/public/v2/datasets',
     handler: 'functions/http/dataset-list.ts',

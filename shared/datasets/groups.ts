@@ -1,3 +1,5 @@
+import { claimExternalIds, type ExternalId, uniqueExternalIds } from '#shared/external-ids/external-ids.ts';
+import { externalIdOperations } from '#shared/external-ids/operations.ts';
 import { badRequest, notFound } from '#shared/platform/errors.ts';
 import { nextId } from '#shared/platform/ids.ts';
 import { createDraft, newDraft } from './drafts.ts';
@@ -18,6 +20,19 @@ export async function requireGroup(workspaceId: number, groupId: number): Promis
   return group;
 }
 
+/**
+ * The external ids of groups. A create claims them before the group exists, so one that crashed in
+ * between leaves mappings of a missing group: the next claim of such a mapping takes it over.
+ */
+const GROUP_MAPPINGS = {
+  entity: 'dataset_group',
+  require: requireGroup,
+  ownerExists: async (workspaceId: number, groupId: number) =>
+    (await getGroup(workspaceId, groupId)) !== undefined,
+} as const;
+
+export const groupExternalIds = externalIdOperations(GROUP_MAPPINGS);
+
 async function claimName(workspaceId: number, name: string, groupId: number): Promise<void> {
   const key = groupNameKey(workspaceId, name);
   for (let attempt = 0; attempt < 2; attempt++) {
@@ -31,14 +46,21 @@ async function claimName(workspaceId: number, name: string, groupId: number): Pr
   throw badRequest(`A dataset group named ${JSON.stringify(name)} already exists`, 'name_taken');
 }
 
-/** Creates a group with its first draft, empty. Names are unique per workspace (exact match). */
+/**
+ * Creates a group with its first draft, empty. Names are unique per workspace (exact match). External
+ * ids are claimed first, as a prompt publish claims them: a conflict is a 409 with nothing written, and
+ * a name already taken releases them again (400).
+ */
 export async function createDatasetGroup(
   workspaceId: number,
   userId: number,
-  input: { name: string; folderId: number | null },
-): Promise<{ group: DatasetGroupRecord; draft: DatasetRecord }> {
+  input: { name: string; folderId: number | null; externalIds?: readonly ExternalId[] },
+): Promise<{ group: DatasetGroupRecord; draft: DatasetRecord; externalIds: ExternalId[] }> {
   const groupId = await nextId('dataset_group');
-  await claimName(workspaceId, input.name, groupId);
+  const externalIds = uniqueExternalIds(input.externalIds ?? []);
+  const claimed = externalIds.length
+    ? await claimExternalIds(workspaceId, 'dataset_group', groupId, externalIds, GROUP_MAPPINGS)
+    : undefined;
   const group: DatasetGroupRecord = {
     id: groupId,
     workspaceId,
@@ -48,8 +70,15 @@ export async function createDatasetGroup(
     createdAt: Date.now(),
     lastVersion: 0,
   };
-  await putNewItem({ ...groupKey(workspaceId, groupId), ...group });
+  try {
+    await claimName(workspaceId, input.name, groupId);
+    await putNewItem({ ...groupKey(workspaceId, groupId), ...group });
+  } catch (error) {
+    // No group was made: its mappings must not outlive it.
+    await claimed?.release();
+    throw error;
+  }
   const draft = newDraft(group, await nextId('dataset'), userId, 'empty');
   await createDraft(draft);
-  return { group, draft };
+  return { group, draft, externalIds };
 }

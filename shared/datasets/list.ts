@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { type ExternalId, listExternalIds } from '#shared/external-ids/external-ids.ts';
 import { idParam, paginationQuery } from '#shared/platform/schemas.ts';
 import { parseTimestamp, toIso } from '#shared/platform/time.ts';
 import { type FilterParams, loadFilterParams } from './filter-params.ts';
@@ -9,7 +10,8 @@ import { queryDatasets } from './repository.ts';
  * GET /api/public/v2/datasets: the workspace's datasets (versions and drafts), or one group's, in the
  * reference's `Dataset` shape. One Query of the workspace's (GSI2) or the group's (GSI1) partition;
  * filters and order apply to what it returns (a workspace holds hundreds or thousands of datasets,
- * not millions), then only the page's stored filter params that live in S3 are read.
+ * not millions), then only the page's stored filter params that live in S3 are read, and the external
+ * ids of the page's groups.
  */
 export const LIST_SORT_FIELDS = ['created_at', 'updated_at', 'name', 'id'] as const;
 
@@ -39,10 +41,11 @@ export interface DatasetView {
   created_at: string;
   updated_at: string;
   dataset_group: { id: number; name: string; workspace_id: number; is_deleted: boolean };
-  external_ids: never[];
+  /** The group's (the reference's `Dataset.external_ids`). */
+  external_ids: ExternalId[];
 }
 
-export async function toDatasetView(dataset: DatasetRecord): Promise<DatasetView> {
+export async function toDatasetView(dataset: DatasetRecord, externalIds: ExternalId[]): Promise<DatasetView> {
   return {
     id: dataset.id,
     dataset_group_id: dataset.groupId,
@@ -60,7 +63,7 @@ export async function toDatasetView(dataset: DatasetRecord): Promise<DatasetView
       workspace_id: dataset.workspaceId,
       is_deleted: false,
     },
-    external_ids: [],
+    external_ids: externalIds,
   };
 }
 
@@ -96,7 +99,15 @@ export async function listDatasets(workspaceId: number, query: ListDatasetsQuery
     return sign * (x < y ? -1 : x > y ? 1 : a.id - b.id);
   });
   const start = (query.page - 1) * query.per_page;
-  const datasets = await Promise.all(matching.slice(start, start + query.per_page).map(toDatasetView));
+  const page = matching.slice(start, start + query.per_page);
+  // One mappings Query per group on the page (GSI1, so a mapping attached a moment ago may be missing).
+  const groupIds = [...new Set(page.map((d) => d.groupId))];
+  const mappings = new Map(
+    await Promise.all(
+      groupIds.map(async (id) => [id, await listExternalIds(workspaceId, 'dataset_group', id)] as const),
+    ),
+  );
+  const datasets = await Promise.all(page.map((d) => toDatasetView(d, mappings.get(d.groupId) ?? [])));
   return {
     success: true as const,
     message: 'success',

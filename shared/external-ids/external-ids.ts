@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { DeleteCommand, GetCommand, PutCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { documentClient, dynamo, isConditionFailed, table } from '#shared/platform/dynamo.ts';
-import { conflict } from '#shared/platform/errors.ts';
+import { conflict, notFound } from '#shared/platform/errors.ts';
 
 /**
  * External id mappings (`{source, external_id}` pairs a client attaches to an entity), for every entity
@@ -17,6 +17,7 @@ import { conflict } from '#shared/platform/errors.ts';
  */
 export const EXTERNAL_ID_ENTITIES = [
   'prompt_template',
+  'dataset_group',
   'tool',
   'report',
   'workflow',
@@ -32,6 +33,7 @@ export type ExternalId = z.infer<typeof externalIdSchema>;
 
 const ENTITY_WORDS: Record<ExternalIdEntity, string> = {
   prompt_template: 'prompt template',
+  dataset_group: 'dataset group',
   tool: 'tool',
   report: 'report',
   workflow: 'workflow',
@@ -51,12 +53,30 @@ const mappingKey = (workspaceId: number, entity: ExternalIdEntity, mapping: Exte
 const entityIndexPk = (workspaceId: number, entity: ExternalIdEntity, entityId: number) =>
   `W#${workspaceId}#XIDS#${entity}#${entityId}`;
 
+const named = (mapping: ExternalId) => `External ID ${mapping.source}/${mapping.external_id}`;
+
 export function externalIdConflict(entity: ExternalIdEntity, mapping: ExternalId) {
   return conflict(
-    `External ID ${mapping.source}/${mapping.external_id} is already attached to another ${ENTITY_WORDS[entity]}`,
+    `${named(mapping)} is already attached to another ${ENTITY_WORDS[entity]}`,
     'external_id_conflict',
   );
 }
+
+export function externalIdNotAttached(entity: ExternalIdEntity, entityId: number, mapping: ExternalId) {
+  return notFound(`${named(mapping)} is not attached to ${ENTITY_WORDS[entity]} ${entityId}`);
+}
+
+/**
+ * For an entity type whose creation claims mappings before the entity is written: whether the entity
+ * exists. A mapping whose owner does not exist CLAIM_GRACE_MS after it was claimed was left by a
+ * create that crashed, and is taken over instead of answering 409 for ever.
+ */
+export interface ClaimOptions {
+  ownerExists?(workspaceId: number, entityId: number): Promise<boolean>;
+}
+
+/** Longer than any create takes between claiming its mappings and writing its entity. */
+export const CLAIM_GRACE_MS = 60_000;
 
 /** Identical pairs once, in the order given. */
 export function uniqueExternalIds(mappings: readonly ExternalId[]): ExternalId[] {
@@ -67,13 +87,14 @@ export function uniqueExternalIds(mappings: readonly ExternalId[]): ExternalId[]
 
 /**
  * Attaches one mapping. 'created' when new, 'existing' when the entity already had it (idempotent);
- * a 409 when it belongs to another entity of the type.
+ * a 409 when it belongs to another entity of the type (unless abandoned, see ClaimOptions).
  */
 export async function attachExternalId(
   workspaceId: number,
   entity: ExternalIdEntity,
   entityId: number,
   mapping: ExternalId,
+  options: ClaimOptions = {},
 ): Promise<'created' | 'existing'> {
   const key = mappingKey(workspaceId, entity, mapping);
   const createdAt = Date.now();
@@ -99,10 +120,15 @@ export async function attachExternalId(
     } catch (error) {
       if (!isConditionFailed(error)) throw error;
     }
-    const owner = await findExternalIdOwner(workspaceId, entity, mapping);
-    if (owner === entityId) return 'existing';
-    if (owner !== undefined) throw externalIdConflict(entity, mapping);
-    // Detached between the put and the read: try again.
+    const owner = await readMapping(workspaceId, entity, mapping);
+    if (!owner) continue; // detached between the put and the read
+    if (owner.entityId === entityId) return 'existing';
+    const abandoned =
+      options.ownerExists !== undefined &&
+      Date.now() - owner.createdAt >= CLAIM_GRACE_MS &&
+      !(await options.ownerExists(workspaceId, owner.entityId));
+    if (!abandoned) throw externalIdConflict(entity, mapping);
+    await detachExternalId(workspaceId, entity, owner.entityId, mapping);
   }
 }
 
@@ -116,9 +142,10 @@ export async function claimExternalIds(
   entity: ExternalIdEntity,
   entityId: number,
   mappings: readonly ExternalId[],
+  options: ClaimOptions = {},
 ): Promise<{ release(): Promise<void> }> {
   const outcomes = await Promise.allSettled(
-    mappings.map((mapping) => attachExternalId(workspaceId, entity, entityId, mapping)),
+    mappings.map((mapping) => attachExternalId(workspaceId, entity, entityId, mapping, options)),
   );
   const created = mappings.filter((_, i) => {
     const outcome = outcomes[i];
@@ -135,12 +162,7 @@ export async function claimExternalIds(
   return { release };
 }
 
-/** The entity a mapping belongs to, if any. */
-export async function findExternalIdOwner(
-  workspaceId: number,
-  entity: ExternalIdEntity,
-  mapping: ExternalId,
-): Promise<number | undefined> {
+async function readMapping(workspaceId: number, entity: ExternalIdEntity, mapping: ExternalId) {
   const { Item } = await dynamo.send(
     new GetCommand({
       TableName: table(),
@@ -148,7 +170,16 @@ export async function findExternalIdOwner(
       ConsistentRead: true,
     }),
   );
-  return Item ? (Item.entity_id as number) : undefined;
+  return Item && { entityId: Item.entity_id as number, createdAt: Item.created_at as number };
+}
+
+/** The entity a mapping belongs to, if any. */
+export async function findExternalIdOwner(
+  workspaceId: number,
+  entity: ExternalIdEntity,
+  mapping: ExternalId,
+): Promise<number | undefined> {
+  return (await readMapping(workspaceId, entity, mapping))?.entityId;
 }
 
 /** The entity's mappings, oldest first. */

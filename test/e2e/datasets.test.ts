@@ -1,11 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type CallOptions,
-  type CallResult,
-  logRequestBody,
-  startTestService,
-  type TestService,
-} from '#test/support/local-service.ts';
+import { logRequestBody, startTestService, type TestService } from '#test/support/local-service.ts';
 
 /**
  * Datasets through the local gateway and the in-process queues, as a client sees them: groups,
@@ -26,9 +20,7 @@ const rowsPath = (id: number) => `${DATASETS}/${id}/rows`;
 
 beforeAll(async () => {
   service = await startTestService();
-  const { ensureWorkspace, createApiKey } = await import('#shared/auth/api-keys.ts');
-  const { workspaceId } = await ensureWorkspace('other');
-  otherKey = (await createApiKey(workspaceId)).key;
+  otherKey = await service.otherWorkspaceKey('other');
   // Reserve the id blocks, so that later counts see only what a request wrote.
   await createGroup('warm-up');
   await service.call('POST', '/log-request', { body: logRequestBody() });
@@ -63,21 +55,6 @@ async function datasetsOf(groupId: number, key?: string) {
   });
   expect(answer.status).toBe(200);
   return answer.body.datasets as Record<string, any>[];
-}
-
-async function rejected(method: string, path: string, options: CallOptions = {}): Promise<CallResult> {
-  const items = await service.countItems();
-  const objects = await service.countObjects();
-  const answer = await service.call(method, path, options);
-  expect(answer.status, JSON.stringify(answer.body).slice(0, 500)).toBeGreaterThanOrEqual(400);
-  expect(answer.body).toMatchObject({
-    success: false,
-    message: expect.any(String),
-    error: expect.any(String),
-  });
-  expect(await service.countItems(), 'table items after a rejected request').toBe(items);
-  expect(await service.countObjects(), 'bucket objects after a rejected request').toBe(objects);
-  return answer;
 }
 
 function csvOf(rows: number): string {
@@ -127,7 +104,7 @@ describe('dataset groups', () => {
   it('refuses a name the workspace already uses (400), but another workspace may use it', async () => {
     await createGroup('taken name');
 
-    const answer = await rejected('POST', GROUPS, { body: { name: 'taken name' } });
+    const answer = await service.rejected('POST', GROUPS, { body: { name: 'taken name' } });
 
     expect(answer.status).toBe(400);
     expect(answer.body.error).toBe('name_taken');
@@ -148,9 +125,9 @@ describe('dataset groups', () => {
     [{ name: '   ' }, 422],
     [{ name: 'x'.repeat(256) }, 422],
     [{ name: 'fine', workspace_id: 999_999 }, 400],
-    [{ name: 'fine', external_ids: [{ source: 's', external_id: 'e' }] }, 422],
+    [{ name: 'fine', external_ids: [{ source: '', external_id: 'e' }] }, 422],
   ])('rejects %j with %i and writes nothing', async (body, status) => {
-    const answer = await rejected('POST', GROUPS, { body });
+    const answer = await service.rejected('POST', GROUPS, { body });
 
     expect(answer.status).toBe(status);
   });
@@ -160,7 +137,7 @@ describe('create-draft', () => {
   it('answers 201 for an empty draft and 409 while the group has one', async () => {
     const { groupId, draftId } = await createGroup();
 
-    const second = await rejected('POST', CREATE_DRAFT, { body: { dataset_group_id: groupId } });
+    const second = await service.rejected('POST', CREATE_DRAFT, { body: { dataset_group_id: groupId } });
 
     expect(second.status).toBe(409);
     expect(second.body.message).toContain(String(draftId));
@@ -217,7 +194,7 @@ describe('create-draft', () => {
     const secondDraft = await service.call('POST', CREATE_DRAFT, { body: { dataset_group_id: second } });
     const foreign = await createGroup(undefined, otherKey);
     const source = (dataset_group_id: number, source_dataset_id: number, key?: string) =>
-      rejected('POST', CREATE_DRAFT, { body: { dataset_group_id, source_dataset_id }, key });
+      service.rejected('POST', CREATE_DRAFT, { body: { dataset_group_id, source_dataset_id }, key });
 
     const otherGroup = await source(first, file.body.dataset_id);
     const draftSource = await source(second, secondDraft.body.draft_dataset_id);
@@ -237,7 +214,7 @@ describe('create-draft', () => {
     [{ dataset_group_id: 1, source_dataset_id: 0 }, 422],
     [{ dataset_group_id: 987_654 }, 404],
   ])('rejects %j with %i', async (body, status) => {
-    expect((await rejected('POST', CREATE_DRAFT, { body })).status).toBe(status);
+    expect((await service.rejected('POST', CREATE_DRAFT, { body })).status).toBe(status);
   });
 });
 
@@ -343,7 +320,7 @@ describe('from-file', () => {
     });
     await jobsDone();
 
-    const answer = await rejected('POST', FROM_FILE, {
+    const answer = await service.rejected('POST', FROM_FILE, {
       body: { dataset_group_id: groupId, file_name: 'b.csv', file_content_base64: base64('a\n1\n') },
     });
 
@@ -385,7 +362,9 @@ describe('from-file', () => {
   ])('rejects %s and writes nothing', async (_, body, status, error) => {
     const { groupId } = await createGroup();
 
-    const answer = await rejected('POST', FROM_FILE, { body: { dataset_group_id: groupId, ...body } });
+    const answer = await service.rejected('POST', FROM_FILE, {
+      body: { dataset_group_id: groupId, ...body },
+    });
 
     expect(answer.status).toBe(status);
     expect(answer.body.error).toBe(error);
@@ -411,7 +390,7 @@ describe('from-file', () => {
   it('does not reach another workspace group (404)', async () => {
     const foreign = await createGroup(undefined, otherKey);
 
-    const answer = await rejected('POST', FROM_FILE, {
+    const answer = await service.rejected('POST', FROM_FILE, {
       body: { dataset_group_id: foreign.groupId, file_name: 'a.csv', file_content_base64: base64('a\n1\n') },
     });
 
@@ -462,7 +441,9 @@ describe('from-file through upload-url', () => {
     });
     expect(put.status).toBe(200);
     const fromKey = (file_key: string) =>
-      rejected('POST', FROM_FILE, { body: { dataset_group_id: groupId, file_name: 'x.csv', file_key } });
+      service.rejected('POST', FROM_FILE, {
+        body: { dataset_group_id: groupId, file_name: 'x.csv', file_key },
+      });
 
     const theirs = await fromKey(foreign.file_key);
     const missing = await fromKey(never.file_key);
@@ -475,7 +456,7 @@ describe('from-file through upload-url', () => {
   });
 
   it('refuses a file name without .csv or .json (400)', async () => {
-    expect((await rejected('POST', UPLOAD_URL, { body: { file_name: 'a.xlsx' } })).status).toBe(400);
+    expect((await service.rejected('POST', UPLOAD_URL, { body: { file_name: 'a.xlsx' } })).status).toBe(400);
   });
 });
 
@@ -684,7 +665,9 @@ describe('from-filter-params', () => {
       [{ dataset_group_id: 987_654 }, 404],
     ];
     for (const [body, status] of cases) {
-      const answer = await rejected('POST', FROM_FILTER, { body: { dataset_group_id: groupId, ...body } });
+      const answer = await service.rejected('POST', FROM_FILTER, {
+        body: { dataset_group_id: groupId, ...body },
+      });
       expect(answer.status, JSON.stringify(body).slice(0, 80)).toBe(status);
     }
   });
@@ -720,7 +703,7 @@ describe('rows and lists', () => {
     const search = await service.call('GET', rowsPath(datasetId), {
       query: { q: 'QUESTION 99,', per_page: 5 },
     });
-    const tooMany = await rejected('GET', rowsPath(datasetId), { query: { per_page: 101 } });
+    const tooMany = await service.rejected('GET', rowsPath(datasetId), { query: { per_page: 101 } });
 
     expect(page.body).toMatchObject({ page: 3, per_page: 100, pages: 10, total: 1000 });
     expect(page.body.rows.map((row: { value: string }[]) => Number(row[0]!.value))).toEqual(

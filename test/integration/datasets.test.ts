@@ -1,7 +1,7 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { SQSEvent } from 'aws-lambda';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { logRequestBody, startTestService, type TestService } from '#test/support/local-service.ts';
+import { sqsEvent } from '#test/support/sqs.ts';
 
 /**
  * The dataset data layer and job lifecycle against the local runtime's emulators (dynalite, s3rver)
@@ -21,6 +21,7 @@ let m: {
   fileJob: typeof import('#shared/datasets/file-job.ts');
   jobs: typeof import('#shared/datasets/jobs.ts');
   ids: typeof import('#shared/platform/ids.ts');
+  externalIds: typeof import('#shared/external-ids/external-ids.ts');
 };
 
 beforeAll(async () => {
@@ -37,6 +38,7 @@ beforeAll(async () => {
     fileJob: await import('#shared/datasets/file-job.ts'),
     jobs: await import('#shared/datasets/jobs.ts'),
     ids: await import('#shared/platform/ids.ts'),
+    externalIds: await import('#shared/external-ids/external-ids.ts'),
   };
 });
 afterAll(() => service?.stop());
@@ -76,29 +78,6 @@ async function objectKeys(prefix: string): Promise<string[]> {
   const keys: string[] = [];
   for await (const page of m.blobs.listObjectKeys(prefix)) keys.push(...page);
   return keys;
-}
-
-function sqsEvent(body: unknown, receiveCount = 1, messageId = 'm-1'): SQSEvent {
-  return {
-    Records: [
-      {
-        messageId,
-        receiptHandle: messageId,
-        body: JSON.stringify(body),
-        attributes: {
-          ApproximateReceiveCount: String(receiveCount),
-          SentTimestamp: '0',
-          SenderId: 'test',
-          ApproximateFirstReceiveTimestamp: '0',
-        },
-        messageAttributes: {},
-        md5OfBody: '',
-        eventSource: 'aws:sqs',
-        eventSourceARN: 'arn:aws:sqs:local:0:test',
-        awsRegion: 'local',
-      },
-    ],
-  };
 }
 
 /** A file draft whose job message was "lost": the test delivers it itself. */
@@ -219,17 +198,51 @@ describe('one draft per group', () => {
   });
 });
 
+describe('external ids of a group', () => {
+  it('takes over a mapping left by a create that crashed once it is stale, not before', async () => {
+    const ws = service.workspaceId;
+    const claimAt = (at: number, groupId: number, externalId: string) => {
+      vi.spyOn(Date, 'now').mockReturnValueOnce(at);
+      return m.externalIds.attachExternalId(ws, 'dataset_group', groupId, {
+        source: 'crash',
+        external_id: externalId,
+      });
+    };
+    const create = (externalId: string) =>
+      m.groups.createDatasetGroup(ws, 1, {
+        name: `crashed-${externalId}`,
+        folderId: null,
+        externalIds: [{ source: 'crash', external_id: externalId }],
+      });
+    const longAgo = Date.now() - m.externalIds.CLAIM_GRACE_MS - 1000;
+    const { group: live } = await newGroup();
+
+    await claimAt(Date.now(), 999_001, 'fresh');
+    await claimAt(longAgo, 999_002, 'stale');
+    await claimAt(longAgo, live.id, 'owned');
+
+    await expect(create('fresh')).rejects.toMatchObject({ status: 409 });
+    await expect(create('owned')).rejects.toMatchObject({ status: 409 });
+    const { group } = await create('stale');
+    expect(
+      await m.externalIds.findExternalIdOwner(ws, 'dataset_group', { source: 'crash', external_id: 'stale' }),
+    ).toBe(group.id);
+  });
+});
+
 describe('job redelivery', () => {
   it('yields one version and one event when a message is processed twice, in turn or at once', async () => {
     const { handler } = await import('#functions/workers/dataset-file-job.ts');
     const first = await pendingFileJob('a\n1\n2\n');
     const second = await pendingFileJob('a\n1\n2\n');
 
-    expect(await handler(sqsEvent(first.message))).toEqual({ batchItemFailures: [] });
-    expect(await handler(sqsEvent(first.message, 2))).toEqual({ batchItemFailures: [] });
+    expect(await handler(sqsEvent({ id: 'm-1', body: first.message }))).toEqual({ batchItemFailures: [] });
+    expect(await handler(sqsEvent({ id: 'm-1', body: first.message, receiveCount: 2 }))).toEqual({
+      batchItemFailures: [],
+    });
     const together = await Promise.all([
-      handler(sqsEvent(second.message)),
-      handler(sqsEvent(second.message)),
+      handler(sqsEvent({ id: 'm-2', body: second.message })),
+      handler(sqsEvent({ id: 'm-2', body: second.message })),
     ]);
 
     expect(together).toEqual([{ batchItemFailures: [] }, { batchItemFailures: [] }]);
@@ -318,8 +331,7 @@ describe('poison messages', () => {
   it('reports only the failing record of a batch', async () => {
     const { handler } = await import('#functions/workers/dataset-file-job.ts');
     const good = await pendingFileJob('a\n1\n');
-    const event = sqsEvent(good.message, 1, 'good');
-    event.Records.push({ ...sqsEvent({ nonsense: true }, 1, 'bad').Records[0]! });
+    const event = sqsEvent({ id: 'good', body: good.message }, { id: 'bad', body: { nonsense: true } });
 
     const result = await handler(event);
 

@@ -1,5 +1,6 @@
 import { DynamoDBClient, paginateScan } from '@aws-sdk/client-dynamodb';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { expect } from 'vitest';
 import { type LocalService, type LocalServiceOptions, startLocalService } from '#infra/local/service.ts';
 
 /**
@@ -26,6 +27,10 @@ export interface TestService extends LocalService {
   call<T = any>(method: string, path: string, options?: CallOptions): Promise<CallResult<T>>;
   countItems(): Promise<number>;
   countObjects(): Promise<number>;
+  /** An API key (every permission) of another workspace, created under that name if need be. */
+  otherWorkspaceKey(name: string): Promise<string>;
+  /** Calls a route that must refuse (4xx/5xx, error body) and leave the table and bucket unchanged. */
+  rejected<T = any>(method: string, path: string, options?: CallOptions): Promise<CallResult<T>>;
 }
 
 export async function startTestService(options: LocalServiceOptions = {}): Promise<TestService> {
@@ -77,7 +82,29 @@ export async function startTestService(options: LocalServiceOptions = {}): Promi
     return count;
   }
 
-  return { ...service, call, countItems, countObjects };
+  async function rejected(method: string, path: string, opts: CallOptions = {}): Promise<CallResult> {
+    const items = await countItems();
+    const objects = await countObjects();
+    const answer = await call(method, path, opts);
+    expect(answer.status, JSON.stringify(answer.body).slice(0, 500)).toBeGreaterThanOrEqual(400);
+    expect(answer.body).toMatchObject({
+      success: false,
+      message: expect.any(String),
+      error: expect.any(String),
+    });
+    expect(await countItems(), 'table items after a rejected request').toBe(items);
+    expect(await countObjects(), 'bucket objects after a rejected request').toBe(objects);
+    return answer;
+  }
+
+  async function otherWorkspaceKey(name: string): Promise<string> {
+    // Loaded on use, after the service has set the environment the domain code reads.
+    const { ensureWorkspace, createApiKey } = await import('#shared/auth/api-keys.ts');
+    const { workspaceId } = await ensureWorkspace(name);
+    return (await createApiKey(workspaceId)).key;
+  }
+
+  return { ...service, call, countItems, countObjects, rejected, otherWorkspaceKey };
 }
 
 /** A minimal valid POST /log-request body; override any field. */

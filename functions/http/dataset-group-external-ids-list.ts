@@ -1,0 +1,11 @@
+import * as z from 'zod';
+import { groupExternalIds } from '#shared/datasets/groups.ts';
+import { httpRoute } from '#shared/platform/http.ts';
+import { idParam } from '#shared/platform/schemas.ts';
+
+/** GET /api/public/v2/dataset-groups/{dataset_group_id}/external-ids: the group's mappings. */
+export const handler = httpRoute({
+  path: z.object({ dataset_group_id: idParam }),
+  permission: ['datasets', 'read'],
+  handle: ({ path, auth }) => groupExternalIds.list(auth.workspaceId, path.dataset_group_id),
+});
