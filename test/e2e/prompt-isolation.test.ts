@@ -15,9 +15,7 @@ const mapping = { source: 'crm', external_id: 'ISOLATED-1' };
 
 beforeAll(async () => {
   service = await startTestService();
-  const { ensureWorkspace, createApiKey } = await import('#shared/auth/api-keys.ts');
-  const { workspaceId } = await ensureWorkspace('workspace-b');
-  keyB = (await createApiKey(workspaceId)).key;
+  keyB = await service.otherWorkspaceKey('workspace-b');
 
   name = uniqueName('secret');
   ({ id: templateId } = await publish(service, name, completion('A only'), {

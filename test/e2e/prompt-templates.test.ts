@@ -20,11 +20,7 @@ const get = (
 const noCache = { 'Cache-Control': 'no-cache' };
 
 /** A key of a fresh workspace, for tests that need the workspace to themselves. */
-async function freshWorkspaceKey(name: string): Promise<string> {
-  const { ensureWorkspace, createApiKey } = await import('#shared/auth/api-keys.ts');
-  const { workspaceId } = await ensureWorkspace(`${name}-${Date.now()}`);
-  return (await createApiKey(workspaceId)).key;
-}
+const freshWorkspaceKey = (name: string) => service.otherWorkspaceKey(`${name}-${Date.now()}`);
 
 describe('POST /rest/prompt-templates', () => {
   it('creates the template on the first publish and answers 201 with every field of the spec', async () => {

@@ -45,9 +45,8 @@ beforeAll(async () => {
     expect(created.status).toBe(201);
     ids.push(created.body.id);
   }
-  const { ensureWorkspace, createApiKey } = await import('#shared/auth/api-keys.ts');
-  const { workspaceId } = await ensureWorkspace('search-e2e-other');
-  otherKey = (await createApiKey(workspaceId)).key;
+  otherKey = await service.otherWorkspaceKey('search-e2e-other');
+  const { createApiKey } = await import('#shared/auth/api-keys.ts');
   readOnlyKey = (await createApiKey(service.workspaceId, { permissions: { request_logs: 'read' } })).key;
 });
 afterAll(() => service?.stop());

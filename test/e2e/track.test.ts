@@ -8,9 +8,8 @@ let readOnlyKey: string;
 
 beforeAll(async () => {
   service = await startTestService();
-  const { ensureWorkspace, createApiKey } = await import('#shared/auth/api-keys.ts');
-  const { workspaceId } = await ensureWorkspace('track-e2e-other');
-  otherKey = (await createApiKey(workspaceId)).key;
+  otherKey = await service.otherWorkspaceKey('track-e2e-other');
+  const { createApiKey } = await import('#shared/auth/api-keys.ts');
   readOnlyKey = (await createApiKey(service.workspaceId, { permissions: { request_logs: 'read' } })).key;
 });
 afterAll(() => service?.stop());
