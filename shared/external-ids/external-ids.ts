@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { DeleteCommand, GetCommand, PutCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
-import { documentClient, dynamo, isConditionFailed, table } from '#shared/platform/dynamo.ts';
+import { dynamo, isConditionFailed, queryIndexPartition, table } from '#shared/platform/dynamo.ts';
 import { conflict, notFound } from '#shared/platform/errors.ts';
 
 /**
@@ -188,22 +188,8 @@ export async function listExternalIds(
   entity: ExternalIdEntity,
   entityId: number,
 ): Promise<ExternalId[]> {
-  const mappings: ExternalId[] = [];
-  const pages = paginateQuery(
-    { client: documentClient() },
-    {
-      TableName: table(),
-      IndexName: 'GSI1',
-      KeyConditionExpression: 'GSI1PK = :pk',
-      ExpressionAttributeValues: { ':pk': entityIndexPk(workspaceId, entity, entityId) },
-    },
-  );
-  for await (const page of pages) {
-    for (const item of page.Items ?? []) {
-      mappings.push({ source: item.source as string, external_id: item.external_id as string });
-    }
-  }
-  return mappings;
+  const items = await queryIndexPartition('GSI1', entityIndexPk(workspaceId, entity, entityId));
+  return items.map((item) => ({ source: item.source as string, external_id: item.external_id as string }));
 }
 
 /** Detaches a mapping from the entity; false when the entity does not have it. */

@@ -1,6 +1,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, paginateQuery } from '@aws-sdk/lib-dynamodb';
 import { ENV, requireEnv } from './config.ts';
+import type { IndexName } from './table-schema.ts';
 
 let client: DynamoDBDocumentClient | undefined;
 
@@ -32,4 +33,24 @@ export function table(): string {
 /** True for the error a failed ConditionExpression raises: a domain conflict, not a fault. */
 export function isConditionFailed(error: unknown): boolean {
   return (error as { name?: string } | null)?.name === 'ConditionalCheckFailedException';
+}
+
+/** Every item of one partition of an index, following pages: for small partitions read whole. */
+export async function queryIndexPartition(
+  indexName: IndexName,
+  partitionKey: string,
+): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  const pages = paginateQuery(
+    { client: documentClient() },
+    {
+      TableName: table(),
+      IndexName: indexName,
+      KeyConditionExpression: '#pk = :pk',
+      ExpressionAttributeNames: { '#pk': `${indexName}PK` },
+      ExpressionAttributeValues: { ':pk': partitionKey },
+    },
+  );
+  for await (const page of pages) items.push(...(page.Items ?? []));
+  return items;
 }

@@ -1,13 +1,6 @@
-import {
-  DeleteCommand,
-  GetCommand,
-  PutCommand,
-  paginateQuery,
-  QueryCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGetItems, batchWriteItems } from '#shared/platform/batch.ts';
-import { documentClient, dynamo, isConditionFailed, table } from '#shared/platform/dynamo.ts';
+import { dynamo, isConditionFailed, queryIndexPartition, table } from '#shared/platform/dynamo.ts';
 import {
   HEAD_SK,
   headKey,
@@ -153,18 +146,7 @@ export async function getLabelPointer(
 
 /** Every template head of a workspace (the list filters and sorts them in memory). */
 export async function listHeads(workspaceId: number): Promise<TemplateHead[]> {
-  const heads: TemplateHead[] = [];
-  const pages = paginateQuery(
-    { client: documentClient() },
-    {
-      TableName: table(),
-      IndexName: 'GSI1',
-      KeyConditionExpression: 'GSI1PK = :pk',
-      ExpressionAttributeValues: { ':pk': templatesIndexPk(workspaceId) },
-    },
-  );
-  for await (const page of pages) for (const item of page.Items ?? []) heads.push(toHead(item));
-  return heads;
+  return (await queryIndexPartition('GSI1', templatesIndexPk(workspaceId))).map(toHead);
 }
 
 // ---------------------------------------------------------------------------------------------------------
