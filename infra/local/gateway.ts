@@ -83,17 +83,7 @@ export class LocalGateway {
     const local = this.options.localRoutes?.[url.pathname];
     if (local && method === 'GET') return send(res, 200, local());
 
-    let match: ReturnType<LocalGateway['match']>;
-    try {
-      match = this.match(method, url.pathname);
-    } catch {
-      await drain(req);
-      return send(res, 400, {
-        success: false,
-        message: 'Malformed percent-encoding in the path',
-        error: 'bad_request',
-      });
-    }
+    const match = this.match(method, url.pathname);
     if (!match) {
       await drain(req);
       return send(res, 404, {
@@ -133,7 +123,8 @@ export class LocalGateway {
       if (!found) continue;
       const params: Record<string, string> = {};
       route.params.forEach((name, i) => {
-        params[name] = decodeURIComponent(found[i + 1] ?? '');
+        // As API Gateway's REST API does: path parameters stay percent-encoded (the route decodes them).
+        params[name] = found[i + 1] ?? '';
       });
       return { def: route.def, params };
     }

@@ -101,11 +101,26 @@ function parseRequest<B, Q, P>(
     body: def.body ? validate(def.body, rawBody, 'body') : (undefined as B),
     rawBody,
     query: def.query ? validate(def.query, queryObject(event), 'query') : (undefined as Q),
-    path: def.path ? validate(def.path, event.pathParameters ?? {}, 'path') : (undefined as P),
+    path: def.path
+      ? validate(def.path, decodePathParameters(event.pathParameters), 'path')
+      : (undefined as P),
     auth,
     headers,
     requestId: context.awsRequestId,
   };
+}
+
+/** API Gateway's REST API hands path parameters over still percent-encoded (`my%20prompt`). */
+function decodePathParameters(parameters: APIGatewayProxyEvent['pathParameters']): Record<string, string> {
+  const decoded: Record<string, string> = {};
+  for (const [name, value] of Object.entries(parameters ?? {})) {
+    try {
+      decoded[name] = decodeURIComponent(value ?? '');
+    } catch {
+      throw badRequest(`Malformed percent-encoding in path parameter ${name}`, 'invalid_path');
+    }
+  }
+  return decoded;
 }
 
 function lowerCaseHeaders(headers: APIGatewayProxyEvent['headers'] | null): Record<string, string> {

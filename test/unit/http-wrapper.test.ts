@@ -142,6 +142,24 @@ describe('http wrapper: success', () => {
     expect(answer.headers).toMatchObject({ 'Content-Type': 'application/json', 'Retry-After': '5' });
   });
 
+  it('decodes percent-encoded path parameters, as API Gateway hands them over encoded', async () => {
+    const named = httpRoute({
+      path: z.object({ name: z.string() }),
+      permission: ['prompts', 'read'],
+      handle: async ({ path }) => ({ name: path.name }),
+    });
+    const answer = await invoke(named, { path: { name: 'my%20prompt%2Fv%C3%A9' } });
+
+    expect(answer.status).toBe(200);
+    expect(answer.body).toEqual({ name: 'my prompt/vé' });
+  });
+
+  it('answers 400 for a path parameter with broken percent-encoding', async () => {
+    const answer = await invoke(readThing, { path: { id: '%E0%A4%A' } });
+
+    expectErrorBody(answer, 400, 'invalid_path');
+  });
+
   it('answers 200 when the route names no status', async () => {
     const answer = await invoke(readThing, { path: { id: '15' } });
 
