@@ -1,9 +1,11 @@
+import { fileURLToPath } from 'node:url';
 import type { BenchRow } from './support.ts';
 
 /**
- * `npm run bench`: the numbers each issue names, printed as one table. Sections run in turn and are
- * loaded only when they run (so one section's memory does not count against the next); a section that
- * needs the local emulators starts its own. `npm run bench -- <section...>` runs only those.
+ * `npm run bench`: the numbers each issue names, printed as one table. Each section runs in a fresh
+ * child process, as a cold Lambda would: one section's memory, JIT state or AWS clients (created once
+ * per process, against the emulators it started) never count against the next. A section that needs
+ * the local emulators starts its own. `npm run bench -- <section...>` runs only those.
  */
 const SECTIONS: Record<string, () => Promise<BenchRow[]>> = {
   'log-request': async () =>
@@ -38,11 +40,39 @@ if (unknown.length) {
   console.error(`Unknown section(s): ${unknown.join(', ')}. Sections: ${Object.keys(SECTIONS).join(', ')}`);
   process.exit(2);
 }
+const ROWS_MARKER = 'BENCH_ROWS ';
+const section = process.env.PROMPTOPS_BENCH_SECTION;
+
+if (section) {
+  // In the child: run one section and hand its rows to the parent on one line.
+  const rows = await SECTIONS[section]!();
+  process.stdout.write(`\n${ROWS_MARKER}${JSON.stringify(rows)}\n`);
+  process.exit(0);
+}
+
 const rows: BenchRow[] = [];
-for (const [name, run] of Object.entries(SECTIONS)) {
+for (const name of Object.keys(SECTIONS)) {
   if (wanted.length && !wanted.includes(name)) continue;
   process.stderr.write(`bench: ${name}...\n`);
-  rows.push(...(await run()));
+  rows.push(...(await runInChild(name)));
 }
 console.table(rows.map((row) => ({ metric: row.name, value: row.value, target: row.target })));
 process.exit(0);
+
+async function runInChild(name: string): Promise<BenchRow[]> {
+  const { spawn } = await import('node:child_process');
+  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url)], {
+    env: { ...process.env, PROMPTOPS_BENCH_SECTION: name },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let out = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    out += chunk.toString();
+  });
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  const line = out.split('\n').find((candidate) => candidate.startsWith(ROWS_MARKER));
+  if (code !== 0 || !line) {
+    return [{ name: `${name}: section failed (exit ${code})`, value: out.trim().slice(-300), target: '' }];
+  }
+  return JSON.parse(line.slice(ROWS_MARKER.length)) as BenchRow[];
+}
