@@ -1,5 +1,5 @@
 import { httpRoute } from '#shared/platform/http.ts';
-import { logRequest, type RawJsonFields } from '#shared/request-logs/log-request.ts';
+import { logRequest, type RawBody } from '#shared/request-logs/log-request.ts';
 import { logRequestBodySchema } from '#shared/request-logs/log-request-schema.ts';
 
 /** POST /log-request (spec 1): records a request made outside the service. */
@@ -7,5 +7,5 @@ export const handler = httpRoute({
   body: logRequestBodySchema,
   permission: ['request_logs', 'edit'],
   status: 201,
-  handle: ({ body, rawBody, auth }) => logRequest(auth.workspaceId, body, rawBody as RawJsonFields),
+  handle: ({ body, rawBody, auth }) => logRequest(auth.workspaceId, body, rawBody as RawBody),
 });

@@ -146,14 +146,37 @@ function readJsonBody(event: APIGatewayProxyEvent, headers: Record<string, strin
   if (text.trim() === '') throw badRequest('Request body is required', 'invalid_json');
   let parsed: unknown;
   try {
-    parsed = JSON.parse(text);
+    // A leading byte-order mark is allowed (RFC 8259 lets parsers ignore it); JSON.parse would refuse it.
+    parsed = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
   } catch {
     throw badRequest('Request body is not valid JSON', 'invalid_json');
   }
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
     throw badRequest('Request body must be a JSON object', 'invalid_body');
   }
+  if (exceedsDepth(parsed, MAX_JSON_DEPTH)) {
+    throw badRequest(`Request body is nested more than ${MAX_JSON_DEPTH} levels deep`, 'json_too_deep');
+  }
   return parsed;
+}
+
+/**
+ * How deep a body may nest. Generous for real payloads (JSON schemas, tool definitions), and far below
+ * the few thousand levels at which JSON.stringify runs out of stack when the body is stored.
+ */
+export const MAX_JSON_DEPTH = 256;
+
+/** Iterative, so a hostile body cannot exhaust the stack here either. */
+function exceedsDepth(root: object, limit: number): boolean {
+  const stack: [unknown, number][] = [[root, 1]];
+  while (stack.length > 0) {
+    const [value, depth] = stack.pop()!;
+    if (depth > limit) return true;
+    for (const child of Object.values(value as object)) {
+      if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
+    }
+  }
+  return false;
 }
 
 /** Query parameters: a repeated key becomes an array, a single one stays a string. */
@@ -180,12 +203,17 @@ export function validationError(error: z.ZodError, prefix: (string | number)[]):
     type: issue.code,
   }));
   const first = detail[0];
-  // A loc part can be a client-sent key of any length: keep the message readable.
-  const where = first?.loc.map((part) =>
-    String(part).length > 64 ? `${String(part).slice(0, 61)}...` : part,
-  );
-  const message = first && where ? `Invalid ${where.join('.')}: ${first.msg}` : 'Invalid request';
+  const message = first
+    ? `Invalid ${first.loc.map((part) => clip(String(part), 64)).join('.')}: ${first.msg}`
+    : 'Invalid request';
   return new AppError(422, 'validation_error', message, detail);
+}
+
+/** Shortens client-sent text echoed in an error (by code points, so no character is cut in half). */
+export function clip(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const points = [...text];
+  return points.length <= max ? text : `${points.slice(0, max - 3).join('')}...`;
 }
 
 function json(status: number, body: unknown, headers: Record<string, string> = {}): APIGatewayProxyResult {
@@ -200,8 +228,19 @@ export function errorResponse(error: unknown, context?: Context): APIGatewayProx
       code: error.code,
       requestId: context?.awsRequestId,
     });
-    const body: Record<string, unknown> = { success: false, message: error.message, error: error.code };
-    if (error.detail) body.detail = error.detail;
+    // Messages and locations can quote what the client sent: bound them, whatever the client sent.
+    const body: Record<string, unknown> = {
+      success: false,
+      message: clip(error.message, 1024),
+      error: error.code,
+    };
+    if (error.detail) {
+      body.detail = error.detail.slice(0, 100).map((item) => ({
+        ...item,
+        loc: item.loc.map((part) => (typeof part === 'string' ? clip(part, 2048) : part)),
+        msg: clip(item.msg, 1024),
+      }));
+    }
     return json(error.status, body);
   }
   logger.error('Unhandled error', { error: error as Error, requestId: context?.awsRequestId });

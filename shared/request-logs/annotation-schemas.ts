@@ -8,11 +8,24 @@ export const requestIdField = z.preprocess(
   z.int().min(1),
 );
 
-/** Metadata as log-request takes it: string values, keys at most 1024 characters (spec Limits). */
-export const metadataField = z.record(z.string(), z.string()).superRefine((metadata, ctx) => {
-  // Checked here rather than on the record's key schema: zod's record-key errors drop the message.
-  for (const key of Object.keys(metadata)) {
-    if (key.length > 1024)
-      ctx.addIssue({ code: 'custom', path: [key], message: 'a metadata key is at most 1024 characters' });
-  }
-});
+/** Metadata keys are counted in characters (code points), as zod counts the other string limits. */
+const MAX_METADATA_KEY = 1024;
+
+/**
+ * Metadata as log-request takes it: string values, keys at most 1024 characters (spec Limits). The keys
+ * are checked on the raw object: zod's record-key errors drop the message, and zod silently drops a
+ * `__proto__` key, which is refused here instead of losing it.
+ */
+export const metadataField = z
+  .unknown()
+  .superRefine((metadata, ctx) => {
+    if (metadata === null || typeof metadata !== 'object') return; // the record schema reports it
+    for (const key of Object.keys(metadata)) {
+      if (key === '__proto__') {
+        ctx.addIssue({ code: 'custom', path: [key], message: '__proto__ is not allowed as a metadata key' });
+      } else if (key.length > MAX_METADATA_KEY && [...key].length > MAX_METADATA_KEY) {
+        ctx.addIssue({ code: 'custom', path: [key], message: 'a metadata key is at most 1024 characters' });
+      }
+    }
+  })
+  .pipe(z.record(z.string(), z.string()));

@@ -2,7 +2,7 @@ import { nextId } from '#shared/platform/ids.ts';
 import { findLoggedPromptVersion } from '#shared/prompts/read.ts';
 import type { VersionRecord } from '#shared/prompts/records.ts';
 import { toPromptVersionView } from '#shared/prompts/views.ts';
-import type { LogRequestBody } from './log-request-schema.ts';
+import { type LogRequestBody, logRequestBodySchema } from './log-request-schema.ts';
 import type { RequestLogRecord } from './record.ts';
 import { putRequestLog } from './repository.ts';
 
@@ -15,11 +15,19 @@ export interface LogRequestResult {
   error_message: string | null;
 }
 
-/** Fields stored exactly as the client sent them (validated, never re-serialised through the schema). */
-export type RawJsonFields = Pick<
-  RequestLogRecord,
-  'input' | 'output' | 'parameters' | 'prompt_input_variables'
->;
+/**
+ * The body as the client sent it: the JSON fields are stored from here (validated, never re-serialised
+ * through the schema), and so are fields the API does not define.
+ */
+export type RawBody = Record<string, unknown>;
+type JsonObject = Record<string, unknown>;
+
+const DEFINED_FIELDS = new Set(Object.keys(logRequestBodySchema.shape));
+
+function undefinedFields(raw: RawBody): JsonObject | undefined {
+  const extra = Object.fromEntries(Object.entries(raw).filter(([name]) => !DEFINED_FIELDS.has(name)));
+  return Object.keys(extra).length > 0 ? extra : undefined;
+}
 
 /**
  * Records one request. Validation has already happened, so the only writes are the id block (amortised)
@@ -29,7 +37,7 @@ export type RawJsonFields = Pick<
 export async function logRequest(
   workspaceId: number,
   body: LogRequestBody,
-  raw: RawJsonFields,
+  raw: RawBody,
 ): Promise<LogRequestResult> {
   const promptVersion: VersionRecord | undefined =
     body.prompt_id != null || body.prompt_name != null
@@ -43,16 +51,16 @@ export async function logRequest(
     model: body.model,
     api_type: body.api_type ?? null,
     function_name: body.function_name,
-    input: raw.input,
-    output: raw.output,
-    parameters: raw.parameters ?? {},
+    input: raw.input as JsonObject,
+    output: raw.output as JsonObject,
+    parameters: (raw.parameters as JsonObject | null) ?? {},
     tags: body.tags,
     metadata: body.metadata,
     prompt_id: promptVersion?.prompt_id ?? null,
     prompt_name: promptVersion?.prompt_name ?? null,
     prompt_version_number: promptVersion?.number ?? body.prompt_version_number ?? null,
     prompt_version_id: promptVersion?.id ?? null,
-    prompt_input_variables: raw.prompt_input_variables ?? {},
+    prompt_input_variables: (raw.prompt_input_variables as JsonObject | null) ?? {},
     input_tokens: body.input_tokens,
     output_tokens: body.output_tokens,
     price: body.price,
@@ -64,6 +72,7 @@ export async function logRequest(
     request_start_time: body.request_start_time,
     request_end_time: body.request_end_time,
     created_at: Date.now(),
+    extra: undefinedFields(raw),
   };
   await putRequestLog(record);
   return {

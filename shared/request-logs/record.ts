@@ -28,4 +28,6 @@ export interface RequestLogRecord {
   request_start_time: number;
   request_end_time: number;
   created_at: number;
+  /** Top-level fields of the request that the API does not define, kept as sent (e.g. an SDK's trace_id). */
+  extra?: Record<string, unknown>;
 }

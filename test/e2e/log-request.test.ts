@@ -466,3 +466,60 @@ describe('GET /api/public/v2/requests/{id}', () => {
     expect(answer.body.detail[0].loc).toEqual(['path', 'request_id']);
   });
 });
+
+describe('POST /log-request: bodies at the edges', () => {
+  it('answers 400 for a body nested deeper than the limit, and stores nothing', async () => {
+    // Built as text: JSON.stringify itself cannot go this deep, which is what the limit protects.
+    const deep = `${'{"d":'.repeat(5000)}"leaf"${'}'.repeat(5000)}`;
+    const body = JSON.stringify(logRequestBody({ parameters: '__DEEP__' })).replace('"__DEEP__"', deep);
+    const answer = await rejected('POST', '/log-request', { rawBody: body });
+
+    expectErrorBody(answer, 400, 'json_too_deep');
+  });
+
+  it('accepts a JSON schema nested a few dozen levels deep', async () => {
+    let schema: Record<string, unknown> = { type: 'string' };
+    for (let i = 0; i < 60; i++) schema = { type: 'object', properties: { child: schema } };
+    const answer = await service.call('POST', '/log-request', {
+      body: logRequestBody({ parameters: { response_format: { json_schema: { schema } } } }),
+    });
+
+    expect(answer.status).toBe(201);
+  });
+
+  it('accepts a body that starts with a UTF-8 byte-order mark', async () => {
+    const answer = await service.call('POST', '/log-request', {
+      rawBody: `\uFEFF${JSON.stringify(logRequestBody())}`,
+    });
+
+    expect(answer.status).toBe(201);
+  });
+
+  it('refuses __proto__ as a metadata key instead of dropping it', async () => {
+    const body = JSON.stringify(logRequestBody()).replace(/}$/, ',"metadata":{"__proto__":"x","a":"b"}}');
+    const answer = await rejected('POST', '/log-request', { rawBody: body });
+
+    expectErrorBody(answer, 422, 'validation_error');
+    expect(answer.body.detail[0].loc).toEqual(['body', 'metadata', '__proto__']);
+  });
+
+  it('keeps fields the API does not define and answers an SDK trace_id where the reference puts it', async () => {
+    const created = await service.call('POST', '/log-request', {
+      body: logRequestBody({ trace_id: 'trace-123', group_id: 7, custom: { nested: [1, 'two'] } }),
+    });
+    const read = await service.call('GET', `/api/public/v2/requests/${created.body.id}`);
+
+    expect(read.body.trace_id).toBe('trace-123');
+    expect(read.body.extra).toEqual({ trace_id: 'trace-123', group_id: 7, custom: { nested: [1, 'two'] } });
+  });
+
+  it('bounds the error message that quotes a huge client value', async () => {
+    const answer = await rejected('POST', '/log-request', {
+      body: logRequestBody({ metadata: { ['k'.repeat(100_000)]: 'v' } }),
+    });
+
+    expectErrorBody(answer, 422, 'validation_error');
+    expect(answer.body.message.length).toBeLessThanOrEqual(1024);
+    expect(String(answer.body.detail[0].loc[2]).length).toBeLessThanOrEqual(2048);
+  });
+});

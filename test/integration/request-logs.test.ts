@@ -36,7 +36,7 @@ type RequestLogRecord = import('#shared/request-logs/record.ts').RequestLogRecor
 /** Logs through the domain exactly as the route does: validated body plus the body as sent. */
 async function logDirect(body: Record<string, unknown>) {
   const parsed = platform.http.validate(platform.schema.logRequestBodySchema, body, 'body');
-  return platform.domain.logRequest(service.workspaceId, parsed, body as unknown as RequestLogRecord);
+  return platform.domain.logRequest(service.workspaceId, parsed, body);
 }
 
 async function rawItem(id: number): Promise<Record<string, unknown> | undefined> {

@@ -60,7 +60,7 @@ afterEach(() => {
 /** Validates like the route does, then logs with the body as sent as the raw fields. */
 async function log(body: Record<string, unknown>, workspaceId = WS) {
   const parsed = validate(logRequestBodySchema, body, 'body');
-  return logRequest(workspaceId, parsed, body as unknown as RequestLogRecord);
+  return logRequest(workspaceId, parsed, body);
 }
 
 /** The table as the prompt lookup of a log naming a template reads it: id pointer, head and version. */
