@@ -26,6 +26,8 @@ export interface GatewayOptions {
   authorizer: AuthorizerHandler;
   authorizerCacheTtlSeconds: number;
   maxBodyBytes: number;
+  /** Lambda's invoke payload limit, for the whole request event and for the response. */
+  maxPayloadBytes: number;
   /** Extra local-only routes (diagnostics), answered before the route table and without a key. */
   localRoutes?: Record<string, () => unknown>;
   onError?(error: unknown): void;
@@ -111,7 +113,19 @@ export class LocalGateway {
 
     const handler = await this.options.loadHandler(match.def.handler);
     const event = toProxyEvent(req, url, method, match, headers, body, decision);
+    // Lambda limits the whole event, in which the body grows by its escaping: mirror it, as API Gateway
+    // answers 413 when the invoke is refused.
+    if (Buffer.byteLength(JSON.stringify(event)) > this.options.maxPayloadBytes) {
+      return send(res, 413, tooLarge(this.options.maxPayloadBytes));
+    }
     const result = await handler(event, lambdaContext(match.def));
+    // A response over the limit never leaves Lambda; API Gateway answers a 5xx instead.
+    if (Buffer.byteLength(JSON.stringify(result)) > this.options.maxPayloadBytes) {
+      this.options.onError?.(
+        new Error(`${match.def.handler} answered more than ${this.options.maxPayloadBytes} bytes`),
+      );
+      return send(res, 502, { success: false, message: 'Internal error', error: 'internal_error' });
+    }
     const resultBody = result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body;
     send(res, result.statusCode, resultBody, result.headers as Record<string, string> | undefined);
   }

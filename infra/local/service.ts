@@ -5,6 +5,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import {
   AUTHORIZER_CACHE_TTL_SECONDS,
   ENV,
+  LAMBDA_PAYLOAD_LIMIT_BYTES,
   MAX_REQUEST_BODY_BYTES,
   queueUrlEnv,
 } from '#shared/platform/config.ts';
@@ -136,6 +137,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       authorizer,
       authorizerCacheTtlSeconds: options.authorizerCacheTtlSeconds ?? AUTHORIZER_CACHE_TTL_SECONDS,
       maxBodyBytes: MAX_REQUEST_BODY_BYTES,
+      maxPayloadBytes: LAMBDA_PAYLOAD_LIMIT_BYTES,
       localRoutes: {
         '/__local/events': () => messaging.events,
         '/__local/dead-letters': () => messaging.deadLetters,

@@ -27,8 +27,13 @@ export function requireEnv(name: string): string {
 /** Seconds API Gateway (and the local gateway) cache an authorizer decision per key. */
 export const AUTHORIZER_CACHE_TTL_SECONDS = 300;
 
-/** Largest request body a Lambda behind API Gateway can receive (synchronous invoke payload limit). */
-export const MAX_REQUEST_BODY_BYTES = 6 * 1024 * 1024;
+/**
+ * Lambda's synchronous invoke payload limit, for the request (the whole proxy event, in which the body is
+ * an escaped JSON string) and for the response alike. No request body larger than this can reach a
+ * function, so it is also the body ceiling.
+ */
+export const LAMBDA_PAYLOAD_LIMIT_BYTES = 6 * 1024 * 1024;
+export const MAX_REQUEST_BODY_BYTES = LAMBDA_PAYLOAD_LIMIT_BYTES;
 
 /**
  * A job queue's visibility timeout, in timeouts of its worker (AWS guidance for Lambda consumers): the

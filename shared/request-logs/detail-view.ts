@@ -1,11 +1,28 @@
+import { LAMBDA_PAYLOAD_LIMIT_BYTES } from '#shared/platform/config.ts';
 import { toIso } from '#shared/platform/time.ts';
 import type { RequestLogRecord } from './record.ts';
 
 /**
  * GET /api/public/v2/requests/{id}: the reference OpenAPI's RequestLogDetailResponse, plus everything
  * that was logged (blueprints, parameters, tags, metadata, scores, status fields).
+ *
+ * The input blueprint appears twice (`input` and the reference's `prompt_blueprint.prompt_template`). A
+ * log of several MB would then not fit Lambda's 6 MB response, so for such a log the copy inside
+ * `prompt_blueprint` is left out and `prompt_blueprint.prompt_template_in` names the field that has it.
  */
 export function toRequestLogDetail(record: RequestLogRecord) {
+  const detail = fullDetail(record);
+  // The Lambda result carries the body as an escaped JSON string, inside an envelope: measure that.
+  const resultBytes = Buffer.byteLength(JSON.stringify(JSON.stringify(detail))) + RESULT_ENVELOPE_BYTES;
+  if (resultBytes <= LAMBDA_PAYLOAD_LIMIT_BYTES) return detail;
+  const { prompt_template: _duplicate, ...blueprint } = detail.prompt_blueprint;
+  return { ...detail, prompt_blueprint: { ...blueprint, prompt_template_in: 'input' as const } };
+}
+
+/** Status code and headers of the Lambda result around the body, with room to spare. */
+const RESULT_ENVELOPE_BYTES = 4096;
+
+function fullDetail(record: RequestLogRecord) {
   return {
     success: true as const,
     request_id: record.id,

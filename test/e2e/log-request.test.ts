@@ -523,3 +523,28 @@ describe('POST /log-request: bodies at the edges', () => {
     expect(String(answer.body.detail[0].loc[2]).length).toBeLessThanOrEqual(2048);
   });
 });
+
+describe('Lambda payload ceiling', () => {
+  it('answers 413 for a body under 6 MB whose escaping in the Lambda event passes 6 MB', async () => {
+    // Each `"` in a JSON string is sent as \" (2 bytes) and is \\\" (4 bytes) inside the event.
+    const quotes = '"'.repeat(Math.floor(2.5 * MB));
+    const body = JSON.stringify(logRequestBody({ tags: [], note: quotes }));
+    expect(Buffer.byteLength(body)).toBeLessThan(CEILING);
+
+    const answer = await rejected('POST', '/log-request', { rawBody: body });
+
+    expectErrorBody(answer, 413, 'payload_too_large');
+  });
+
+  it('reads back a log of several MB with the input once, pointing the reference field at it', async () => {
+    const text = 'x'.repeat(3.2 * MB);
+    const input = { type: 'completion', content: [{ type: 'text', text }] };
+    const created = await service.call('POST', '/log-request', { body: logRequestBody({ input }) });
+    const read = await service.call('GET', `/api/public/v2/requests/${created.body.id}`);
+
+    expect(read.status).toBe(200);
+    expect(read.body.input).toEqual(input);
+    expect(read.body.prompt_blueprint).not.toHaveProperty('prompt_template');
+    expect(read.body.prompt_blueprint.prompt_template_in).toBe('input');
+  });
+});
