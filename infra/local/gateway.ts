@@ -28,8 +28,8 @@ export interface GatewayOptions {
   maxBodyBytes: number;
   /** Lambda's invoke payload limit, for the whole request event and for the response. */
   maxPayloadBytes: number;
-  /** Extra local-only routes (diagnostics), answered before the route table and without a key. */
-  localRoutes?: Record<string, () => unknown>;
+  /** Extra local-only routes (diagnostics): GET, behind the same key check, given the caller's workspace. */
+  localRoutes?: Record<string, (workspaceId: number) => unknown>;
   onError?(error: unknown): void;
 }
 
@@ -64,6 +64,20 @@ export class LocalGateway {
       });
     });
     this.server.keepAliveTimeout = 65_000;
+    // Malformed requests and oversized headers (Node's own 400/431) still get the error body.
+    this.server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+      if (!socket.writable) return socket.destroy();
+      const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
+      const body = JSON.stringify({
+        success: false,
+        message: status === 431 ? 'Request headers too large' : 'Malformed HTTP request',
+        error: status === 431 ? 'headers_too_large' : 'bad_request',
+      });
+      socket.end(
+        `HTTP/1.1 ${status} ${status === 431 ? 'Request Header Fields Too Large' : 'Bad Request'}\r\n` +
+          `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      );
+    });
     await new Promise<void>((resolve, reject) => {
       this.server?.once('error', reject);
       this.server?.listen(port, host, resolve);
@@ -83,7 +97,18 @@ export class LocalGateway {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const method = (req.method ?? 'GET').toUpperCase();
     const local = this.options.localRoutes?.[url.pathname];
-    if (local && method === 'GET') return send(res, 200, local());
+    if (local && method === 'GET') {
+      const apiKey = headerValue(flattenHeaders(req), 'x-api-key');
+      const decision = apiKey ? await this.authorize(apiKey, method, url.pathname) : undefined;
+      const workspaceId = Number(decision?.context?.workspaceId);
+      if (!workspaceId)
+        return send(res, 401, {
+          success: false,
+          message: 'Missing or invalid API key',
+          error: 'unauthorized',
+        });
+      return send(res, 200, local(workspaceId));
+    }
 
     const match = this.match(method, url.pathname);
     if (!match) {

@@ -26,17 +26,23 @@ API key (X-API-KEY):
 ${service.apiKey}`);
 
 let stopping = false;
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(signal, () => {
-    if (stopping) return;
-    stopping = true;
-    console.log(`\n${signal}: stopping`);
-    service.stop().then(
-      () => process.exit(0),
-      (error) => {
-        console.error(error);
-        process.exit(1);
-      },
-    );
-  });
+function stop(reason: string): void {
+  if (stopping) return;
+  stopping = true;
+  console.log(`\n${reason}: stopping`);
+  service.stop().then(
+    () => process.exit(0),
+    (error) => {
+      console.error(error);
+      process.exit(1);
+    },
+  );
 }
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => stop(signal));
+
+// `npm start` runs this under `sh -c`; a SIGTERM to npm ends npm and the shell but not this process.
+// Notice being orphaned and stop too, so the service never outlives whoever started it.
+const parent = process.ppid;
+setInterval(() => {
+  if (process.ppid !== parent) stop('parent process exited');
+}, 500).unref();

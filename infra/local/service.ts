@@ -52,6 +52,8 @@ export interface LocalService {
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const SEED_WORKSPACE = 'default';
+/** Table and bucket name of the local service unless TABLE_NAME / BUCKET_NAME say otherwise. */
+export const LOCAL_TABLE_NAME = 'promptops-local';
 /** Written while the service runs, so `npm run keys` finds the local table without flags. */
 export const ENDPOINTS_FILE = 'local-endpoints.json';
 
@@ -64,8 +66,8 @@ async function importHandler<T>(file: string): Promise<T> {
 export async function startLocalService(options: LocalServiceOptions = {}): Promise<LocalService> {
   const dataDir = options.dataDir === null ? undefined : resolve(options.dataDir ?? '.data');
   const scratch = dataDir ? undefined : mkdtempSync(join(tmpdir(), 'promptops-'));
-  const tableName = options.tableName ?? 'promptops-local';
-  const bucketName = options.bucketName ?? 'promptops-local';
+  const tableName = options.tableName ?? LOCAL_TABLE_NAME;
+  const bucketName = options.bucketName ?? LOCAL_TABLE_NAME;
   const stops: (() => Promise<void>)[] = [];
 
   try {
@@ -88,9 +90,9 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       s3Endpoint = s3rver.endpoint;
     }
 
-    // External emulators accept any credentials, but the SDK insists on having some.
-    process.env.AWS_ACCESS_KEY_ID ??= 'local';
-    process.env.AWS_SECRET_ACCESS_KEY ??= 'local';
+    // The SDK insists on credentials; s3rver accepts only these, dynalite any. Other emulators: set your own.
+    process.env.AWS_ACCESS_KEY_ID ??= 'S3RVER';
+    process.env.AWS_SECRET_ACCESS_KEY ??= 'S3RVER';
     await ensureTable(dynamodbEndpoint, tableName);
     await ensureBucket(s3Endpoint, bucketName);
 
@@ -139,8 +141,10 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       maxBodyBytes: MAX_REQUEST_BODY_BYTES,
       maxPayloadBytes: LAMBDA_PAYLOAD_LIMIT_BYTES,
       localRoutes: {
-        '/__local/events': () => messaging.events,
-        '/__local/dead-letters': () => messaging.deadLetters,
+        '/__local/events': (workspaceId) =>
+          messaging.events.filter((event) => event.detail.workspace_id === workspaceId),
+        '/__local/dead-letters': (workspaceId) =>
+          messaging.deadLetters.filter((letter) => messageWorkspace(letter.body) === workspaceId),
       },
       onError: (error) => console.error('Gateway error', error),
     });
@@ -173,6 +177,15 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
   }
 }
 
+/** The workspace a job message is for (messages carry `workspaceId`). */
+function messageWorkspace(body: string): number | undefined {
+  try {
+    return (JSON.parse(body) as { workspaceId?: number }).workspaceId;
+  } catch {
+    return undefined;
+  }
+}
+
 async function stopAll(stops: (() => Promise<void>)[]): Promise<void> {
   // Last started, first stopped: the gateway before the stores it writes to.
   for (const stop of stops.splice(0).reverse()) await stop().catch(() => undefined);
@@ -180,12 +193,23 @@ async function stopAll(stops: (() => Promise<void>)[]): Promise<void> {
 
 /** The seeded workspace and key: the given key, else the one generated on the first start. */
 async function seed(dataDir: string | undefined, givenKey: string | undefined) {
-  const { ensureWorkspace, createApiKey, apiKeyExists } = await import('#shared/auth/api-keys.ts');
+  const { ensureWorkspace, createApiKey, apiKeyExists, findApiKey } = await import(
+    '#shared/auth/api-keys.ts'
+  );
   const { workspaceId } = await ensureWorkspace(SEED_WORKSPACE);
   const keyFile = dataDir && join(dataDir, 'api-key');
   const remembered = keyFile && existsSync(keyFile) ? readFileSync(keyFile, 'utf8').trim() : undefined;
   const wanted = givenKey ?? remembered;
-  if (wanted && (await apiKeyExists(wanted))) return { workspaceId, apiKey: wanted };
+  if (wanted && (await apiKeyExists(wanted))) {
+    // Printing a key that cannot call the service would only mislead: refuse to start instead.
+    const auth = await findApiKey(wanted);
+    if (auth?.workspaceId !== workspaceId) {
+      throw new Error(
+        `The API key to seed ${givenKey ? '(PROMPTOPS_API_KEY) ' : ''}is revoked or belongs to another workspace than "${SEED_WORKSPACE}"`,
+      );
+    }
+    return { workspaceId, apiKey: wanted };
+  }
   const { key } = await createApiKey(workspaceId, { key: wanted });
   if (keyFile && !givenKey) {
     mkdirSync(dirname(keyFile), { recursive: true });

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ENV } from '#shared/platform/config.ts';
-import { ENDPOINTS_FILE } from '../local/service.ts';
+import { ENDPOINTS_FILE, LOCAL_TABLE_NAME } from '../local/service.ts';
 
 /**
  * `npm run keys -- <create|list|revoke> --workspace NAME`: API keys for a deployed stack (the table from
@@ -40,7 +40,16 @@ if (values.help || !command) fail('A command is required.');
 if (!values.workspace) fail('--workspace is required.');
 
 configureTable(values.stack ? await stackTableName(values.stack) : values.table);
-const { createApiKey, ensureWorkspace, listApiKeys, revokeApiKey } = await import('#shared/auth/api-keys.ts');
+const { createApiKey, ensureWorkspace, findWorkspace, listApiKeys, revokeApiKey } = await import(
+  '#shared/auth/api-keys.ts'
+);
+
+/** list and revoke never create a workspace: a typo must not leave one behind. */
+async function existingWorkspace(name: string): Promise<number> {
+  const workspaceId = await findWorkspace(name);
+  if (workspaceId === undefined) fail(`No workspace "${name}".`);
+  return workspaceId;
+}
 const { ENTITY_TYPES } = await import('#shared/platform/auth-context.ts');
 
 switch (command) {
@@ -58,7 +67,7 @@ switch (command) {
     break;
   }
   case 'list': {
-    const { workspaceId } = await ensureWorkspace(values.workspace);
+    const workspaceId = await existingWorkspace(values.workspace);
     const keys = await listApiKeys(workspaceId);
     for (const key of keys) {
       console.log(
@@ -71,7 +80,7 @@ switch (command) {
   case 'revoke': {
     const keyId = Number(values['key-id']);
     if (!Number.isSafeInteger(keyId) || keyId < 1) fail('--key-id must be a key id from `list`.');
-    const { workspaceId } = await ensureWorkspace(values.workspace);
+    const workspaceId = await existingWorkspace(values.workspace);
     if (!(await revokeApiKey(workspaceId, keyId)))
       fail(`No key ${keyId} in workspace "${values.workspace}".`);
     console.log(

@@ -133,6 +133,14 @@ function toSummary(item: Record<string, unknown>): ApiKeySummary {
   };
 }
 
+/** The id of the workspace of that name, if there is one. */
+export async function findWorkspace(name: string): Promise<number | undefined> {
+  const { Item } = await dynamo.send(
+    new GetCommand({ TableName: table(), Key: { PK: `WSNAME#${name}`, SK: 'WSNAME' }, ConsistentRead: true }),
+  );
+  return Item?.workspaceId as number | undefined;
+}
+
 /** Finds the workspace of that name, creating it when new; the name item makes names unique. */
 export async function ensureWorkspace(name: string): Promise<{ workspaceId: number; created: boolean }> {
   const nameKey = { PK: `WSNAME#${name}`, SK: 'WSNAME' };

@@ -273,7 +273,12 @@ export async function* requestLogStartTimes(
   }
 }
 
-const MAX_UPDATE_ATTEMPTS = 10;
+/**
+ * Writers that lose the conditional write re-read and try again. Each round one of the contending writers
+ * wins, so the budget covers a few dozen simultaneous updates of one log; the jittered, growing backoff
+ * spreads them out.
+ */
+const MAX_UPDATE_ATTEMPTS = 30;
 
 /**
  * Read-modify-write of one log under optimistic concurrency: read the item and its `docVersion`,
@@ -324,7 +329,7 @@ export async function updateRequestLog(
       if (!isConditionFailed(error)) throw error;
       if (attempt >= MAX_UPDATE_ATTEMPTS)
         throw conflict(`Request ${id} is being updated concurrently; retry`);
-      await sleep(Math.random() * 10 * attempt);
+      await sleep(Math.random() * Math.min(250, 5 * 2 ** Math.min(attempt, 6)));
       continue;
     }
     if (typeof Item.docKey === 'string' && Item.docKey !== docKey) await discardObject(Item.docKey);
