@@ -106,15 +106,21 @@ async function stackTableName(stackName: string): Promise<string> {
 /** Points the data layer at the table: a flag, the environment, or the running local service. */
 function configureTable(flag: string | undefined): void {
   if (flag) process.env[ENV.tableName] = flag;
-  if (process.env[ENV.tableName]) return;
-  const file = join(process.env.PROMPTOPS_DATA_DIR || '.data', ENDPOINTS_FILE);
-  if (!existsSync(file))
-    fail('No table: pass --table or TABLE_NAME, or start the local service (npm start).');
-  const local = JSON.parse(readFileSync(file, 'utf8')) as { dynamodbEndpoint: string; tableName: string };
-  process.env[ENV.tableName] = local.tableName;
-  process.env[ENV.dynamodbEndpoint] ||= local.dynamodbEndpoint;
-  process.env.AWS_REGION ||= 'us-east-1';
-  process.env.AWS_ACCESS_KEY_ID ||= 'local';
-  process.env.AWS_SECRET_ACCESS_KEY ||= 'local';
+  if (!process.env[ENV.tableName] && !process.env[ENV.dynamodbEndpoint]) {
+    const file = join(process.env.PROMPTOPS_DATA_DIR || '.data', ENDPOINTS_FILE);
+    if (!existsSync(file)) {
+      fail('No table: pass --stack or --table, set TABLE_NAME, or start the local service (npm start).');
+    }
+    const local = JSON.parse(readFileSync(file, 'utf8')) as { dynamodbEndpoint: string; tableName: string };
+    process.env[ENV.tableName] = local.tableName;
+    process.env[ENV.dynamodbEndpoint] = local.dynamodbEndpoint;
+  }
+  if (process.env[ENV.dynamodbEndpoint]) {
+    // An emulator: any region and credentials will do, but the SDK insists on having some.
+    process.env[ENV.tableName] ||= LOCAL_TABLE_NAME;
+    process.env.AWS_REGION ||= 'us-east-1';
+    process.env.AWS_ACCESS_KEY_ID ||= 'local';
+    process.env.AWS_SECRET_ACCESS_KEY ||= 'local';
+  }
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ||= 'true';
 }

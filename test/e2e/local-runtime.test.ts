@@ -82,6 +82,17 @@ describe('npm start', () => {
     expect(await stop(second.child, 'SIGINT')).toBe(0);
   }, 60_000);
 
+  it('refuses to start with an invalid PROMPT_CACHE_TTL_SECONDS, naming it', async () => {
+    const outcome = await start({ PROMPT_CACHE_TTL_SECONDS: 'ten' }).then(
+      async (started) => {
+        await stop(started.child, 'SIGTERM');
+        return 'started';
+      },
+      (error: Error) => error.message,
+    );
+    expect(outcome).toMatch(/exited with 1: .*PROMPT_CACHE_TTL_SECONDS must be a number of seconds >= 0/s);
+  }, 60_000);
+
   it('seeds PROMPTOPS_API_KEY and creates keys for other workspaces with npm run keys', async () => {
     const service = await start({ PROMPTOPS_API_KEY: 'pl_fixed-test-key' });
     try {
@@ -115,6 +126,22 @@ describe('npm start', () => {
       );
       expect(listed).toContain(key.slice(0, 7));
       expect(listed).not.toContain(key);
+
+      // list and revoke of a workspace that does not exist fail, and do not create it.
+      for (let attempt = 0; attempt < 2; attempt++) {
+        const failed = await run(
+          process.execPath,
+          ['--import', 'tsx', 'infra/scripts/keys.ts', 'list', '--workspace', 'no-such-ws'],
+          {
+            cwd: REPO_ROOT,
+            env,
+          },
+        ).catch((error: { code: number; stderr: string }) => error);
+        expect(failed).toMatchObject({
+          code: 2,
+          stderr: expect.stringContaining('No workspace "no-such-ws"'),
+        });
+      }
     } finally {
       await stop(service.child, 'SIGTERM');
     }
