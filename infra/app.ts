@@ -1,8 +1,9 @@
 /**
  * The CDK app: `npx cdk synth|deploy -c stage=prod`. Optional context: `alarmEmail=ops@example.com`,
- * `requestSizeGuard=false` (no WAF web ACL), `deletionProtection=true|false`.
+ * `requestSizeGuard=false` (no WAF web ACL), `deletionProtection=true|false`, `promptCacheTtlSeconds=10`.
  */
 import { App, Tags } from 'aws-cdk-lib';
+import { parsePromptCacheTtl } from '#shared/prompts/cache-settings.ts';
 import { PromptopsStack } from './stack.ts';
 
 const app = new App();
@@ -18,6 +19,7 @@ new PromptopsStack(app, `promptops-${stage}`, {
   alarmEmail: contextString('alarmEmail'),
   requestSizeGuard: contextBoolean('requestSizeGuard'),
   deletionProtection: contextBoolean('deletionProtection'),
+  promptCacheTtlSeconds: contextNumber('promptCacheTtlSeconds', parsePromptCacheTtl),
 });
 
 Tags.of(app).add('project', 'promptops');
@@ -26,6 +28,12 @@ Tags.of(app).add('stage', stage);
 function contextString(key: string): string | undefined {
   const value: unknown = app.node.tryGetContext(key);
   return value === undefined || value === null || value === '' ? undefined : String(value);
+}
+
+/** A number given as context (`-c key=10`), read by `parse`, which names the key when it refuses. */
+function contextNumber(key: string, parse: (text: string, what: string) => number): number | undefined {
+  const value = contextString(key);
+  return value === undefined ? undefined : parse(value, `Context ${key}`);
 }
 
 /** `-c key=false` arrives as the string "false". */

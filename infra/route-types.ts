@@ -32,4 +32,10 @@ export interface RouteDef {
   events?: boolean;
   memoryMb?: number;
   timeoutSeconds?: number;
+  /**
+   * Settings the handler reads from its environment, with the values the stack gives them; a
+   * deployment may override a declared one (PromptopsStackProps). Locally the process environment
+   * applies instead, as for every setting.
+   */
+  environment?: Readonly<Record<string, string>>;
 }

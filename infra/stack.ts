@@ -3,6 +3,7 @@ import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { MAX_REQUEST_BODY_BYTES } from '#shared/platform/config.ts';
+import { PROMPT_CACHE_TTL_ENV, parsePromptCacheTtl } from '#shared/prompts/cache-settings.ts';
 import { Alarms } from './constructs/alarms.ts';
 import { DataStore } from './constructs/data-store.ts';
 import { HttpApi, type Throttle } from './constructs/http-api.ts';
@@ -26,6 +27,11 @@ export interface PromptopsStackProps extends StackProps {
   /** Stage-wide API throttling. */
   throttle?: Throttle;
   logRetention?: RetentionDays;
+  /**
+   * Lifetime of GET /prompt-templates/{identifier} answers in each container's memory, seconds >= 0
+   * (0: no cache). Default DEFAULT_PROMPT_CACHE_TTL_SECONDS. The longest a read can lag a change.
+   */
+  promptCacheTtlSeconds?: number;
 }
 
 /**
@@ -41,6 +47,12 @@ export class PromptopsStack extends Stack {
   constructor(scope: Construct, id: string, props: PromptopsStackProps) {
     super(scope, id, props);
     const { stage, logRetention } = props;
+    // Checked here so that a bad value fails the synth, not every read after the deployment.
+    const settings: Record<string, string> = {};
+    if (props.promptCacheTtlSeconds !== undefined) {
+      const ttl = String(props.promptCacheTtlSeconds);
+      settings[PROMPT_CACHE_TTL_ENV] = String(parsePromptCacheTtl(ttl, 'promptCacheTtlSeconds'));
+    }
 
     this.data = new DataStore(this, 'Data', {
       deletionProtection: props.deletionProtection ?? stage === 'prod',
@@ -62,6 +74,7 @@ export class PromptopsStack extends Stack {
       resources: { ...shared, queues: this.jobs.queues },
       throttle: props.throttle,
       logRetention,
+      settings,
     });
 
     if (props.requestSizeGuard ?? true) {

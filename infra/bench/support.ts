@@ -34,4 +34,26 @@ export function countDynamoCalls(client: DynamoDBDocumentClient) {
   };
 }
 
+/**
+ * Counts a document client's calls, and waves: a wave starts whenever a call starts while none is in
+ * flight, so waves are the sequential round trips of an operation.
+ */
+export function countDynamoWaves(client: DynamoDBDocumentClient) {
+  const counter = { calls: 0, waves: 0, reset: () => Object.assign(counter, { calls: 0, waves: 0 }) };
+  let inFlight = 0;
+  client.middlewareStack.add(
+    (next) => async (args) => {
+      counter.calls++;
+      if (inFlight++ === 0) counter.waves++;
+      try {
+        return await next(args);
+      } finally {
+        inFlight--;
+      }
+    },
+    { step: 'initialize', name: `benchWaveCounter${Math.random()}` },
+  );
+  return counter;
+}
+
 export const fmt = (n: number, digits = 2) => n.toLocaleString('en-US', { maximumFractionDigits: digits });

@@ -107,6 +107,8 @@ export interface HttpApiProps {
   resources: ServiceResources;
   throttle?: Throttle;
   logRetention?: RetentionDays;
+  /** Deployment values of settings that routes declare in `environment`; each reaches only those routes. */
+  settings?: Readonly<Record<string, string>>;
 }
 
 export interface RouteFunction {
@@ -180,7 +182,18 @@ export class HttpApi extends Construct {
       });
     }
 
+    const settings = props.settings ?? {};
+    for (const name of Object.keys(settings)) {
+      if (!props.routes.some((route) => route.environment && Object.hasOwn(route.environment, name))) {
+        throw new Error(`Setting ${name} is read by no route (no route declares it in environment)`);
+      }
+    }
     this.routes = props.routes.map((route) => {
+      const declared = route.environment;
+      const environment = declared && {
+        ...declared,
+        ...Object.fromEntries(Object.entries(settings).filter(([name]) => Object.hasOwn(declared, name))),
+      };
       const fn = new ServiceFunction(this, routeId(route.method, route.path), {
         root: props.root,
         entry: route.handler,
@@ -190,6 +203,7 @@ export class HttpApi extends Construct {
         memoryMb: route.memoryMb,
         timeoutSeconds: route.timeoutSeconds,
         logRetention: props.logRetention,
+        environment,
       });
       this.api.root
         .resourceForPath(route.path)

@@ -45,6 +45,8 @@ export interface ServiceFunctionProps {
   memoryMb?: number;
   timeoutSeconds?: number;
   logRetention?: RetentionDays;
+  /** Settings of this function, beside the resource names every function gets. */
+  environment?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -88,6 +90,7 @@ export class ServiceFunction extends Construct {
         [ENV.eventBusName]: resources.eventBus.eventBusName,
         NODE_OPTIONS: BUNDLE.nodeOptions,
         POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
+        ...props.environment,
       },
     });
 

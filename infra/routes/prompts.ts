@@ -1,3 +1,4 @@
+import { DEFAULT_PROMPT_CACHE_TTL_SECONDS, PROMPT_CACHE_TTL_ENV } from '#shared/prompts/cache-settings.ts';
 import type { RouteDef } from '../route-types.ts';
 
 /**
@@ -17,6 +18,8 @@ export const PROMPT_ROUTES: readonly RouteDef[] = [
     path: '/prompt-templates/{identifier}',
     handler: 'functions/http/prompt-template-get.ts',
     table: 'read',
+    // Publishes and label moves run in other functions: in AWS this TTL alone bounds how stale a read is.
+    environment: { [PROMPT_CACHE_TTL_ENV]: String(DEFAULT_PROMPT_CACHE_TTL_SECONDS) },
   },
   {
     method: 'POST',

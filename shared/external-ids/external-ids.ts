@@ -10,7 +10,8 @@ import { conflict, notFound } from '#shared/platform/errors.ts';
  * conditional put makes a mapping belong to one entity of that type; the entity's mappings are found
  * through GSI1 rather than copied onto the entity.
  *
- *   W#<ws>#XID#<type>#<sha256(pair)>  XID   entity_type, entity_id, source, external_id, created_at
+ *   W#<ws>#XID#<type>#<sha256(pair)>  XID   entity_type, entity_id, source, external_id, created_at,
+ *                                           owner_name (when claimed by a create, see claimExternalIds)
  *     GSI1  W#<ws>#XIDS#<type>#<entity id>  <created_at>#<hash>
  *
  * The pair is hashed because a source (128 chars) and an id (512 chars) could exceed DynamoDB's key size.
@@ -40,10 +41,10 @@ const ENTITY_WORDS: Record<ExternalIdEntity, string> = {
   skill_collection: 'skill collection',
 };
 
+const pairText = (mapping: ExternalId) => JSON.stringify([mapping.source, mapping.external_id]);
+
 const pairHash = (mapping: ExternalId) =>
-  createHash('sha256')
-    .update(JSON.stringify([mapping.source, mapping.external_id]), 'utf8')
-    .digest('hex');
+  createHash('sha256').update(pairText(mapping), 'utf8').digest('hex');
 
 const mappingKey = (workspaceId: number, entity: ExternalIdEntity, mapping: ExternalId) => ({
   PK: `W#${workspaceId}#XID#${entity}#${pairHash(mapping)}`,
@@ -75,13 +76,21 @@ export interface ClaimOptions {
   ownerExists?(workspaceId: number, entityId: number): Promise<boolean>;
 }
 
+/** How a create claims: for an entity of a name that concurrent creates may share (see claimExternalIds). */
+export interface CreateClaimOptions extends ClaimOptions {
+  /** Kept with each mapping claimed: the name the entity is being created under. */
+  ownerName?: string;
+  /** A mapping held by another entity claimed under `ownerName` is that entity's to share, not a conflict. */
+  adoptSameName?: boolean;
+}
+
 /** Longer than any create takes between claiming its mappings and writing its entity. */
 export const CLAIM_GRACE_MS = 60_000;
 
 /** Identical pairs once, in the order given. */
 export function uniqueExternalIds(mappings: readonly ExternalId[]): ExternalId[] {
   const seen = new Map<string, ExternalId>();
-  for (const mapping of mappings) seen.set(JSON.stringify([mapping.source, mapping.external_id]), mapping);
+  for (const mapping of mappings) seen.set(pairText(mapping), mapping);
   return [...seen.values()];
 }
 
@@ -96,6 +105,19 @@ export async function attachExternalId(
   mapping: ExternalId,
   options: ClaimOptions = {},
 ): Promise<'created' | 'existing'> {
+  return (await claimMapping(workspaceId, entity, entityId, mapping, options)).created
+    ? 'created'
+    : 'existing';
+}
+
+/** Puts the mapping for `entityId`, or finds who holds it: `owner` is the entity that has it now. */
+async function claimMapping(
+  workspaceId: number,
+  entity: ExternalIdEntity,
+  entityId: number,
+  mapping: ExternalId,
+  options: CreateClaimOptions,
+): Promise<{ owner: number; created: boolean }> {
   const key = mappingKey(workspaceId, entity, mapping);
   const createdAt = Date.now();
   for (;;) {
@@ -112,23 +134,27 @@ export async function attachExternalId(
             source: mapping.source,
             external_id: mapping.external_id,
             created_at: createdAt,
+            owner_name: options.ownerName,
           },
           ConditionExpression: 'attribute_not_exists(PK)',
         }),
       );
-      return 'created';
+      return { owner: entityId, created: true };
     } catch (error) {
       if (!isConditionFailed(error)) throw error;
     }
-    const owner = await readMapping(workspaceId, entity, mapping);
-    if (!owner) continue; // detached between the put and the read
-    if (owner.entityId === entityId) return 'existing';
+    const held = await readMapping(workspaceId, entity, mapping);
+    if (!held) continue; // detached between the put and the read
+    if (held.entityId === entityId) return { owner: entityId, created: false };
+    if (options.adoptSameName && options.ownerName !== undefined && held.ownerName === options.ownerName) {
+      return { owner: held.entityId, created: false };
+    }
     const abandoned =
       options.ownerExists !== undefined &&
-      Date.now() - owner.createdAt >= CLAIM_GRACE_MS &&
-      !(await options.ownerExists(workspaceId, owner.entityId));
+      Date.now() - held.createdAt >= CLAIM_GRACE_MS &&
+      !(await options.ownerExists(workspaceId, held.entityId));
     if (!abandoned) throw externalIdConflict(entity, mapping);
-    await detachExternalId(workspaceId, entity, owner.entityId, mapping);
+    await detachExternalId(workspaceId, entity, held.entityId, mapping);
   }
 }
 
@@ -136,30 +162,50 @@ export async function attachExternalId(
  * Attaches several mappings as one: on a conflict, the ones this call created are detached again and
  * the 409 is thrown, so the caller's entity ends with none of them. `release` undoes a successful claim
  * (when what the mappings were claimed for then fails).
+ *
+ * With `adoptSameName`, the claim is made by one of possibly several concurrent creates of one name
+ * (first publishes of a prompt template): the mapping first in a fixed order is claimed alone, and if an
+ * entity claimed under the same name holds it, the rest are claimed for that entity and its id is the
+ * answer's `entityId`. Whoever holds that first mapping decides, so racing creates with the same
+ * mappings agree on one entity instead of refusing each other.
  */
 export async function claimExternalIds(
   workspaceId: number,
   entity: ExternalIdEntity,
   entityId: number,
   mappings: readonly ExternalId[],
-  options: ClaimOptions = {},
-): Promise<{ release(): Promise<void> }> {
-  const outcomes = await Promise.allSettled(
-    mappings.map((mapping) => attachExternalId(workspaceId, entity, entityId, mapping, options)),
-  );
-  const created = mappings.filter((_, i) => {
-    const outcome = outcomes[i];
-    return outcome?.status === 'fulfilled' && outcome.value === 'created';
-  });
+  options: CreateClaimOptions = {},
+): Promise<{ entityId: number; release(): Promise<void> }> {
+  let owner = entityId;
+  let rest = mappings;
+  const created: ExternalId[] = [];
   const release = async () => {
-    await Promise.all(created.map((mapping) => detachExternalId(workspaceId, entity, entityId, mapping)));
+    await Promise.all(created.map((mapping) => detachExternalId(workspaceId, entity, owner, mapping)));
   };
+  if (options.adoptSameName) {
+    const [lead, ...others] = [...mappings].sort((a, b) => (pairText(a) < pairText(b) ? -1 : 1));
+    if (lead) {
+      const claim = await claimMapping(workspaceId, entity, owner, lead, options);
+      owner = claim.owner;
+      if (claim.created) created.push(lead);
+      rest = others;
+    }
+  }
+  const outcomes = await Promise.allSettled(
+    rest.map((mapping) =>
+      claimMapping(workspaceId, entity, owner, mapping, { ...options, adoptSameName: false }),
+    ),
+  );
+  rest.forEach((mapping, i) => {
+    const outcome = outcomes[i];
+    if (outcome?.status === 'fulfilled' && outcome.value.created) created.push(mapping);
+  });
   const failed = outcomes.find((outcome) => outcome.status === 'rejected');
   if (failed) {
     await release();
     throw failed.reason;
   }
-  return { release };
+  return { entityId: owner, release };
 }
 
 async function readMapping(workspaceId: number, entity: ExternalIdEntity, mapping: ExternalId) {
@@ -170,7 +216,13 @@ async function readMapping(workspaceId: number, entity: ExternalIdEntity, mappin
       ConsistentRead: true,
     }),
   );
-  return Item && { entityId: Item.entity_id as number, createdAt: Item.created_at as number };
+  return (
+    Item && {
+      entityId: Item.entity_id as number,
+      createdAt: Item.created_at as number,
+      ownerName: Item.owner_name as string | undefined,
+    }
+  );
 }
 
 /** The entity a mapping belongs to, if any. */

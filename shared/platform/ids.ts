@@ -27,7 +27,8 @@ interface Block {
 const blocks = new Map<IdKind, Block>();
 const refills = new Map<IdKind, Promise<void>>();
 
-export const counterKey = (kind: IdKind) => ({ PK: `COUNTER#${kind}`, SK: 'COUNTER' });
+export const COUNTER_PREFIX = 'COUNTER#';
+export const counterKey = (kind: IdKind) => ({ PK: `${COUNTER_PREFIX}${kind}`, SK: 'COUNTER' });
 
 async function reserveBlock(kind: IdKind): Promise<void> {
   const result = await dynamo.send(
@@ -46,18 +47,40 @@ async function reserveBlock(kind: IdKind): Promise<void> {
   blocks.set(kind, { next: last - ID_BLOCK_SIZE + 1, end: last });
 }
 
+/** Reserves a fresh block; concurrent callers of one container share a single refill per kind. */
+function refill(kind: IdKind): Promise<void> {
+  let pending = refills.get(kind);
+  if (!pending) {
+    pending = reserveBlock(kind).finally(() => refills.delete(kind));
+    refills.set(kind, pending);
+  }
+  return pending;
+}
+
+const available = (kind: IdKind) => {
+  const block = blocks.get(kind);
+  return block ? block.end - block.next + 1 : 0;
+};
+
 export async function nextId(kind: IdKind): Promise<number> {
   for (;;) {
     const block = blocks.get(kind);
     if (block && block.next <= block.end) return block.next++;
-    // Concurrent callers of one container share a single refill.
-    let refill = refills.get(kind);
-    if (!refill) {
-      refill = reserveBlock(kind).finally(() => refills.delete(kind));
-      refills.set(kind, refill);
-    }
-    await refill;
+    await refill(kind);
   }
+}
+
+/**
+ * Makes sure the container holds `count` ids of each kind (at most a block), reserving the blocks that
+ * are short all at once: an operation that needs several kinds pays one round trip on a cold start
+ * instead of one per kind. A block that is short is replaced (its tail becomes a gap).
+ */
+export async function prefetchIds(needs: Partial<Record<IdKind, number>>): Promise<void> {
+  await Promise.all(
+    (Object.entries(needs) as [IdKind, number][])
+      .filter(([kind, count]) => available(kind) < Math.min(count, ID_BLOCK_SIZE))
+      .map(([kind]) => refill(kind)),
+  );
 }
 
 /** Forgets reserved blocks (tests that reset the table). */

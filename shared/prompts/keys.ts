@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
  *
  *   W#<ws>#P#<name>  ~HEAD            id, name, tags, folder, labels (map), has_external_ids
  *   W#<ws>#P#<name>  V#0000000001 ... one item per version
+ *   W#<ws>#P#<name>  L#<label>        a copy of the version the label was last moved to (see below)
  *
  * `~` sorts after `V`, so one descending Query from the top reads the head and then the latest version:
  * a by-name read is one round trip and "latest" is derived from the last version item, never stored.
@@ -15,6 +16,8 @@ import { createHash } from 'node:crypto';
  */
 export const HEAD_SK = '~HEAD';
 export const VERSION_PREFIX = 'V#';
+/** Sorts below the versions, so the Query from the top never meets a label copy. */
+const LABEL_COPY_PREFIX = 'L#';
 const VERSION_DIGITS = 10;
 
 /** Names longer than this (in UTF-8 bytes) are keyed by their hash: DynamoDB keys stop at 2048 bytes. */
@@ -39,6 +42,16 @@ export const headKey = (workspaceId: number, name: string) => ({
 export const versionKey = (workspaceId: number, name: string, number: number) => ({
   PK: templatePk(workspaceId, name),
   SK: versionSk(number),
+});
+
+/**
+ * A copy of the version a label was last moved to, read together with the head so that a read by label
+ * is one round trip. The head stays the only record of where a label points: a reader uses the copy only
+ * when it is of the version the head names (versions are immutable, so the copy is then exact).
+ */
+export const labelCopyKey = (workspaceId: number, name: string, label: string) => ({
+  PK: templatePk(workspaceId, name),
+  SK: `${LABEL_COPY_PREFIX}${label}`,
 });
 
 /** Template id -> name, written before the head that makes the template visible. */

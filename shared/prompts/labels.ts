@@ -1,8 +1,16 @@
 import { notFound } from '#shared/platform/errors.ts';
 import { emitPromptEvents } from './events.ts';
 import { findHead } from './read.ts';
-import type { LabelEntry, TemplateHead } from './records.ts';
-import { deleteLabelPointer, getHead, getLabelPointer, getVersion, updateHead } from './repository.ts';
+import { type LabelEntry, labelOf, type TemplateHead } from './records.ts';
+import {
+  deleteLabelCopy,
+  deleteLabelPointer,
+  getHead,
+  getLabelPointer,
+  getVersion,
+  putLabelCopy,
+  updateHead,
+} from './repository.ts';
 import { invalidateTemplate } from './template-cache.ts';
 import { toLabelsView, toLabelView } from './views.ts';
 
@@ -11,6 +19,8 @@ import { toLabelsView, toLabelView } from './views.ts';
  * one, listing a template's. A label lives in its template's head (`labels.<name>`); its id reaches it
  * through the label pointer item. Each change is one conditional UpdateItem of the head that also
  * checks the label still has that id, so a label deleted meanwhile is a 404, never a resurrection.
+ * Next to the head, each label keeps a copy of its version for reads by label (repository.ts): a move
+ * writes it along with the head, a deletion removes it after.
  */
 
 const labelNotFound = (labelId: number) => notFound(`Prompt label ${labelId} not found`);
@@ -29,15 +39,20 @@ export async function moveLabel(
   const version = await getVersion(workspaceId, name, versionNumber);
   if (!version) {
     const head = await getHead(workspaceId, name);
-    if (head?.labels[label]?.id !== labelId) throw labelNotFound(labelId);
+    if (!head || labelOf(head, label)?.id !== labelId) throw labelNotFound(labelId);
     throw notFound(`Version ${versionNumber} of prompt template ${name} not found`);
   }
   const now = Date.now();
-  const before = await updateHead(workspaceId, name, {
-    updatedAt: now,
-    move: [{ name: label, id: labelId, prompt_version_id: version.id, version_number: version.number }],
-  });
-  const previous = before?.labels[label];
+  // The copy goes with the head (a move may go back, so it is not monotonic); a reader meanwhile that
+  // finds it out of step reads the version itself. A move onto the same version rewrites a stale copy.
+  const [before] = await Promise.all([
+    updateHead(workspaceId, name, {
+      updatedAt: now,
+      move: [{ name: label, id: labelId, prompt_version_id: version.id, version_number: version.number }],
+    }),
+    putLabelCopy(workspaceId, label, version, { monotonic: false }),
+  ]);
+  const previous = before && labelOf(before, label);
   if (!before || !previous) throw labelNotFound(labelId);
   invalidateTemplate(workspaceId, name);
 
@@ -71,9 +86,12 @@ export async function deleteLabel(workspaceId: number, labelId: number): Promise
     updatedAt: Date.now(),
     remove: { name: label, id: labelId },
   });
-  const removed = before?.labels[label];
+  const removed = before && labelOf(before, label);
   if (!before || !removed) throw labelNotFound(labelId);
-  await deleteLabelPointer(workspaceId, labelId);
+  await Promise.all([
+    deleteLabelPointer(workspaceId, labelId),
+    deleteLabelCopy(workspaceId, name, label, removed.prompt_version_id),
+  ]);
   invalidateTemplate(workspaceId, name);
   await emitPromptEvents(workspaceId, [
     { type: 'prompt_template_label_deleted', details: labelDetails(before, label, removed) },

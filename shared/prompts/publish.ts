@@ -6,19 +6,22 @@ import {
   uniqueExternalIds,
 } from '#shared/external-ids/external-ids.ts';
 import { forbidden, payloadTooLarge } from '#shared/platform/errors.ts';
-import { nextId } from '#shared/platform/ids.ts';
+import { nextId, prefetchIds } from '#shared/platform/ids.ts';
 import { emitPromptEvents, type PromptEvent } from './events.ts';
+import { TEMPLATE_MAPPINGS } from './external-ids.ts';
 import type { PromptBlueprint } from './llm-kwargs.ts';
 import { snippetLoader } from './read.ts';
-import type { LabelEntry, TemplateHead, VersionRecord } from './records.ts';
+import { type LabelEntry, labelOf, type TemplateHead, type VersionRecord } from './records.ts';
 import {
   createHead,
   getHead,
   type HeadAndLatest,
   type LabelMove,
+  putLabelCopy,
   putPointers,
   putVersion,
   readHeadAndLatest,
+  storedHeadBytes,
   storedVersionBytes,
   updateHead,
 } from './repository.ts';
@@ -30,24 +33,38 @@ import { toPublishView } from './views.ts';
 /**
  * POST /rest/prompt-templates: publishes a new version, creating the template on its first publish.
  *
- * Order of writes (no transactions; each step leaves the registry readable):
+ * Everything that can refuse the publish (body, snippets, external ids) is checked before the first
+ * write that a client could see. Order of writes (no transactions; each step leaves the registry
+ * readable):
  * 1. external ids are claimed with conditional puts; a conflict releases this call's claims and is a
  *    409 before anything else is written;
  * 2. the version item `V#<n+1>` is put with attribute_not_exists (a race loses, re-reads and takes the
  *    next number: versions are 1..N without gaps or duplicates), together with the id pointers of a new
- *    template or new labels (unreferenced until step 3, so harmless if the publish stops here);
+ *    template or new labels (unreferenced until step 3, so harmless if the publish stops here) and the
+ *    label copies reads by label use (only trusted once the head names this version);
  * 3. the head is created (first publish: this is what makes the template visible) or updated with one
  *    conditional UpdateItem that sets tags and creates or moves every label (compare-and-set against
  *    the head as read; a lost race re-reads and plans again; a label already on a newer version stays).
  * A first publish that loses the race for version 1 adopts the winner's template id, so concurrent
- * first publishes of one name all become versions of one template.
+ * first publishes of one name all become versions of one template; with external ids they already
+ * agree on the id in step 1 (see claimExternalIds).
  *
- * Round trips for an existing template: 1 Query, 1 PutItem (plus a parallel BatchWriteItem for new
- * labels), 1 UpdateItem; a listing of external ids only when the template has some.
+ * Round trips: 1 for the snippet check, the template as it stands and (cold container) the id blocks,
+ * together; 1 for the claims, when there are external ids; 1 PutItem (with the pointers and label
+ * copies beside it); 1 UpdateItem or PutItem of the head.
  */
 const MAX_ATTEMPTS = 100;
 /** A version must fit in one item (400 KB) with room for keys and attribute names. */
 export const MAX_VERSION_BYTES = 350_000;
+/** The head, likewise: its tags and labels map. */
+export const MAX_HEAD_BYTES = 300_000;
+const LARGEST_LABEL_ENTRY: LabelEntry = {
+  id: Number.MAX_SAFE_INTEGER,
+  prompt_version_id: Number.MAX_SAFE_INTEGER,
+  version_number: Number.MAX_SAFE_INTEGER,
+  created_at: Number.MAX_SAFE_INTEGER,
+  updated_at: Number.MAX_SAFE_INTEGER,
+};
 
 export type PublishView = ReturnType<typeof toPublishView>;
 
@@ -60,8 +77,6 @@ export async function publishPromptTemplate(workspaceId: number, body: PublishBo
   const labels = [...new Set(body.release_labels ?? [])];
   const externalIds = uniqueExternalIds(body.external_ids ?? []);
   const blueprint = withBlueprintDefaults(input.prompt_template);
-  // Every snippet reference must resolve now; a chain that leads back to this template is a cycle.
-  await resolveSnippets(blueprint as PromptBlueprint, snippetLoader(workspaceId), { selfName: name });
 
   const now = Date.now();
   const draft: Omit<VersionRecord, 'prompt_id' | 'number'> = {
@@ -76,11 +91,32 @@ export async function publishPromptTemplate(workspaceId: number, body: PublishBo
     throw payloadTooLarge(`A prompt version is at most ${MAX_VERSION_BYTES} bytes as JSON`);
   }
 
-  let state = await readHeadAndLatest(workspaceId, name);
+  const [, read] = await Promise.all([
+    // Every snippet reference must resolve now; a chain that leads back to this template is a cycle.
+    resolveSnippets(blueprint as PromptBlueprint, snippetLoader(workspaceId), { selfName: name }),
+    readHeadAndLatest(workspaceId, name),
+    prefetchIds({ prompt: 1, prompt_version: 1, prompt_label: labels.length }),
+  ]);
+  let state = read;
+  // The spec's default: a publish without tags leaves the template with none.
+  const tags = template.tags ?? [];
+  // The head must take the new labels and tags: refused now rather than after the version is written.
+  const plannedLabels = Object.fromEntries(labels.map((label) => [label, LARGEST_LABEL_ENTRY]));
+  if (storedHeadBytes({ tags, labels: { ...state.head?.labels, ...plannedLabels } }) > MAX_HEAD_BYTES) {
+    throw payloadTooLarge(`A template's tags and labels are at most ${MAX_HEAD_BYTES} bytes as JSON`);
+  }
   let templateId = state.head?.id ?? state.latest?.prompt_id ?? (await nextId('prompt'));
-  const claim = async (id: number) =>
-    externalIds.length ? claimExternalIds(workspaceId, 'prompt_template', id, externalIds) : undefined;
-  let claimed = await claim(templateId);
+  const claim = async (id: number, firstPublish: boolean) =>
+    externalIds.length
+      ? claimExternalIds(workspaceId, 'prompt_template', id, externalIds, {
+          ...TEMPLATE_MAPPINGS,
+          ownerName: name,
+          // Racing first publishes of this name share the template of whichever claimed first.
+          adoptSameName: firstPublish,
+        })
+      : undefined;
+  let claimed = await claim(templateId, !state.head && !state.latest);
+  templateId = claimed?.entityId ?? templateId;
 
   const labelIds = new Map<string, number>();
   const pointers = new PointerWriter(workspaceId, name, labelIds);
@@ -90,11 +126,20 @@ export async function publishPromptTemplate(workspaceId: number, body: PublishBo
     for (let attempt = 0; ; attempt++) {
       if (attempt === MAX_ATTEMPTS)
         throw new Error(`No free version number for ${name} after ${attempt} attempts`);
-      version = { ...draft, prompt_id: templateId, number: (state.latest?.number ?? 0) + 1 };
-      const newLabels = labels.filter((label) => !state.head?.labels[label]);
+      const candidate: VersionRecord = {
+        ...draft,
+        prompt_id: templateId,
+        number: (state.latest?.number ?? 0) + 1,
+      };
+      version = candidate;
+      const head = state.head;
       const [won] = await Promise.all([
-        putVersion(workspaceId, version),
-        pointers.write(state.head ? undefined : templateId, newLabels),
+        putVersion(workspaceId, candidate),
+        pointers.write(
+          head ? undefined : templateId,
+          labels.filter((label) => !head || !labelOf(head, label)),
+        ),
+        ...labels.map((label) => putLabelCopy(workspaceId, label, candidate, { monotonic: true })),
       ]);
       if (won) break;
       state = await readHeadAndLatest(workspaceId, name);
@@ -104,7 +149,7 @@ export async function publishPromptTemplate(workspaceId: number, body: PublishBo
         await claimed?.release();
         claimed = undefined;
         templateId = owner;
-        claimed = await claim(templateId);
+        claimed = await claim(templateId, false);
       }
     }
   } catch (error) {
@@ -122,7 +167,7 @@ export async function publishPromptTemplate(workspaceId: number, body: PublishBo
       labels,
       labelIds,
       pointers,
-      tags: template.tags ?? undefined,
+      tags,
       folderId: template.folder_id,
       markExternalIds: externalIds.length > 0,
     }),
@@ -143,7 +188,7 @@ export async function publishPromptTemplate(workspaceId: number, body: PublishBo
     ...outcome.events,
   ]);
   return toPublishView(
-    { id: templateId, name, tags: outcome.tags },
+    { id: templateId, name, tags },
     version,
     outcome.applied,
     mergeExternalIds(attached, externalIds),
@@ -154,13 +199,12 @@ interface HeadPlan {
   labels: string[];
   labelIds: Map<string, number>;
   pointers: PointerWriter;
-  tags?: string[];
+  tags: string[];
   folderId?: number | null;
   markExternalIds: boolean;
 }
 
 interface HeadOutcome {
-  tags: string[];
   /** The labels now on the new version. */
   applied: string[];
   events: PromptEvent[];
@@ -204,7 +248,7 @@ async function writeHead(
       const created = await createHead(workspaceId, {
         id: version.prompt_id,
         name,
-        tags: plan.tags ?? [],
+        tags: plan.tags,
         folder_id: plan.folderId ?? null,
         created_at: now,
         updated_at: now,
@@ -213,7 +257,6 @@ async function writeHead(
       });
       if (created) {
         return {
-          tags: plan.tags ?? [],
           applied: plan.labels,
           events: entries.map(([label, entry]) => labelEvent(label, entry)),
         };
@@ -222,12 +265,13 @@ async function writeHead(
       continue;
     }
 
-    const create: Record<string, LabelEntry> = {};
+    // Keyed by client-chosen names: no prototype to assign through.
+    const create: Record<string, LabelEntry> = Object.create(null);
     const move: LabelMove[] = [];
     const events: PromptEvent[] = [];
     const applied: string[] = [];
     for (const label of plan.labels) {
-      const current: LabelEntry | undefined = head.labels[label];
+      const current = labelOf(head, label);
       // A newer version (a concurrent publish) already took the label: it stays there.
       if (current && current.version_number > version.number) continue;
       applied.push(label);
@@ -248,7 +292,7 @@ async function writeHead(
       create,
       move,
     });
-    if (before) return { tags: plan.tags ?? before.tags, applied, events };
+    if (before) return { applied, events };
     head = await getHead(workspaceId, name);
   }
   throw new Error(`Could not update the head of ${name} after ${MAX_ATTEMPTS} attempts`);

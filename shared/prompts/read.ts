@@ -1,12 +1,11 @@
 import { invalid, notFound } from '#shared/platform/errors.ts';
 import { type ModelMetadata, type PromptBlueprint, renderLlmKwargs } from './llm-kwargs.ts';
-import type { TemplateHead, VersionRecord } from './records.ts';
+import { type LabelEntry, labelOf, type TemplateHead, type VersionRecord } from './records.ts';
 import {
   getHead,
-  getHeadAndVersion,
+  getTemplateItems,
   getTemplateName,
   getVersion,
-  getVersions,
   type HeadAndLatest,
   readHeadAndLatest,
 } from './repository.ts';
@@ -17,8 +16,8 @@ import { type RawTemplateView, toRawTemplateView } from './views.ts';
 
 /**
  * Reading templates: a version picked by number, label or "latest", by name or id, with its snippets
- * expanded. Round trips on a cache miss: latest or a label on the latest version by name, one Query;
- * a pinned version, one BatchGetItem; a label on an older version, one more GetItem; by id, one GetItem
+ * expanded. Round trips on a cache miss: the latest by name, one Query; a pinned version or a label, one
+ * BatchGetItem (the head with the version, or with the label's copy of its version); by id, one GetItem
  * for the id's name first, once per container. Each snippet level costs one more parallel round.
  */
 
@@ -39,20 +38,39 @@ type Lookup =
 
 async function lookupByName(workspaceId: number, name: string, select: Selector): Promise<Lookup> {
   if (select.version !== undefined) {
-    const { head, version } = await getHeadAndVersion(workspaceId, name, select.version);
+    const items = await getTemplateItems(workspaceId, {
+      heads: [name],
+      versions: [{ name, number: select.version }],
+    });
+    const head = items.head(name);
+    const version = items.version(name, select.version);
     if (!head) return { missing: 'template' };
     return version ? { found: { head, version } } : { missing: 'version', head };
+  }
+  if (select.label !== undefined) {
+    const { label } = select;
+    const items = await getTemplateItems(workspaceId, { heads: [name], labelCopies: [{ name, label }] });
+    const head = items.head(name);
+    if (!head) return { missing: 'template' };
+    const entry = labelOf(head, label);
+    if (!entry) return { missing: 'label', head };
+    const version =
+      copyInStep(entry, items.labelCopy(name, label)) ??
+      (await getVersion(workspaceId, name, entry.version_number));
+    return version ? { found: { head, version } } : { missing: 'label', head };
   }
   const { head, latest } = await readHeadAndLatest(workspaceId, name);
   // A version without a head is a first publish not finished (or interrupted): not there yet.
   if (!head || !latest) return { missing: 'template' };
-  if (select.label === undefined) return { found: { head, version: latest } };
-  const entry = head.labels[select.label];
-  if (!entry) return { missing: 'label', head };
-  if (entry.version_number === latest.number) return { found: { head, version: latest } };
-  const version = await getVersion(workspaceId, name, entry.version_number);
-  return version ? { found: { head, version } } : { missing: 'label', head };
+  return { found: { head, version: latest } };
 }
+
+/**
+ * The label's copy when it is of the version the head names. Otherwise (racing moves, a move that
+ * stopped halfway, a label set before copies existed) the caller reads that version itself.
+ */
+const copyInStep = (entry: LabelEntry, copy: VersionRecord | undefined) =>
+  copy?.id === entry.prompt_version_id ? copy : undefined;
 
 /** The identifier as a template id, when it is one's form (digits). */
 function asTemplateId(identifier: string): number | undefined {
@@ -135,52 +153,58 @@ export async function findLoggedPromptVersion(
 }
 
 /**
- * Loads one snippet level: every reference to a latest or labelled version costs one Query of its
- * template (head and latest version together), all pinned versions one BatchGetItem, all issued at
- * once. Only a label on an older version needs a second BatchGetItem.
+ * Loads one snippet level in one round: a Query (head and latest version) per template named without a
+ * version or label, and one BatchGetItem for every pinned version and every labelled reference (its
+ * template's head with the label's copy of its version), all issued at once. Only a label whose copy is
+ * out of step with its head needs a second BatchGetItem.
  */
 export function snippetLoader(workspaceId: number): SnippetLoader {
   return async (refs) => {
-    const floatingNames = [
-      ...new Set(refs.filter((ref) => ref.version === undefined).map((ref) => ref.name)),
+    const latestNames = [
+      ...new Set(
+        refs.filter((ref) => ref.version === undefined && ref.label === undefined).map((ref) => ref.name),
+      ),
     ];
-    const pinned = refs.flatMap((ref) =>
-      ref.version === undefined ? [] : [{ name: ref.name, number: ref.version }],
+    const labelled = refs.flatMap((ref) =>
+      ref.label === undefined ? [] : [{ name: ref.name, label: ref.label }],
     );
-    const [pinnedVersions, templates] = await Promise.all([
-      pinned.length ? getVersions(workspaceId, pinned) : new Map<string, VersionRecord>(),
+    const [items, templates] = await Promise.all([
+      getTemplateItems(workspaceId, {
+        versions: refs.flatMap((ref) =>
+          ref.version === undefined ? [] : [{ name: ref.name, number: ref.version }],
+        ),
+        heads: labelled.map((ref) => ref.name),
+        labelCopies: labelled,
+      }),
       Promise.all(
-        floatingNames.map(async (name) => [name, await readHeadAndLatest(workspaceId, name)] as const),
+        latestNames.map(async (name) => [name, await readHeadAndLatest(workspaceId, name)] as const),
       ),
     ]);
     const byName = new Map<string, HeadAndLatest>(templates);
 
     const resolved = new Map<string, ResolvedSnippet | undefined>();
-    const olderLabelled: { raw: string; label: string; name: string; number: number }[] = [];
+    const outOfStep: { raw: string; label: string; name: string; number: number }[] = [];
     for (const ref of refs) {
       if (ref.version !== undefined) {
-        resolved.set(ref.raw, asSnippet(pinnedVersions.get(`${ref.name}@${ref.version}`), null));
-        continue;
+        resolved.set(ref.raw, asSnippet(items.version(ref.name, ref.version), null));
+      } else if (ref.label === undefined) {
+        const { head, latest } = byName.get(ref.name) ?? {};
+        if (head && latest) resolved.set(ref.raw, asSnippet(latest, null));
+      } else {
+        const head = items.head(ref.name);
+        const entry = head && labelOf(head, ref.label);
+        const copy = entry && copyInStep(entry, items.labelCopy(ref.name, ref.label));
+        if (copy) resolved.set(ref.raw, asSnippet(copy, ref.label));
+        else if (entry)
+          outOfStep.push({ raw: ref.raw, label: ref.label, name: ref.name, number: entry.version_number });
       }
-      const { head, latest } = byName.get(ref.name) ?? {};
-      if (!head || !latest) continue;
-      if (ref.label === undefined) {
-        resolved.set(ref.raw, asSnippet(latest, null));
-        continue;
-      }
-      const entry = head.labels[ref.label];
-      if (entry?.version_number === latest.number) resolved.set(ref.raw, asSnippet(latest, ref.label));
-      else if (entry)
-        olderLabelled.push({ raw: ref.raw, label: ref.label, name: ref.name, number: entry.version_number });
     }
-    if (olderLabelled.length) {
-      const versions = await getVersions(
-        workspaceId,
-        olderLabelled.map(({ name, number }) => ({ name, number })),
-      );
-      for (const ref of olderLabelled) {
-        resolved.set(ref.raw, asSnippet(versions.get(`${ref.name}@${ref.number}`), ref.label));
-      }
+    if (outOfStep.length) {
+      const versions = await getTemplateItems(workspaceId, {
+        versions: outOfStep.map(({ name, number }) => ({ name, number })),
+      });
+      for (const ref of outOfStep)
+        resolved.set(ref.raw, asSnippet(versions.version(ref.name, ref.number), ref.label));
     }
     return resolved;
   };

@@ -19,10 +19,15 @@ export interface TemplateHead {
   folder_id: number | null;
   created_at: number;
   updated_at: number;
+  /** By label name; client-named keys, so read them with `labelOf` (never through the prototype). */
   labels: Record<string, LabelEntry>;
   /** Set before the first external id is attached: tells readers whether listing mappings is worth a call. */
   has_external_ids: boolean;
 }
+
+/** The label of that name, if the template has it (a label may be called `constructor`). */
+export const labelOf = (head: Pick<TemplateHead, 'labels'>, label: string): LabelEntry | undefined =>
+  Object.hasOwn(head.labels, label) ? head.labels[label] : undefined;
 
 /** `metadata` of a version: `model` plus any custom fields, kept as sent. */
 export type VersionMetadata = Record<string, unknown> & { model?: Record<string, unknown> | null };

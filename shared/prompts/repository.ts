@@ -4,6 +4,7 @@ import { dynamo, isConditionFailed, queryIndexPartition, table } from '#shared/p
 import {
   HEAD_SK,
   headKey,
+  labelCopyKey,
   labelIdKey,
   templateIdKey,
   templatePk,
@@ -80,35 +81,45 @@ export async function getVersion(
   return Item && toVersion(Item);
 }
 
-/** The head and one version of a template in one BatchGetItem. */
-export async function getHeadAndVersion(
-  workspaceId: number,
-  name: string,
-  number: number,
-): Promise<{ head?: TemplateHead; version?: VersionRecord }> {
-  const items = await batchGetItems([headKey(workspaceId, name), versionKey(workspaceId, name, number)], {
-    consistent: true,
-  });
-  const head = items.find((item) => item.SK === HEAD_SK);
-  const version = items.find((item) => item.SK !== HEAD_SK);
-  return { head: head && toHead(head), version: version && toVersion(version) };
+export interface TemplateItemsWanted {
+  heads?: string[];
+  versions?: { name: string; number: number }[];
+  /** The copies of the versions these labels were last moved to (see labelCopyKey). */
+  labelCopies?: { name: string; label: string }[];
 }
 
-/** Versions of several templates in one BatchGetItem, by `${name}@${number}`. */
-export async function getVersions(
+/** What getTemplateItems found, by what was asked. */
+export interface TemplateItems {
+  head(name: string): TemplateHead | undefined;
+  version(name: string, number: number): VersionRecord | undefined;
+  labelCopy(name: string, label: string): VersionRecord | undefined;
+}
+
+/** Heads, versions and label copies of any templates in one BatchGetItem (per 100 keys). */
+export async function getTemplateItems(
   workspaceId: number,
-  wanted: { name: string; number: number }[],
-): Promise<Map<string, VersionRecord>> {
-  const items = await batchGetItems(
-    wanted.map(({ name, number }) => versionKey(workspaceId, name, number)),
-    { consistent: true },
+  wanted: TemplateItemsWanted,
+): Promise<TemplateItems> {
+  const id = (key: { PK: string; SK: string }) => `${key.PK}\u0000${key.SK}`;
+  // BatchGetItem refuses a key asked twice.
+  const keys = new Map(
+    [
+      ...(wanted.heads ?? []).map((name) => headKey(workspaceId, name)),
+      ...(wanted.versions ?? []).map(({ name, number }) => versionKey(workspaceId, name, number)),
+      ...(wanted.labelCopies ?? []).map(({ name, label }) => labelCopyKey(workspaceId, name, label)),
+    ].map((key) => [id(key), key]),
   );
-  const found = new Map<string, VersionRecord>();
-  for (const item of items) {
-    const version = toVersion(item);
-    found.set(`${version.prompt_name}@${version.number}`, version);
-  }
-  return found;
+  const items = keys.size ? await batchGetItems([...keys.values()], { consistent: true }) : [];
+  const found = new Map(items.map((item) => [id(item as { PK: string; SK: string }), item]));
+  const at = <T>(key: { PK: string; SK: string }, as: (item: Item) => T) => {
+    const item = found.get(id(key));
+    return item && as(item);
+  };
+  return {
+    head: (name) => at(headKey(workspaceId, name), toHead),
+    version: (name, number) => at(versionKey(workspaceId, name, number), toVersion),
+    labelCopy: (name, label) => at(labelCopyKey(workspaceId, name, label), toVersion),
+  };
 }
 
 // Ids never change name (there is no rename), so a container remembers the mapping; bounded by clearing.
@@ -158,10 +169,7 @@ export async function putVersion(workspaceId: number, record: VersionRecord): Pr
     await dynamo.send(
       new PutCommand({
         TableName: table(),
-        Item: {
-          ...versionKey(workspaceId, record.prompt_name, record.number),
-          doc: JSON.stringify(record),
-        },
+        Item: { ...versionKey(workspaceId, record.prompt_name, record.number), doc: JSON.stringify(record) },
         ConditionExpression: 'attribute_not_exists(PK)',
       }),
     );
@@ -175,6 +183,65 @@ export async function putVersion(workspaceId: number, record: VersionRecord): Pr
 /** Byte size of a version as stored (the item limit is 400 KB). */
 export const storedVersionBytes = (record: VersionRecord) =>
   Buffer.byteLength(JSON.stringify(record), 'utf8');
+
+/** Byte size of a head as JSON, close to what DynamoDB counts of the item. */
+export const storedHeadBytes = (head: Pick<TemplateHead, 'tags' | 'labels'>) =>
+  Buffer.byteLength(JSON.stringify({ tags: head.tags, labels: head.labels }), 'utf8');
+
+/**
+ * Writes the copy of `version` that reads by `label` use (see labelCopyKey): before the head moves the
+ * label, so a reader that sees the move finds the copy. `monotonic` (a publish, whose labels only move
+ * forward) keeps a copy of a higher version in place: racing publishes leave the copy of the highest
+ * version, where their label ends too. A copy left out of step costs readers one more read, never a
+ * wrong answer.
+ */
+export async function putLabelCopy(
+  workspaceId: number,
+  label: string,
+  version: VersionRecord,
+  { monotonic }: { monotonic: boolean },
+): Promise<void> {
+  try {
+    await dynamo.send(
+      new PutCommand({
+        TableName: table(),
+        Item: {
+          ...labelCopyKey(workspaceId, version.prompt_name, label),
+          prompt_version_id: version.id,
+          version_number: version.number,
+          doc: JSON.stringify(version),
+        },
+        ...(monotonic && {
+          ConditionExpression: 'attribute_not_exists(PK) OR version_number <= :number',
+          ExpressionAttributeValues: { ':number': version.number },
+        }),
+      }),
+    );
+  } catch (error) {
+    if (!isConditionFailed(error)) throw error;
+  }
+}
+
+/** Deletes a deleted label's copy, unless a publish that re-created the label has replaced it. */
+export async function deleteLabelCopy(
+  workspaceId: number,
+  name: string,
+  label: string,
+  versionId: number,
+): Promise<void> {
+  try {
+    await dynamo.send(
+      new DeleteCommand({
+        TableName: table(),
+        Key: labelCopyKey(workspaceId, name, label),
+        ConditionExpression: 'prompt_version_id = :version',
+        ExpressionAttributeValues: { ':version': versionId },
+      }),
+    );
+  } catch (error) {
+    if (!isConditionFailed(error)) throw error;
+  }
+}
 
 export interface Pointers {
   template?: { id: number; name: string };
@@ -205,6 +272,9 @@ export async function createHead(workspaceId: number, head: TemplateHead): Promi
           GSI1PK: templatesIndexPk(workspaceId),
           GSI1SK: templatesIndexSk(head.created_at, head.id),
           ...head,
+          labels: Object.fromEntries(
+            Object.entries(head.labels).map(([label, entry]) => [storedLabelKey(label), entry]),
+          ),
         },
         ConditionExpression: 'attribute_not_exists(PK)',
       }),
@@ -227,7 +297,8 @@ export interface LabelMove {
 }
 
 export interface HeadChange {
-  updatedAt: number;
+  /** Moves `updated_at`; left out by changes a client does not see (the external-ids flag). */
+  updatedAt?: number;
   tags?: string[];
   folderId?: number | null;
   markExternalIds?: boolean;
@@ -247,9 +318,14 @@ export async function updateHead(
   name: string,
   change: HeadChange,
 ): Promise<TemplateHead | undefined> {
-  const names: Record<string, string> = { '#updated': 'updated_at' };
-  const values: Record<string, unknown> = { ':updated': change.updatedAt };
-  const sets = ['#updated = :updated'];
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  const sets: string[] = [];
+  if (change.updatedAt !== undefined) {
+    names['#updated'] = 'updated_at';
+    values[':updated'] = change.updatedAt;
+    sets.push('#updated = :updated');
+  }
   const removes: string[] = [];
   const conditions = ['attribute_exists(PK)'];
   if (change.tags) {
@@ -269,7 +345,7 @@ export async function updateHead(
   }
   const labelPath = (label: string, index: string) => {
     names['#labels'] = 'labels';
-    names[`#${index}`] = label;
+    names[`#${index}`] = storedLabelKey(label);
     return `#labels.#${index}`;
   };
   Object.entries(change.create ?? {}).forEach(([label, entry], i) => {
@@ -286,7 +362,8 @@ export async function updateHead(
       [`:m${i}vid`]: move.prompt_version_id,
       [`:m${i}vn`]: move.version_number,
     });
-    sets.push(`${path}.#vid = :m${i}vid`, `${path}.#vn = :m${i}vn`, `${path}.#updated = :updated`);
+    sets.push(`${path}.#vid = :m${i}vid`, `${path}.#vn = :m${i}vn`);
+    if (change.updatedAt !== undefined) sets.push(`${path}.#updated = :updated`);
     conditions.push(`${path}.#lid = :m${i}id`);
     if (move.fromVersion !== undefined) {
       values[`:m${i}from`] = move.fromVersion;
@@ -305,7 +382,10 @@ export async function updateHead(
       new UpdateCommand({
         TableName: table(),
         Key: headKey(workspaceId, name),
-        UpdateExpression: `SET ${sets.join(', ')}${removes.length ? ` REMOVE ${removes.join(', ')}` : ''}`,
+        UpdateExpression: [
+          sets.length ? `SET ${sets.join(', ')}` : '',
+          removes.length ? `REMOVE ${removes.join(', ')}` : '',
+        ].join(' '),
         ConditionExpression: conditions.join(' AND '),
         ExpressionAttributeNames: names,
         ExpressionAttributeValues: values,
@@ -330,9 +410,26 @@ function toHead(item: Item): TemplateHead {
     folder_id: (item.folder_id as number | null | undefined) ?? null,
     created_at: item.created_at as number,
     updated_at: item.updated_at as number,
-    labels: (item.labels as Record<string, LabelEntry> | undefined) ?? {},
+    labels: labelsFromItem(item.labels as Record<string, LabelEntry> | undefined),
     has_external_ids: item.has_external_ids === true,
   };
+}
+
+/*
+ * The SDK's marshaller assigns map keys and checks a map's `constructor`: a label called `__proto__`
+ * would set a prototype and one called `constructor` makes it refuse the map. Such names (and their
+ * escaped forms, so that every name keeps its own key) are stored with one more leading backslash.
+ */
+const UNSAFE_KEY = /^\\*(?:__proto__|constructor)$/;
+const ESCAPED_KEY = /^\\+(?:__proto__|constructor)$/;
+const storedLabelKey = (label: string) => (UNSAFE_KEY.test(label) ? `\\${label}` : label);
+
+/** The labels map with the names as given, without a prototype: a lookup never finds an inherited member. */
+function labelsFromItem(stored: Record<string, LabelEntry> = {}): Record<string, LabelEntry> {
+  const labels: Record<string, LabelEntry> = Object.create(null);
+  for (const [key, entry] of Object.entries(stored))
+    labels[ESCAPED_KEY.test(key) ? key.slice(1) : key] = entry;
+  return labels;
 }
 
 function toVersion(item: Item): VersionRecord {

@@ -8,6 +8,7 @@ import { parseTimestamp } from '#shared/platform/time.ts';
 
 export const promptNameSchema = z.string().min(1).max(512);
 export const labelNameSchema = z.string().min(1).max(255);
+export const MAX_RELEASE_LABELS = 100;
 
 /** `metadata.model`: provider and name are required once a model is given. */
 const modelSchema = z.looseObject({
@@ -26,7 +27,7 @@ const metadataSchema = z.looseObject({ model: modelSchema.nullish() });
 export const publishBodySchema = z.object({
   prompt_template: z.object({
     prompt_name: promptNameSchema,
-    // Absent keeps the template's tags; given (even []) replaces them.
+    // Every publish sets the tags; absent or null is the spec's default [] (publish.ts).
     tags: z.array(z.string().max(512)).nullish(),
     folder_id: z.int().positive().nullish(),
     workspace_id: z.int().nullish(),
@@ -36,7 +37,8 @@ export const publishBodySchema = z.object({
     commit_message: z.string().max(72).nullish(),
     metadata: metadataSchema.nullish(),
   }),
-  release_labels: z.array(labelNameSchema).nullish(),
+  // Each label moved writes a copy of the version (docs/prompts.md): bounded per publish.
+  release_labels: z.array(labelNameSchema).max(MAX_RELEASE_LABELS).nullish(),
   external_ids: z.array(externalIdSchema).nullish(),
 });
 export type PublishBody = z.output<typeof publishBodySchema>;

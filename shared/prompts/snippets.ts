@@ -57,8 +57,9 @@ export interface ResolveOptions {
   /** Where a 422 points; defaults to the published blueprint. */
   loc?: Loc;
   /**
-   * Name of the template being resolved. A reference chain that reaches it is a cycle, whatever
-   * version it names: on publish the new version becomes the one `@@@self@@@` means.
+   * Name of the template being published. A reference chain that reaches it without a version number
+   * (latest, or a label, which the publish may move) is a cycle: the new version becomes what it means.
+   * A pinned version of it is immutable and resolves like any other snippet.
    */
   selfName?: string;
 }
@@ -162,7 +163,7 @@ async function loadLevels(
     if (depth > MAX_SNIPPET_DEPTH) {
       throw tooDeep(loc, chain(level[0]!));
     }
-    const self = selfName === undefined ? undefined : level.find((ref) => ref.name === selfName);
+    const self = level.find((ref) => ref.name === selfName && ref.version === undefined);
     if (self) throw invalid(loc, `snippet cycle: ${[selfName, ...chain(self)].join(' → ')}`);
 
     const loaded = await load(level);

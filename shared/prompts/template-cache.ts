@@ -1,30 +1,33 @@
 import { TtlCache } from './cache.ts';
+import {
+  DEFAULT_PROMPT_CACHE_TTL_SECONDS,
+  PROMPT_CACHE_TTL_ENV,
+  parsePromptCacheTtl,
+} from './cache-settings.ts';
 
 /**
  * The default cache of GET /prompt-templates/{identifier}: answers kept in the function's memory for
  * PROMPT_CACHE_TTL_SECONDS (default 30 s, 0 switches it off), keyed by workspace, identifier and every
  * query parameter. An entry is tagged with its template and every snippet it expanded; a publish or a
- * label change made through this container drops the entries of that template at once, other
- * containers see the change when their entries expire.
+ * label change made in this container drops the entries of that template at once. In AWS each route is
+ * its own function, so a change made through another function reaches this cache only when its entries
+ * expire: the TTL is what bounds staleness there.
  */
-export const PROMPT_CACHE_TTL_ENV = 'PROMPT_CACHE_TTL_SECONDS';
-export const DEFAULT_PROMPT_CACHE_TTL_SECONDS = 30;
 const MAX_ENTRIES = 2_000;
-
-let cache: TtlCache<unknown> | undefined;
 
 export function promptCacheTtlSeconds(): number {
   const configured = process.env[PROMPT_CACHE_TTL_ENV];
   if (configured === undefined || configured === '') return DEFAULT_PROMPT_CACHE_TTL_SECONDS;
-  const seconds = Number(configured);
-  if (!Number.isFinite(seconds) || seconds < 0) {
-    throw new Error(`${PROMPT_CACHE_TTL_ENV} must be a number of seconds >= 0, got "${configured}"`);
-  }
-  return seconds;
+  return parsePromptCacheTtl(configured);
 }
 
+// Read at module load: a bad value stops the cold start with its name in the error, rather than
+// failing each GET that reaches the cache.
+let ttlSeconds = promptCacheTtlSeconds();
+let cache: TtlCache<unknown> | undefined;
+
 export function templateCache(): TtlCache<unknown> {
-  cache ??= new TtlCache(promptCacheTtlSeconds() * 1000, MAX_ENTRIES);
+  cache ??= new TtlCache(ttlSeconds * 1000, MAX_ENTRIES);
   return cache;
 }
 
@@ -36,7 +39,8 @@ export function invalidateTemplate(workspaceId: number, name: string): void {
   cache?.invalidate(templateTag(workspaceId, name));
 }
 
-/** Forgets the cache and re-reads the TTL on next use (tests). */
+/** Forgets the cache and reads the TTL again (tests). */
 export function resetTemplateCache(): void {
+  ttlSeconds = promptCacheTtlSeconds();
   cache = undefined;
 }

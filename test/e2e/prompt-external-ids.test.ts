@@ -40,6 +40,22 @@ describe('POST /prompt-templates/{prompt_template_id}/external-ids', () => {
     expect(await list(other.id)).toEqual([]);
   });
 
+  it('changes nothing a client can see when it answers 409', async () => {
+    const owner = await publish(service, uniqueName('held'));
+    const name = uniqueName('refused');
+    const other = await publish(service, name);
+    const mapping = { source: 'jira', external_id: uniqueName('PROMPT') };
+    await attach(owner.id, mapping);
+    const seen = async () =>
+      (await service.call('GET', '/prompt-templates', { query: { name } })).body.items[0];
+    const before = await seen();
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const response = await service.rejected('POST', path(other.id), { body: mapping });
+    expect(response.status).toBe(409);
+    expect(await seen()).toEqual(before);
+    expect(await list(other.id)).toEqual([]);
+  });
+
   it.each([
     ['an empty source', { source: '', external_id: 'x' }, 'source'],
     ['a source of 129 characters', { source: 's'.repeat(129), external_id: 'x' }, 'source'],

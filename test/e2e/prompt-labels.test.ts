@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '#test/support/local-service.ts';
-import { completion, publish, uniqueName } from '#test/support/prompts.ts';
+import { completion, publish, publishBody, uniqueName } from '#test/support/prompts.ts';
 
 /**
  * Release labels through the local gateway: listing a template's labels (with the ids PATCH takes),
@@ -155,6 +155,51 @@ describe('DELETE /prompt-labels/{prompt_label_id}', () => {
     expect(again?.prompt_version_number).toBe(4);
     expect(again?.release_label_id).not.toBe(staging?.release_label_id);
   });
+});
+
+describe('label names that are Object.prototype properties', () => {
+  const noCache = { 'Cache-Control': 'no-cache' };
+  const byLabel = (label: string) =>
+    service.call('GET', `/prompt-templates/${name}`, { query: { label }, headers: noCache });
+
+  it.each(['valueOf', 'constructor', '__proto__', 'toString', 'hasOwnProperty'])(
+    'publishes, reads, moves and deletes a label named %s like any other',
+    async (label) => {
+      // A first publish creates the label with the template; the template of beforeEach gets it as a new label.
+      const fresh = uniqueName(`proto-${label}`);
+      const created = await service.call('POST', '/rest/prompt-templates', {
+        body: publishBody(fresh, completion('fresh'), { release_labels: [label, 'prod'] }),
+      });
+      expect(created.status).toBe(201);
+      expect(created.body.release_labels).toEqual([label, 'prod']);
+      expect(Object.keys(await labelsOf(fresh)).sort()).toEqual([label, 'prod'].sort());
+
+      const four = await publish(service, name, completion('four'), { release_labels: [label] });
+      expect(four.release_labels).toEqual([label]);
+      const five = await publish(service, name, completion('five'), { release_labels: [label, 'prod'] });
+      expect(five.release_labels).toEqual([label, 'prod']);
+      await publish(service, name, completion('six'));
+
+      expect((await byLabel(label)).body).toMatchObject({ version: 5 });
+      const row = (await labelsOf(name))[label];
+      expect(row).toMatchObject({ release_label: label, prompt_version_number: 5 });
+      const listed = await service.call('GET', '/prompt-templates', { query: { label, name } });
+      expect(listed.body.items.map((item: { prompt_name: string }) => item.prompt_name)).toEqual([name]);
+
+      const moved = await service.call('PATCH', `/prompt-labels/${row?.release_label_id}`, {
+        body: { prompt_version_number: 2 },
+      });
+      expect(moved.status).toBe(200);
+      expect(moved.body).toMatchObject({ id: row?.release_label_id, name: label, prompt_version_number: 2 });
+      expect((await byLabel(label)).body.prompt_template.content[0].text).toBe('two');
+
+      expect((await service.call('DELETE', `/prompt-labels/${row?.release_label_id}`)).status).toBe(200);
+      expect((await byLabel(label)).status).toBe(404);
+      expect(Object.keys(await labelsOf(name)).sort()).toEqual(['prod', 'staging']);
+      // Labels of names that are not a label answer 404 rather than an inherited property.
+      expect((await byLabel('isPrototypeOf')).status).toBe(404);
+    },
+  );
 });
 
 describe('events', () => {

@@ -60,7 +60,7 @@ describe('POST /rest/prompt-templates', () => {
     });
   });
 
-  it('adds versions 2, 3 to the same template, keeping tags unless new ones are given', async () => {
+  it('adds versions 2, 3 to the same template, each publish setting the tags (absent or null: none)', async () => {
     const name = uniqueName('versions');
     const first = await publish(service, name, undefined, {
       prompt_template: { prompt_name: name, tags: ['a'] },
@@ -74,13 +74,19 @@ describe('POST /rest/prompt-templates', () => {
     expect(new Set([first.prompt_version_id, second.prompt_version_id, third.prompt_version_id]).size).toBe(
       3,
     );
-    expect(second.tags).toEqual(['a']);
+    // The spec's default for prompt_template.tags is [].
+    expect(second.tags).toEqual([]);
     expect(third.tags).toEqual(['b']);
     expect((await get(name)).body).toMatchObject({
       version: 3,
       tags: ['b'],
       prompt_template: { type: 'completion' },
     });
+    const fourth = await publish(service, name, undefined, {
+      prompt_template: { prompt_name: name, tags: null },
+    });
+    expect(fourth.tags).toEqual([]);
+    expect((await get(name, {}, noCache)).body).toMatchObject({ version: 4, tags: [] });
   });
 
   it('accepts jinja2 templates and keeps the format', async () => {
@@ -130,6 +136,26 @@ describe('POST /rest/prompt-templates', () => {
       expect(response.status).toBe(422);
       expect(response.body.detail[0].loc).toEqual(['body', 'prompt_template', 'prompt_name']);
     }
+  });
+
+  it('refuses tags and labels the template head could not hold before writing anything (413, 422)', async () => {
+    const name = uniqueName('crowded');
+    await publish(service, name, completion('one'));
+    const tooManyTags = Array.from({ length: 800 }, (_, i) => `${i}`.padEnd(512, 't'));
+    const tags = await service.rejected('POST', '/rest/prompt-templates', {
+      body: publishBody(name, completion('two'), {
+        prompt_template: { prompt_name: name, tags: tooManyTags },
+      }),
+    });
+    expect(tags.status).toBe(413);
+    const labels = await service.rejected('POST', '/rest/prompt-templates', {
+      body: publishBody(name, completion('two'), {
+        release_labels: Array.from({ length: 101 }, (_, i) => `l${i}`),
+      }),
+    });
+    expect(labels.status).toBe(422);
+    expect(labels.body.detail[0].loc).toEqual(['body', 'release_labels']);
+    expect((await get(name, {}, noCache)).body.version).toBe(1);
   });
 
   it('refuses to publish into another workspace named in the body', async () => {
@@ -299,10 +325,43 @@ describe('snippets', () => {
     expect(response.body.message).toMatch(/cycle/);
     expect((await get(a)).body.version).toBe(1);
 
-    const self = await service.call('POST', '/rest/prompt-templates', {
-      body: publishBody(a, completion(`@@@${a}@version_number:1@@@`)),
+    const latestSelf = await service.call('POST', '/rest/prompt-templates', {
+      body: publishBody(a, completion(`@@@${a}@@@`)),
     });
-    expect(self.status).toBe(422);
+    expect(latestSelf.status).toBe(422);
+    // Version 1 of A references nothing and never changes: pinning it is no cycle.
+    const pinnedSelf = await publish(service, a, completion(`A v2 keeps @@@${a}@version_number:1@@@`));
+    expect(pinnedSelf.version_number).toBe(2);
+    expect((await get(a, {}, noCache)).body.prompt_template.content[0].text).toBe('A v2 keeps A alone');
+  });
+
+  it('answers 422 on read for a cycle that concurrent publishes created; the raw text still reads', async () => {
+    const { putVersion } = await import('#shared/prompts/repository.ts');
+    const a = uniqueName('race-cycle-a');
+    const b = uniqueName('race-cycle-b');
+    const first = await publish(service, a, completion('A alone'));
+    await publish(service, b, completion(`B uses @@@${a}@@@`));
+    // What a publish of A -> B racing the publish of B -> A leaves: each checked the other's old version.
+    await putVersion(service.workspaceId, {
+      id: 20_000_000 + first.id,
+      prompt_id: first.id,
+      prompt_name: a,
+      number: 2,
+      prompt_template: completion(`A uses @@@${b}@@@`) as never,
+      metadata: null,
+      commit_message: null,
+      created_at: Date.now(),
+    });
+    for (const name of [a, b]) {
+      const read = await get(name, {}, noCache);
+      expect(read.status).toBe(422);
+      expect(read.body.message).toMatch(/snippet cycle/);
+      expect(read.body.detail[0].loc).toEqual(['query', 'resolve_snippets']);
+      expect((await get(name, { resolve_snippets: false }, noCache)).status).toBe(200);
+    }
+    // A publish that breaks the cycle makes both readable again.
+    await publish(service, a, completion('A alone again'));
+    expect((await get(b, {}, noCache)).body.prompt_template.content[0].text).toBe('B uses A alone again');
   });
 
   it('rejects a chat template used as a snippet', async () => {
@@ -447,7 +506,13 @@ describe('GET /prompt-templates', () => {
       { prompt_template: { prompt_name: 'gamma-support', tags: ['support'] } },
       key,
     );
-    await publish(service, 'alpha-support', chat('a2'), undefined, key);
+    await publish(
+      service,
+      'alpha-support',
+      chat('a2'),
+      { prompt_template: { prompt_name: 'alpha-support', tags: ['support', 'en'] } },
+      key,
+    );
   });
 
   it('lists every template with its latest version, newest first, with page arithmetic', async () => {

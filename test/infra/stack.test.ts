@@ -21,6 +21,7 @@ import {
   queueUrlEnv,
 } from '#shared/platform/config.ts';
 import { TABLE_INDEXES, TABLE_KEYS, TTL_ATTRIBUTE } from '#shared/platform/table-schema.ts';
+import { DEFAULT_PROMPT_CACHE_TTL_SECONDS, PROMPT_CACHE_TTL_ENV } from '#shared/prompts/cache-settings.ts';
 
 type Resource = { Type: string; Properties: any; DeletionPolicy?: string; UpdateReplacePolicy?: string };
 
@@ -66,6 +67,7 @@ beforeAll(() => {
     stage: 'prod',
     requestSizeGuard: false,
     alarmEmail: 'ops@example.com',
+    promptCacheTtlSeconds: 5,
   });
 
   const jobsStack = new Stack(app, 'jobs');
@@ -229,6 +231,38 @@ describe('functions', () => {
       expect(queueEnv.sort()).toEqual((route.queues ?? []).map(queueUrlEnv).sort());
     }
   });
+
+  it('sets the settings a route declares on its function, and on no other', () => {
+    for (const route of ROUTES) {
+      const [, fn] = functionByDescription(dev, routeLabel(route));
+      const env = fn.Properties.Environment.Variables;
+      for (const [name, value] of Object.entries(route.environment ?? {})) expect(env[name]).toBe(value);
+    }
+    const readers = ROUTES.filter((route) => route.environment && PROMPT_CACHE_TTL_ENV in route.environment);
+    expect(readers.map(routeLabel)).toEqual(['GET /prompt-templates/{identifier}']);
+    const withTtl = resources(dev, 'AWS::Lambda::Function').filter(
+      ([, fn]) => fn.Properties.Environment?.Variables?.[PROMPT_CACHE_TTL_ENV] !== undefined,
+    );
+    expect(withTtl.map(([, fn]) => fn.Properties.Description)).toEqual(readers.map(routeLabel));
+  });
+
+  it('gives the prompt GET function its cache TTL: the default, or promptCacheTtlSeconds', () => {
+    const ttl = (template: Template) =>
+      functionByDescription(template, 'GET /prompt-templates/{identifier}')[1].Properties.Environment
+        .Variables[PROMPT_CACHE_TTL_ENV];
+    expect(ttl(dev)).toBe(String(DEFAULT_PROMPT_CACHE_TTL_SECONDS));
+    expect(ttl(prod)).toBe('5');
+  });
+
+  it.each([-1, Number.NaN, Number.POSITIVE_INFINITY, 1e21])(
+    'refuses promptCacheTtlSeconds %s at synth',
+    (promptCacheTtlSeconds) => {
+      const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+      expect(() => new PromptopsStack(app, 'bad-ttl', { stage: 'dev', promptCacheTtlSeconds })).toThrow(
+        /promptCacheTtlSeconds must be a number of seconds >= 0/,
+      );
+    },
+  );
 
   it('gives each function an explicit log group with a retention', () => {
     const logGroups = resources(dev, 'AWS::Logs::LogGroup');

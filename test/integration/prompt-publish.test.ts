@@ -1,5 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import * as externalIds from '#shared/external-ids/external-ids.ts';
+import { templateExternalIds } from '#shared/prompts/external-ids.ts';
 import * as read from '#shared/prompts/read.ts';
 import * as repository from '#shared/prompts/repository.ts';
 import { startTestService, type TestService } from '#test/support/local-service.ts';
@@ -52,6 +53,31 @@ describe('version numbers under concurrency', () => {
     expect(latest.version.number).toBe(20);
     const heads = (await repository.listHeads(ws)).filter((head) => head.name === name);
     expect(heads).toHaveLength(1);
+  });
+
+  it('gives 10 concurrent first publishes with the same external ids one template, versions 1..10', async () => {
+    const name = uniqueName('race-xids');
+    const mappings = [
+      { source: 'crm', external_id: `${name}-a` },
+      { source: 'git', external_id: `${name}-b` },
+    ];
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 10 }, (_, i) =>
+        // Each lists the mappings in its own order: the claim order must not depend on it.
+        publish(name, `text ${i}`, { external_ids: i % 2 ? mappings : [...mappings].reverse() }),
+      ),
+    );
+    expect(outcomes.filter((outcome) => outcome.status === 'rejected')).toEqual([]);
+    const results = outcomes.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value] : []));
+    expect(new Set(results.map((r) => r.id)).size).toBe(1);
+    expect(results.map((r) => r.version_number).sort((a, b) => a - b)).toEqual(
+      Array.from({ length: 10 }, (_, i) => i + 1),
+    );
+    const [templateId] = results.map((r) => r.id);
+    for (const mapping of mappings) {
+      expect(await externalIds.findExternalIdOwner(ws, 'prompt_template', mapping)).toBe(templateId);
+    }
+    expect((await storedVersions(name)).every((version) => version.prompt_id === templateId)).toBe(true);
   });
 
   it('leaves a label moved by 20 racing publishes on the highest version, with one stable id', async () => {
@@ -108,6 +134,68 @@ describe('a publish interrupted between its writes', () => {
     await repository.putPointers(ws, { template: { id: 77_000_010, name }, labels: [] });
     await expect(read.readTemplate(ws, '77000010', {})).rejects.toMatchObject({ status: 404 });
     expect((await read.readTemplate(ws, String(winner.id), {})).head.name).toBe(name);
+  });
+});
+
+describe('external ids left by a first publish that crashed', () => {
+  afterEach(() => vi.restoreAllMocks());
+  const longAgo = () => Date.now() - externalIds.CLAIM_GRACE_MS - 1000;
+  /** A mapping as a crashed first publish leaves it: claimed for a template id that never came to exist. */
+  const claimAt = (at: number, templateId: number, externalId: string, ownerName?: string) => {
+    vi.spyOn(Date, 'now').mockReturnValueOnce(at);
+    return externalIds.claimExternalIds(
+      ws,
+      'prompt_template',
+      templateId,
+      [{ source: 'crash', external_id: externalId }],
+      {
+        ownerName,
+      },
+    );
+  };
+  const mapping = (externalId: string) => ({ source: 'crash', external_id: externalId });
+
+  it('lets another template take a mapping of a template that never came to exist, once it is stale', async () => {
+    const live = await publish(uniqueName('live'), 'live');
+    const stale = uniqueName('stale');
+    const fresh = uniqueName('fresh');
+    const owned = uniqueName('owned');
+    await claimAt(longAgo(), 88_000_001, stale);
+    await claimAt(Date.now(), 88_000_002, fresh);
+    await claimAt(longAgo(), live.id, owned);
+
+    const taker = await publish(uniqueName('taker'), 'takes', { external_ids: [mapping(stale)] });
+    expect(await externalIds.findExternalIdOwner(ws, 'prompt_template', mapping(stale))).toBe(taker.id);
+    expect(taker.external_ids).toEqual([mapping(stale)]);
+    // Within the grace period the publish that claimed it may still be running; a live owner keeps it.
+    await expect(publish(uniqueName('early'), 'x', { external_ids: [mapping(fresh)] })).rejects.toMatchObject(
+      {
+        status: 409,
+      },
+    );
+    await expect(publish(uniqueName('thief'), 'x', { external_ids: [mapping(owned)] })).rejects.toMatchObject(
+      {
+        status: 409,
+      },
+    );
+    expect(await externalIds.findExternalIdOwner(ws, 'prompt_template', mapping(owned))).toBe(live.id);
+  });
+
+  it('lets the attach endpoint take a stale mapping of a template that never came to exist', async () => {
+    const stale = uniqueName('stale-attach');
+    await claimAt(longAgo(), 88_000_003, stale);
+    const template = await publish(uniqueName('attacher'), 'attaches');
+    await templateExternalIds.attach(ws, template.id, mapping(stale));
+    expect(await externalIds.findExternalIdOwner(ws, 'prompt_template', mapping(stale))).toBe(template.id);
+  });
+
+  it('makes a retry of the crashed first publish the template its mappings were claimed for', async () => {
+    const name = uniqueName('retried');
+    const externalId = uniqueName('retry');
+    await claimAt(Date.now(), 88_000_004, externalId, name);
+    const retried = await publish(name, 'again', { external_ids: [mapping(externalId)] });
+    expect(retried).toMatchObject({ id: 88_000_004, version_number: 1, external_ids: [mapping(externalId)] });
+    expect((await read.readTemplate(ws, '88000004', {})).head.name).toBe(name);
   });
 });
 

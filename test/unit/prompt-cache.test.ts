@@ -1,10 +1,7 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { TtlCache } from '#shared/prompts/cache.ts';
-import {
-  DEFAULT_PROMPT_CACHE_TTL_SECONDS,
-  PROMPT_CACHE_TTL_ENV,
-  promptCacheTtlSeconds,
-} from '#shared/prompts/template-cache.ts';
+import { DEFAULT_PROMPT_CACHE_TTL_SECONDS, PROMPT_CACHE_TTL_ENV } from '#shared/prompts/cache-settings.ts';
+import { promptCacheTtlSeconds } from '#shared/prompts/template-cache.ts';
 
 describe('TtlCache', () => {
   it('answers an entry until its TTL passes, then forgets it', () => {
@@ -75,10 +72,18 @@ describe('PROMPT_CACHE_TTL_SECONDS', () => {
     expect(promptCacheTtlSeconds()).toBe(2.5);
   });
 
-  it('fails loudly on a value that is not a number of seconds', () => {
+  it.each(['ten', '-1', '0x10', '1e3', ' 5', 'Infinity'])('refuses %j, naming the variable', (value) => {
+    process.env[PROMPT_CACHE_TTL_ENV] = value;
+    expect(() => promptCacheTtlSeconds()).toThrow(
+      /PROMPT_CACHE_TTL_SECONDS must be a number of seconds >= 0/,
+    );
+  });
+
+  it('fails when the GET function loads, not on each read', async () => {
     process.env[PROMPT_CACHE_TTL_ENV] = 'ten';
-    expect(() => promptCacheTtlSeconds()).toThrow(/PROMPT_CACHE_TTL_SECONDS/);
-    process.env[PROMPT_CACHE_TTL_ENV] = '-1';
-    expect(() => promptCacheTtlSeconds()).toThrow();
+    vi.resetModules();
+    await expect(import('#functions/http/prompt-template-get.ts')).rejects.toThrow(
+      /PROMPT_CACHE_TTL_SECONDS/,
+    );
   });
 });

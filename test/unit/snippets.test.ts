@@ -227,6 +227,33 @@ describe('resolveSnippets', () => {
     expect(direct.detail?.[0]?.msg).toBe('snippet cycle: A → A');
   });
 
+  it('resolves a pinned older version of the template being published: it cannot change', async () => {
+    const { load, calls } = registry([
+      latest('cycA', 'plain v1'),
+      latest('cycA', 'v2 @@@B@@@', 2),
+      latest('B', 'b'),
+    ]);
+    const result = await resolveSnippets(completion('v3 keeps @@@cycA@version_number:1@@@'), load, {
+      selfName: 'cycA',
+    });
+    expect(textOf(result.blueprint)).toBe('v3 keeps plain v1');
+    expect(result.snippets).toEqual([{ prompt_name: 'cycA', version: 1, label: null }]);
+    expect(calls()).toEqual([['@@@cycA@version_number:1@@@']]);
+
+    // A pinned version whose own references reach back to the template unpinned is still a cycle.
+    const { load: loadBack } = registry([latest('cycA', 'v1 @@@B@@@'), latest('B', 'b @@@cycA@@@')]);
+    const error = await rejection(
+      resolveSnippets(completion('@@@cycA@version_number:1@@@'), loadBack, { selfName: 'cycA' }),
+    );
+    expect(error.detail?.[0]?.msg).toBe('snippet cycle: cycA → cycA → B → cycA');
+    // And so is a pinned version that references itself.
+    const { load: loadSelf } = registry([latest('cycA', 'v1 @@@cycA@version_number:1@@@')]);
+    const looped = await rejection(
+      resolveSnippets(completion('@@@cycA@version_number:1@@@'), loadSelf, { selfName: 'cycA' }),
+    );
+    expect(looped.detail?.[0]?.msg).toBe('snippet cycle: cycA → cycA');
+  });
+
   it('is a 422 at the given location for an unknown snippet', async () => {
     const { load } = registry([latest('known', 'text @@@missing@label:prod@@@')]);
     const error = await rejection(resolveSnippets(chat('@@@known@@@'), load, { loc: ['query', 'label'] }));
