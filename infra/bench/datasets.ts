@@ -68,22 +68,32 @@ const TEXTS = [
 ];
 const quoted = (text: string) => `"${text.replaceAll('"', '""')}"`;
 
-/** ~FILE_BYTES of CSV as a stream: a ~1 MB block of rows, built once, repeated. Its size is known up front. */
+/**
+ * FILE_BYTES of CSV, to within one row, as a stream: a ~1 MB block of rows, built once, repeated, then
+ * as many of its rows as still fit. Its size is known up front.
+ */
 function generateCsv(): { stream: Readable; bytes: number } {
   let text = '';
-  for (let i = 0; text.length < MB; i++) {
-    text += `${i},user-${i % 977},${quoted(TEXTS[i % TEXTS.length]!)},${quoted(TEXTS[(i + 1) % TEXTS.length]!)},${i % 10}\n`;
+  const rowEnds: number[] = []; // byte offsets in the block (rows hold line breaks of their own)
+  for (let i = 0, bytes = 0; text.length < MB; i++) {
+    const row = `${i},user-${i % 977},${quoted(TEXTS[i % TEXTS.length]!)},${quoted(TEXTS[(i + 1) % TEXTS.length]!)},${i % 10}\n`;
+    text += row;
+    bytes += Buffer.byteLength(row);
+    rowEnds.push(bytes);
   }
   const block = Buffer.from(text);
   const head = Buffer.from('id,user,input,expected,score\n');
-  const blocks = Math.floor(FILE_BYTES / block.length);
+  const blocks = Math.floor((FILE_BYTES - head.length) / block.length);
+  const room = FILE_BYTES - head.length - blocks * block.length;
+  const tail = block.subarray(0, rowEnds.findLast((end) => end <= room) ?? 0);
   function* chunks() {
     yield head;
     for (let i = 0; i < blocks; i++) yield block;
+    yield tail;
   }
   return {
     stream: Readable.from(chunks(), { objectMode: false }),
-    bytes: head.length + blocks * block.length,
+    bytes: head.length + blocks * block.length + tail.length,
   };
 }
 
@@ -117,7 +127,7 @@ async function benchFromFile(call: Call, workspaceId: number): Promise<BenchRow[
     throw new Error(`from-file bench ended with ${JSON.stringify(result.events)}`);
   }
   const rows = await call('GET', `/api/public/v2/datasets/${event.details.dataset_id}/rows?per_page=1`);
-  const label = `datasets from-file: ${fmt(bytes / MB, 0)} MB CSV via upload-url (${fmt(rows.total, 0)} rows)`;
+  const label = `datasets from-file: ${fmt(bytes / MB, 0)} MB CSV (${fmt(bytes, 0)} bytes, ${fmt(rows.total, 0)} rows) via upload-url`;
   return [
     {
       name: `${label}: worker throughput`,

@@ -36,6 +36,13 @@ export const DATASET_ROUTES: readonly RouteDef[] = [
     path: '/api/public/v2/datasets',
     handler: 'functions/http/dataset-list.ts',
     table: 'read',
+    bucket: 'read', // filter params stored in S3 before lists had their preview on the item
+  },
+  {
+    method: 'GET',
+    path: '/api/public/v2/datasets/{dataset_id}',
+    handler: 'functions/http/dataset-get.ts',
+    table: 'read',
     bucket: 'read', // large stored filter params
   },
   {
@@ -55,6 +62,12 @@ export const DATASET_ROUTES: readonly RouteDef[] = [
     table: 'write',
     bucket: 'write', // removes a draft whose job could not be sent
     queues: [COPY_JOBS.name],
+  },
+  {
+    method: 'POST',
+    path: '/api/public/v2/dataset-versions/save-draft',
+    handler: 'functions/http/dataset-save-draft.ts',
+    table: 'write',
   },
   {
     method: 'POST',

@@ -17,6 +17,7 @@ import {
 import {
   datasetFromItem,
   deleteItem,
+  FILTER_PARAMS_ATTRIBUTE_NAMES,
   getDataset,
   getItem,
   JOB_ATTRIBUTE_NAMES,
@@ -106,6 +107,14 @@ export function draftExists(groupId: number, draftId?: number) {
   return conflict(`Dataset group ${groupId} already has a draft${which}`, 'draft_exists');
 }
 
+/** A job is building the group's draft: it ends with an event (or its lease), then ask again. */
+export function draftBusy(groupId: number, draftId: number) {
+  return conflict(
+    `Dataset group ${groupId} has a draft (dataset ${draftId}) that a job is still building; try again when it has ended`,
+    'draft_busy',
+  );
+}
+
 /** Creates the group's draft; 409 when the group already has one (also when another request just made it). */
 export async function createDraft(draft: DatasetRecord): Promise<void> {
   const { workspaceId, groupId, id } = draft;
@@ -136,7 +145,6 @@ export async function claimDraft(
   job: DatasetJob,
   set: Record<string, unknown> = {},
 ): Promise<boolean> {
-  const previous = draft.job;
   const now = Date.now();
   return updateItem(datasetKey(draft.workspaceId, draft.id), {
     set: {
@@ -146,9 +154,17 @@ export async function claimDraft(
       expiresAt: job.ownsDraft ? nowSeconds(now) + jobLeaseSeconds(job.type) : undefined,
     },
     // What a previous job or query left must not pass for this one's.
-    remove: [...JOB_ATTRIBUTE_NAMES, 'filterParams', 'filterParamsKey'].filter(
+    remove: [...JOB_ATTRIBUTE_NAMES, ...FILTER_PARAMS_ATTRIBUTE_NAMES].filter(
       (attribute) => !(attribute in jobAttributes(job)) && !(attribute in set),
     ),
+    ...stillAsRead(draft),
+  });
+}
+
+/** The condition of a change to a draft read a moment ago: still a draft, held by the same job or none. */
+function stillAsRead(draft: DatasetRecord): { condition: string; values: Record<string, unknown> } {
+  const previous = draft.job;
+  return {
     condition: previous
       ? '#versionNumber = :draft AND #jobId = :previous AND #jobStatus = :status'
       : '#versionNumber = :draft AND attribute_not_exists(#jobId)',
@@ -156,7 +172,7 @@ export async function claimDraft(
       ':draft': DRAFT_VERSION,
       ...(previous ? { ':previous': previous.id, ':status': previous.status } : {}),
     },
-  });
+  };
 }
 
 /** Hands a reused draft back as it was before the job (rows untouched); false when the job no longer holds it. */
@@ -164,9 +180,23 @@ export async function releaseDraft(draft: DatasetRecord, jobId: string): Promise
   await deletePrefix(jobPrefix(draft.workspaceId, draft.id, jobId));
   return updateItem(datasetKey(draft.workspaceId, draft.id), {
     set: { updatedAt: Date.now() },
-    remove: [...JOB_ATTRIBUTE_NAMES, 'filterParams', 'filterParamsKey', 'expiresAt'],
+    remove: [...JOB_ATTRIBUTE_NAMES, ...FILTER_PARAMS_ATTRIBUTE_NAMES, 'expiresAt'],
     condition: '#jobId = :job',
     values: { ':job': jobId },
+  });
+}
+
+/**
+ * Makes a draft a version as it is (save-draft), only if it is still as the caller read it: a draft,
+ * held by the same job or by none. A job that has not ended (its lease ran out) loses its hold, so it
+ * can never change the version. False when the draft changed meanwhile.
+ */
+export async function publishDraft(draft: DatasetRecord, versionNumber: number): Promise<boolean> {
+  const dropJob = draft.job !== undefined && draft.job.status !== 'done';
+  return updateItem(datasetKey(draft.workspaceId, draft.id), {
+    set: { versionNumber, updatedAt: Date.now() },
+    remove: ['expiresAt', ...(dropJob ? [...JOB_ATTRIBUTE_NAMES, ...FILTER_PARAMS_ATTRIBUTE_NAMES] : [])],
+    ...stillAsRead(draft),
   });
 }
 
@@ -220,11 +250,10 @@ export async function draftForJob(
   for (let attempt = 0; ; attempt++) {
     const existing = await findDraft(group.workspaceId, group.id);
     if (existing) {
-      const busy = isBusy(existing);
-      if (busy || !options.reusable(existing)) {
-        const why = busy ? 'that a job is still building' : 'that already holds rows';
+      if (isBusy(existing)) throw draftBusy(group.id, existing.id);
+      if (!options.reusable(existing)) {
         throw conflict(
-          `Dataset group ${group.id} already has a draft (dataset ${existing.id}) ${why}`,
+          `Dataset group ${group.id} already has a draft (dataset ${existing.id}) that holds rows; save it as a version (save-draft) first`,
           'draft_exists',
         );
       }

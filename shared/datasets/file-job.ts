@@ -19,14 +19,14 @@ export const fileJob: JobDefinition = {
     if (!job.fileKey || !job.fileKind) throw new DatasetFileError('The job names no file');
     const source = await openUpload(job.fileKey, job.fileEtag);
     const writer = new ChunkWriter(workspaceId, id, job.id);
-    const { columns, rowCount } = await parseDatasetFile(
+    const { columns, keys, rowCount } = await parseDatasetFile(
       job.fileKind,
       capped(source, MAX_FILE_BYTES),
       (rows) => writer.add(rows),
     );
     const chunks = await writer.finish();
     const key = manifestKey(workspaceId, id, job.id);
-    await writeManifest(key, newManifest(columns, columns, chunks));
+    await writeManifest(key, newManifest(columns, keys, chunks));
     return { manifestKey: key, columns, rowCount, rowsAdded: rowCount };
   },
   successEvent: (dataset) => ({

@@ -50,17 +50,22 @@ export function filterParamsOf(body: FromFilterParamsBody): FilterParams {
 }
 
 /**
- * Where the params go on the dataset item: inline, or a pointer to an S3 object below the job's prefix
- * (so a failed job's clean-up removes it with the rest), which the caller writes before the job starts.
+ * Where the params go on the dataset item: inline (`json`, the params as JSON), or a pointer to an S3
+ * object below the job's prefix (so a failed job's clean-up removes it with the rest), which the caller
+ * writes before the job starts, plus the preview a list shows, so a list never reads S3.
  */
 export function filterParamsFields(
+  params: FilterParams,
   json: string,
   workspaceId: number,
   datasetId: number,
   jobId: string,
-): { filterParams: string } | { filterParamsKey: string } {
+): { filterParams: string } | { filterParamsKey: string; filterParamsPreview: string } {
   if (Buffer.byteLength(json, 'utf8') <= INLINE_PARAMS_BYTES) return { filterParams: json };
-  return { filterParamsKey: filterParamsKey(workspaceId, datasetId, jobId) };
+  return {
+    filterParamsKey: filterParamsKey(workspaceId, datasetId, jobId),
+    filterParamsPreview: JSON.stringify(listedFilterParams(params)),
+  };
 }
 
 export async function loadFilterParams(dataset: DatasetRecord): Promise<FilterParams | null> {
@@ -68,4 +73,46 @@ export async function loadFilterParams(dataset: DatasetRecord): Promise<FilterPa
   if (dataset.filterParamsKey)
     return JSON.parse(await getObjectText(dataset.filterParamsKey)) as FilterParams;
   return null;
+}
+
+/**
+ * GET /datasets lists up to 100 datasets, each of which may name 50,000 request logs (~0.5-0.9 MB of
+ * JSON): inlined, a page could pass the 6 MB a Lambda may answer. A list shows at most this many ids per
+ * dataset (GET /datasets/{dataset_id} shows them all).
+ */
+export const LISTED_REQUEST_LOG_IDS = 100;
+
+export interface ListedFilterParams extends FilterParams {
+  /** How many ids the request named (the list shows the first LISTED_REQUEST_LOG_IDS). */
+  request_log_ids_count?: number;
+}
+
+/** The params as a list shows them, and whether that is less than they are. */
+export interface FilterParamsListing {
+  params: ListedFilterParams | null;
+  truncated: boolean;
+}
+
+/**
+ * At most the first LISTED_REQUEST_LOG_IDS ids, with their count; a filter_group larger than an inline
+ * item's params (thousands of `in` values) is left out. So a dataset's listing stays under ~35 KB.
+ */
+export function listedFilterParams(params: FilterParams): FilterParamsListing {
+  const { request_log_ids: ids, ...rest } = params;
+  const listed: ListedFilterParams = ids
+    ? { request_log_ids: ids.slice(0, LISTED_REQUEST_LOG_IDS), request_log_ids_count: ids.length, ...rest }
+    : rest;
+  let truncated = ids !== undefined && ids.length > LISTED_REQUEST_LOG_IDS;
+  if (listed.filter_group && JSON.stringify(listed.filter_group).length > INLINE_PARAMS_BYTES) {
+    delete listed.filter_group;
+    truncated = true;
+  }
+  return { params: listed, truncated };
+}
+
+export async function listedFilterParamsOf(dataset: DatasetRecord): Promise<FilterParamsListing> {
+  if (dataset.filterParamsPreview) return JSON.parse(dataset.filterParamsPreview) as FilterParamsListing;
+  // Inline params, or (stored before previews) an S3 object.
+  const params = await loadFilterParams(dataset);
+  return params ? listedFilterParams(params) : { params: null, truncated: false };
 }

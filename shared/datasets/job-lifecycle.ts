@@ -1,6 +1,4 @@
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { dynamo, isConditionFailed, table } from '#shared/platform/dynamo.ts';
 import { emitEvent } from '#shared/platform/events.ts';
 import { logger } from '#shared/platform/logger.ts';
 import { sqsBatchHandler } from '#shared/platform/sqs-worker.ts';
@@ -12,9 +10,9 @@ import {
   type DatasetJobType,
   datasetJobMessageSchema,
 } from './jobs.ts';
-import { datasetKey, groupKey } from './keys.ts';
+import { datasetKey } from './keys.ts';
 import { type DatasetJob, type DatasetRecord, DRAFT_VERSION, isExpired, nowSeconds } from './records.ts';
-import { getDataset, updateItem } from './repository.ts';
+import { getDataset, reserveVersionNumber, updateItem } from './repository.ts';
 
 /**
  * What every dataset job does around its own work, so that it is idempotent under redelivery and ends
@@ -22,10 +20,12 @@ import { getDataset, updateItem } from './repository.ts';
  * write on it, so a message delivered twice (or by two workers at once) yields one outcome:
  *
  *   pending --work, then install rows (+ version number)--> finalized --event, marker--> done
- *   pending --bad input, or last receive--> failing --event, remove or release the draft--> (gone)
+ *   pending --bad input, or any step failing on the last receive--> failing --event, remove or
+ *     release the draft--> (gone)
  *
  * A delivery that finds the job finalized or failing resumes from there; one that finds another job
- * (or no dataset) has nothing to do. Version numbers: see reserveVersionNumber.
+ * (or no dataset) has nothing to do. Only `pending` can move to either side, so a job ends as a version
+ * or as a failure, never both. Version numbers: see reserveVersionNumber (repository.ts).
  */
 export interface JobOutcome {
   /** Where the rows now are (already written), and what they hold. */
@@ -80,33 +80,20 @@ export function datasetJobHandler(definition: JobDefinition): (event: SQSEvent) 
   );
 }
 
+/**
+ * Every step is under one failure handling: whatever throws (the work, installing the version, the
+ * event, the clean-up), a permanent error fails the job at once, any other is retried by SQS, and on
+ * the last receive the job fails for good and the message still goes to the dead-letter queue. Failing
+ * is a conditional write from `pending` only, so a job whose version was installed (even by a write
+ * whose answer was lost) is finished as a success instead: never a version and a failure event both.
+ */
 export async function runDatasetJob(
   definition: JobDefinition,
   message: DatasetJobMessage,
   lastAttempt: boolean,
 ): Promise<void> {
-  const dataset = await getDataset(message.workspaceId, message.datasetId, JOB_VIEW);
-  const job = dataset?.job;
-  if (!dataset || !job || job.id !== message.jobId) {
-    logger.info('Job has nothing left to do (its draft is gone or another job holds it)');
-    return;
-  }
-  switch (job.status) {
-    case 'pending':
-      // Past its lease the job was given up on; the draft has expired and may have a successor.
-      if (isExpired(dataset)) return;
-      break;
-    case 'done':
-      return;
-    case 'finalized':
-      return announce(definition, dataset, job);
-    case 'failing':
-      return endFailed(definition, dataset, job);
-  }
-
-  let outcome: JobOutcome;
   try {
-    outcome = await definition.run(dataset, job);
+    await advance(definition, message);
   } catch (error) {
     const permanent = isPermanent(error);
     if (!permanent && !lastAttempt) throw error; // delivered again after the visibility timeout
@@ -114,14 +101,72 @@ export async function runDatasetJob(
       ? (error as Error).message
       : 'The job failed repeatedly because of an internal error; please try again';
     logger.warn('Job failed for good', { reason, error: error as Error });
-    const failing = await markFailing(dataset, job, reason);
-    if (failing) await endFailed(definition, dataset, failing);
-    if (!permanent) throw error; // on to the dead-letter queue
-    return;
+    const outcome = await giveUp(definition, message, reason);
+    // On to the dead-letter queue, unless the job turned out to have made its version after all.
+    if (!permanent && outcome !== 'succeeded') throw error;
   }
+}
 
-  const finalized = await finalize(definition, dataset, job, outcome);
-  if (finalized) await announce(definition, finalized, finalized.job!);
+/** The job's dataset, when the job still holds it. */
+async function readJob(message: DatasetJobMessage): Promise<DatasetRecord | undefined> {
+  const dataset = await getDataset(message.workspaceId, message.datasetId, JOB_VIEW);
+  if (dataset?.job?.id === message.jobId) return dataset;
+  logger.info('Job has nothing left to do (its draft is gone or another job holds it)');
+  return undefined;
+}
+
+/** Takes the job from the state it is in to its end. */
+async function advance(definition: JobDefinition, message: DatasetJobMessage): Promise<void> {
+  const dataset = await readJob(message);
+  const job = dataset?.job;
+  if (!dataset || !job) return;
+  switch (job.status) {
+    case 'pending': {
+      // Past its lease the job was given up on; the draft has expired and may have a successor.
+      if (isExpired(dataset)) return;
+      const outcome = await definition.run(dataset, job);
+      const finalized = await finalize(definition, dataset, job, outcome);
+      if (finalized) await announce(definition, finalized, finalized.job!);
+      return;
+    }
+    case 'finalized':
+      return announce(definition, dataset, job);
+    case 'failing':
+      return endFailed(definition, dataset, job);
+    case 'done':
+      return;
+  }
+}
+
+/**
+ * The job failed for good, at whatever step. From `pending` it is marked failing (the draft removed or
+ * handed back, the failure event sent); one already finalized keeps its version and is announced; one
+ * already failing is cleaned up. Errors here go to the caller: the message is then dead-lettered.
+ */
+async function giveUp(
+  definition: JobDefinition,
+  message: DatasetJobMessage,
+  reason: string,
+): Promise<'failed' | 'succeeded' | 'gone'> {
+  let dataset = await readJob(message);
+  if (dataset?.job?.status === 'pending') {
+    if (isExpired(dataset)) return 'gone';
+    dataset = await markFailing(dataset, dataset.job, reason);
+  }
+  const job = dataset?.job;
+  if (!dataset || !job) return 'gone';
+  switch (job.status) {
+    case 'failing':
+      await endFailed(definition, dataset, job);
+      return 'failed';
+    case 'finalized':
+      await announce(definition, dataset, job);
+      return 'succeeded';
+    case 'done':
+      return 'succeeded';
+    case 'pending':
+      return 'gone'; // not reached: markFailing answers the state that replaced `pending`
+  }
 }
 
 /** Installs the rows and, for a version, its number: one conditional write from `pending`. */
@@ -134,6 +179,7 @@ async function finalize(
   const versionNumber = definition.makesVersion
     ? await reserveVersionNumber(dataset.workspaceId, dataset.groupId, dataset.id)
     : DRAFT_VERSION;
+  if (versionNumber === undefined) throw new PermanentJobError('The dataset group no longer exists');
   const updatedAt = Date.now();
   const installed = await updateItem(datasetKey(dataset.workspaceId, dataset.id), {
     set: {
@@ -165,40 +211,6 @@ async function finalize(
   return undefined;
 }
 
-/**
- * The group's next version number, for this dataset only once. The counter item records which dataset
- * took the last number; a redelivered job whose dataset already took it gets that same number back.
- * Only the group's one draft can become a version at a time, so no other dataset can come in between.
- */
-export async function reserveVersionNumber(
-  workspaceId: number,
-  groupId: number,
-  datasetId: number,
-): Promise<number> {
-  try {
-    const { Attributes } = await dynamo.send(
-      new UpdateCommand({
-        TableName: table(),
-        Key: groupKey(workspaceId, groupId),
-        UpdateExpression:
-          'SET lastVersion = if_not_exists(lastVersion, :zero) + :one, lastVersionDataset = :ds',
-        ConditionExpression:
-          'attribute_exists(PK) AND (attribute_not_exists(lastVersionDataset) OR lastVersionDataset <> :ds)',
-        ExpressionAttributeValues: { ':zero': 0, ':one': 1, ':ds': datasetId },
-        ReturnValues: 'UPDATED_NEW',
-      }),
-    );
-    return Number(Attributes?.lastVersion);
-  } catch (error) {
-    if (!isConditionFailed(error)) throw error;
-    const { Item } = await dynamo.send(
-      new GetCommand({ TableName: table(), Key: groupKey(workspaceId, groupId), ConsistentRead: true }),
-    );
-    if (Item?.lastVersionDataset === datasetId) return Number(Item.lastVersion);
-    throw new PermanentJobError('The dataset group no longer exists');
-  }
-}
-
 /** After the rows are installed: free the group's draft slot (a version), tell the world, and finish. */
 async function announce(definition: JobDefinition, dataset: DatasetRecord, job: DatasetJob): Promise<void> {
   if (dataset.versionNumber !== DRAFT_VERSION) {
@@ -216,28 +228,28 @@ async function announce(definition: JobDefinition, dataset: DatasetRecord, job: 
 }
 
 /**
- * Records the failure. A draft the job made expires at once, so readers no longer see it while the
- * event goes out and the draft is removed.
+ * Records the failure, only while the job is pending; answers the dataset as the job now stands (failing,
+ * or finalized by a write whose answer was lost), or undefined when the job no longer holds it. A draft
+ * the job made expires at once, so readers no longer see it while the event goes out and it is removed.
  */
 async function markFailing(
   dataset: DatasetRecord,
   job: DatasetJob,
   reason: string,
-): Promise<DatasetJob | undefined> {
+): Promise<DatasetRecord | undefined> {
   const now = Date.now();
+  const expiresAt = job.ownsDraft ? nowSeconds(now) : undefined;
   const marked = await updateItem(datasetKey(dataset.workspaceId, dataset.id), {
-    set: {
-      jobStatus: 'failing',
-      jobError: reason,
-      updatedAt: now,
-      expiresAt: job.ownsDraft ? nowSeconds(now) : undefined,
-    },
+    set: { jobStatus: 'failing', jobError: reason, updatedAt: now, expiresAt },
     condition: '#jobId = :job AND #jobStatus = :pending',
     values: { ':job': job.id, ':pending': 'pending' },
   });
-  if (marked) return { ...job, status: 'failing', error: reason };
+  if (marked) {
+    const failing: DatasetJob = { ...job, status: 'failing', error: reason };
+    return { ...dataset, updatedAt: now, expiresAt: expiresAt ?? dataset.expiresAt, job: failing };
+  }
   const current = await getDataset(dataset.workspaceId, dataset.id, JOB_VIEW);
-  return current?.job?.id === job.id && current.job.status === 'failing' ? current.job : undefined;
+  return current?.job?.id === job.id ? current : undefined;
 }
 
 /** A failed job's draft: removed when the job made it, else handed back untouched; then the event. */

@@ -1,17 +1,30 @@
 import * as z from 'zod';
-import { type ExternalId, listExternalIds } from '#shared/external-ids/external-ids.ts';
-import { idParam, paginationQuery } from '#shared/platform/schemas.ts';
+import {
+  type ExternalId,
+  externalIdSchema,
+  findExternalIdOwner,
+  listExternalIds,
+} from '#shared/external-ids/external-ids.ts';
+import { badRequest, notFound } from '#shared/platform/errors.ts';
+import { givenTogether, idParam, paginationQuery } from '#shared/platform/schemas.ts';
 import { parseTimestamp, toIso } from '#shared/platform/time.ts';
-import { type FilterParams, loadFilterParams } from './filter-params.ts';
+import {
+  type FilterParams,
+  type FilterParamsListing,
+  type ListedFilterParams,
+  listedFilterParamsOf,
+  loadFilterParams,
+} from './filter-params.ts';
 import type { DatasetRecord } from './records.ts';
-import { queryDatasets } from './repository.ts';
+import { getDataset, queryDatasets } from './repository.ts';
 
 /**
  * GET /api/public/v2/datasets: the workspace's datasets (versions and drafts), or one group's, in the
  * reference's `Dataset` shape. One Query of the workspace's (GSI2) or the group's (GSI1) partition;
  * filters and order apply to what it returns (a workspace holds hundreds or thousands of datasets,
- * not millions), then only the page's stored filter params that live in S3 are read, and the external
- * ids of the page's groups.
+ * not millions), then the external ids of the page's groups. Each dataset's stored filter params are
+ * shown bounded (filter-params.ts, listedFilterParams), so a page stays far below Lambda's 6 MB answer
+ * limit; GET /api/public/v2/datasets/{dataset_id} shows one dataset with all of them.
  */
 export const LIST_SORT_FIELDS = ['created_at', 'updated_at', 'name', 'id'] as const;
 
@@ -27,6 +40,9 @@ export interface ListDatasetsQuery {
   created_before?: number;
   updated_after?: number;
   updated_before?: number;
+  external_source?: string;
+  external_id?: string;
+  workspace_id?: number;
 }
 
 export interface DatasetView {
@@ -34,7 +50,9 @@ export interface DatasetView {
   dataset_group_id: number;
   version_number: number;
   column_names: string[];
-  filter_params: FilterParams | null;
+  filter_params: FilterParams | ListedFilterParams | null;
+  /** True when `filter_params` shows less than is stored (a list's bound): read the dataset for all. */
+  filter_params_truncated: boolean;
   is_deleted: boolean;
   user_id: number;
   row_count: number;
@@ -45,13 +63,24 @@ export interface DatasetView {
   external_ids: ExternalId[];
 }
 
-export async function toDatasetView(dataset: DatasetRecord, externalIds: ExternalId[]): Promise<DatasetView> {
+/** `listing`: the bounded filter params of a list; else all of them. */
+export async function toDatasetView(
+  dataset: DatasetRecord,
+  externalIds: ExternalId[],
+  detail: 'listing' | 'full' = 'full',
+): Promise<DatasetView> {
+  const unreadable: FilterParamsListing = { params: null, truncated: false };
+  const { params, truncated } =
+    detail === 'listing'
+      ? await listedFilterParamsOf(dataset).catch(() => unreadable)
+      : { params: await loadFilterParams(dataset).catch(() => null), truncated: false };
   return {
     id: dataset.id,
     dataset_group_id: dataset.groupId,
     version_number: dataset.versionNumber,
     column_names: dataset.columns,
-    filter_params: await loadFilterParams(dataset).catch(() => null),
+    filter_params: params,
+    filter_params_truncated: truncated,
     is_deleted: false,
     user_id: dataset.userId,
     row_count: dataset.rowCount,
@@ -74,15 +103,36 @@ const SORT_VALUE: Record<(typeof LIST_SORT_FIELDS)[number], (d: DatasetRecord) =
   id: (d) => d.id,
 };
 
+/**
+ * Which group's partition to read: the one asked for, the one owning the external id (none: nothing to
+ * list), or the whole workspace.
+ */
+async function listScope(
+  workspaceId: number,
+  query: ListDatasetsQuery,
+): Promise<{ groupId: number } | 'workspace' | 'nothing'> {
+  if (query.external_source === undefined || query.external_id === undefined) {
+    return query.dataset_group_id ? { groupId: query.dataset_group_id } : 'workspace';
+  }
+  const owner = await findExternalIdOwner(workspaceId, 'dataset_group', {
+    source: query.external_source,
+    external_id: query.external_id,
+  });
+  if (owner === undefined || (query.dataset_group_id !== undefined && query.dataset_group_id !== owner)) {
+    return 'nothing';
+  }
+  return { groupId: owner };
+}
+
 export async function listDatasets(workspaceId: number, query: ListDatasetsQuery) {
+  // The reference answers 400 for another workspace than the key's.
+  if (query.workspace_id !== undefined && query.workspace_id !== workspaceId) {
+    throw badRequest('Invalid workspace_id', 'invalid_workspace');
+  }
+  const scope = await listScope(workspaceId, query);
   // Nothing is ever deleted yet, so `deleted` lists nothing and `all` lists the active ones.
   const all =
-    query.status === 'deleted'
-      ? []
-      : await queryDatasets(
-          workspaceId,
-          query.dataset_group_id ? { groupId: query.dataset_group_id } : 'workspace',
-        );
+    query.status === 'deleted' || scope === 'nothing' ? [] : await queryDatasets(workspaceId, scope);
   const name = query.name?.toLowerCase();
   const inRange = (value: number, after?: number, before?: number) =>
     (after === undefined || value >= after) && (before === undefined || value <= before);
@@ -107,7 +157,9 @@ export async function listDatasets(workspaceId: number, query: ListDatasetsQuery
       groupIds.map(async (id) => [id, await listExternalIds(workspaceId, 'dataset_group', id)] as const),
     ),
   );
-  const datasets = await Promise.all(page.map((d) => toDatasetView(d, mappings.get(d.groupId) ?? [])));
+  const datasets = await Promise.all(
+    page.map((d) => toDatasetView(d, mappings.get(d.groupId) ?? [], 'listing')),
+  );
   return {
     success: true as const,
     message: 'success',
@@ -117,6 +169,14 @@ export async function listDatasets(workspaceId: number, query: ListDatasetsQuery
     total: matching.length,
     pages: Math.ceil(matching.length / query.per_page),
   };
+}
+
+/** GET /api/public/v2/datasets/{dataset_id}: one dataset, its filter params whole; 404 as for rows. */
+export async function getDatasetView(workspaceId: number, datasetId: number) {
+  const dataset = await getDataset(workspaceId, datasetId);
+  if (!dataset) throw notFound(`Dataset ${datasetId} not found`);
+  const externalIds = await listExternalIds(workspaceId, 'dataset_group', dataset.groupId);
+  return { success: true as const, message: 'success', dataset: await toDatasetView(dataset, externalIds) };
 }
 
 const queryTime = z.string().transform((value, ctx) => {
@@ -129,18 +189,31 @@ const queryTime = z.string().transform((value, ctx) => {
 });
 
 /**
- * The query of GET /datasets as a query string carries it. The reference's filters by prompt, report
- * or creator have nothing to match here yet and are ignored.
+ * The query of GET /datasets as a query string carries it. The reference's filters by prompt, prompt
+ * version, label, report or creator are validated and ignored: datasets here are not linked to those.
  */
-export const listDatasetsQuerySchema = z.object({
-  dataset_group_id: idParam.optional(),
-  name: z.string().max(255).optional(),
-  status: z.enum(['active', 'deleted', 'all']).default('active'),
-  ...paginationQuery(100, 10),
-  sort_by: z.enum(LIST_SORT_FIELDS).optional(),
-  sort_order: z.enum(['asc', 'desc']).default('desc'),
-  created_after: queryTime.optional(),
-  created_before: queryTime.optional(),
-  updated_after: queryTime.optional(),
-  updated_before: queryTime.optional(),
-}) satisfies z.ZodType<ListDatasetsQuery, unknown>;
+export const listDatasetsQuerySchema = z
+  .object({
+    dataset_group_id: idParam.optional(),
+    name: z.string().max(255).optional(),
+    status: z.enum(['active', 'deleted', 'all']).default('active'),
+    ...paginationQuery(100, 10),
+    sort_by: z.enum(LIST_SORT_FIELDS).optional(),
+    sort_order: z.enum(['asc', 'desc']).default('desc'),
+    created_after: queryTime.optional(),
+    created_before: queryTime.optional(),
+    updated_after: queryTime.optional(),
+    updated_before: queryTime.optional(),
+    external_source: externalIdSchema.shape.source.optional(),
+    external_id: externalIdSchema.shape.external_id.optional(),
+    workspace_id: idParam.optional(),
+    prompt_id: idParam.optional(),
+    prompt_version_id: idParam.optional(),
+    prompt_label_id: idParam.optional(),
+    report_id: idParam.optional(),
+    created_by_email: z.string().max(320).optional(),
+  })
+  .superRefine(givenTogether('external_source', 'external_id')) satisfies z.ZodType<
+  ListDatasetsQuery,
+  unknown
+>;

@@ -1,6 +1,5 @@
 import { RecordView } from '#shared/request-logs/filters/record-view.ts';
 import type { RequestLogRecord } from '#shared/request-logs/record.ts';
-import type { StoredRow } from './manifest.ts';
 
 /**
  * Dataset rows from request logs (from-filter-params): one row per log with its parsed variables, then
@@ -22,8 +21,8 @@ export class LogRowBuilder {
     this.variables = new Set(toParse);
   }
 
-  row(record: RequestLogRecord): StoredRow {
-    const row: StoredRow = {};
+  row(record: RequestLogRecord): Record<string, unknown> {
+    const row: Record<string, unknown> = {};
     for (const [name, value] of Object.entries(record.prompt_input_variables ?? {})) {
       this.variables.add(name);
       row[`v:${name}`] = value;

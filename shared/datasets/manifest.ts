@@ -7,8 +7,9 @@ import { chunkKey } from './keys.ts';
  * manifest, so installing a new set of rows is one conditional write of that pointer, and a copy of a
  * dataset can share the chunks of its source.
  *
- * A chunk's rows are JSON objects; `layouts` say which key of a row holds each column (null: none), so
- * chunks written with different keys (a file's column names, a log job's variables) share one manifest.
+ * A chunk's rows are JSON arrays (a CSV file's values in column order) or objects (a JSON file's rows,
+ * a log job's `v:`/`f:` keys); `layouts` say where in a row each column is, an index or a key (null:
+ * none), so chunks written with different layouts share one manifest.
  */
 export interface ChunkRef {
   key: string;
@@ -22,11 +23,13 @@ export interface Manifest {
   v: 1;
   columns: string[];
   rowCount: number;
-  layouts: (string | null)[][];
+  layouts: LayoutKey[][];
   chunks: ChunkRef[];
 }
 
-export type StoredRow = Record<string, unknown>;
+/** Where a column is in a stored row: an array index, an object key, or null (not in these rows). */
+export type LayoutKey = number | string | null;
+export type StoredRow = unknown[] | Record<string, unknown>;
 
 const CHUNK_BYTES = 2 * 1024 * 1024;
 const CHUNK_MAX_ROWS = 10_000;
@@ -34,16 +37,20 @@ const PUTS_IN_FLIGHT = 8;
 /** A chunk line holds a group of rows: one JSON.stringify per group is ~2.5x faster than one per row. */
 const LINE_BYTES = 256 * 1024;
 const LINE_MAX_ROWS = 1000;
+/** A chunk's buffer: a full chunk plus the largest line that can start in it. */
+const CHUNK_CAPACITY = CHUNK_BYTES + 3 * LINE_BYTES + 1;
+const NEWLINE = 0x0a;
 
 /**
  * Writes rows as chunks below a job's prefix, a few uploads in flight; `add` waits while they are, so
  * memory stays bounded by a few chunks whatever the number of rows. A chunk is JSON lines, each line an
  * array of rows; the rows per line adapt so that a line stays near LINE_BYTES however large rows are.
+ * Lines are encoded straight into the chunk's buffer (no joined string to copy first).
  * Chunk keys follow from the job and a sequence number, so a job run again writes the same keys.
  */
 export class ChunkWriter {
-  private lines: string[] = [];
-  private pendingBytes = 0;
+  private body = Buffer.allocUnsafe(CHUNK_CAPACITY);
+  private used = 0;
   private pendingRows = 0;
   // The first line holds one row; its size tells how many the next lines can hold.
   private rowsPerLine = 1;
@@ -65,22 +72,26 @@ export class ChunkWriter {
       at += group.length;
       const fit = Math.floor((group.length * LINE_BYTES) / line.length);
       this.rowsPerLine = Math.max(1, Math.min(LINE_MAX_ROWS, fit));
-      this.lines.push(line);
-      this.pendingBytes += line.length + 1;
+      // A UTF-16 unit is at most 3 UTF-8 bytes: room for that is room enough.
+      const room = line.length * 3 + 1;
+      if (this.used > 0 && this.used + room > this.body.length) await this.flush();
+      if (room > this.body.length) this.body = Buffer.allocUnsafe(room); // one huge row
+      this.used += this.body.write(line, this.used, 'utf8');
+      this.body[this.used++] = NEWLINE;
       this.pendingRows += group.length;
-      if (this.pendingBytes >= CHUNK_BYTES || this.pendingRows >= CHUNK_MAX_ROWS) await this.flush();
+      if (this.used >= CHUNK_BYTES || this.pendingRows >= CHUNK_MAX_ROWS) await this.flush();
     }
   }
 
   /** Writes what is left; answers the chunks in row order. */
   async finish(): Promise<ChunkRef[]> {
-    if (this.lines.length > 0) await this.flush();
+    if (this.used > 0) await this.flush();
     await Promise.all(this.inFlight);
     return this.chunks;
   }
 
   private async flush(): Promise<void> {
-    const body = Buffer.from(`${this.lines.join('\n')}\n`, 'utf8');
+    const body = this.body.subarray(0, this.used);
     const ref: ChunkRef = {
       key: chunkKey(this.workspaceId, this.datasetId, this.jobId, ++this.seq),
       rows: this.pendingRows,
@@ -88,8 +99,9 @@ export class ChunkWriter {
       layout: 0,
     };
     this.chunks.push(ref);
-    this.lines = [];
-    this.pendingBytes = 0;
+    // The upload owns the full buffer now; the next chunk gets a new one.
+    this.body = Buffer.allocUnsafe(CHUNK_CAPACITY);
+    this.used = 0;
     this.pendingRows = 0;
     if (this.inFlight.length >= PUTS_IN_FLIGHT) await this.inFlight.shift();
     const put = putObject(ref.key, body, 'application/x-ndjson');
@@ -99,7 +111,7 @@ export class ChunkWriter {
 }
 
 /** The manifest of freshly written chunks, all of one layout. */
-export function newManifest(columns: string[], keys: (string | null)[], chunks: ChunkRef[]): Manifest {
+export function newManifest(columns: string[], keys: LayoutKey[], chunks: ChunkRef[]): Manifest {
   return {
     v: 1,
     columns,
@@ -155,7 +167,7 @@ export async function readChunk(manifest: Manifest, chunk: ChunkRef): Promise<un
   const rows: unknown[][] = [];
   for (const line of text.split('\n')) {
     if (line === '') continue;
-    for (const row of JSON.parse(line) as StoredRow[]) {
+    for (const row of JSON.parse(line) as Record<number | string, unknown>[]) {
       rows.push(keys.map((key) => (key === null ? null : (row[key] ?? null))));
     }
   }

@@ -55,9 +55,10 @@ export interface DatasetRecord {
   manifestKey?: string;
   origin: DatasetOrigin;
   sourceDatasetId?: number;
-  /** from-filter-params: the parameters as JSON, inline when small, else in S3. */
+  /** from-filter-params: the parameters as JSON, inline when small, else in S3 with a preview here. */
   filterParams?: string;
   filterParamsKey?: string;
+  filterParamsPreview?: string;
   job?: DatasetJob;
   /** Epoch seconds after which a job's draft is gone (DynamoDB TTL; readers check it too). */
   expiresAt?: number;

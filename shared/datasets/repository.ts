@@ -68,8 +68,9 @@ export function jobAttributes(job: DatasetJob): Item {
   return item;
 }
 
-/** Removing a job from a draft removes these. */
+/** Removing a job from a draft removes these, and the query parameters it was given. */
 export const JOB_ATTRIBUTE_NAMES = Object.values(JOB_ATTRIBUTES);
+export const FILTER_PARAMS_ATTRIBUTE_NAMES = ['filterParams', 'filterParamsKey', 'filterParamsPreview'];
 
 export function datasetToItem(record: DatasetRecord): Item {
   const { job, ...fields } = record;
@@ -99,6 +100,7 @@ export function datasetFromItem(item: Item): DatasetRecord {
     sourceDatasetId: optional(item.sourceDatasetId),
     filterParams: optional(item.filterParams),
     filterParamsKey: optional(item.filterParamsKey),
+    filterParamsPreview: optional(item.filterParamsPreview),
     expiresAt: optional(item.expiresAt),
   };
   if (typeof item.jobId === 'string') {
@@ -168,6 +170,40 @@ export async function queryDatasets(
     startKey = page.LastEvaluatedKey;
   } while (startKey);
   return records;
+}
+
+/**
+ * The group's next version number, for this dataset only once. The counter item records which dataset
+ * took the last number; a redelivered job whose dataset already took it gets that same number back.
+ * Only the group's one draft can become a version at a time, so no other dataset can come in between.
+ * Undefined when the group no longer exists.
+ */
+export async function reserveVersionNumber(
+  workspaceId: number,
+  groupId: number,
+  datasetId: number,
+): Promise<number | undefined> {
+  try {
+    const { Attributes } = await dynamo.send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: groupKey(workspaceId, groupId),
+        UpdateExpression:
+          'SET lastVersion = if_not_exists(lastVersion, :zero) + :one, lastVersionDataset = :ds',
+        ConditionExpression:
+          'attribute_exists(PK) AND (attribute_not_exists(lastVersionDataset) OR lastVersionDataset <> :ds)',
+        ExpressionAttributeValues: { ':zero': 0, ':one': 1, ':ds': datasetId },
+        ReturnValues: 'UPDATED_NEW',
+      }),
+    );
+    return Number(Attributes?.lastVersion);
+  } catch (error) {
+    if (!isConditionFailed(error)) throw error;
+    const { Item } = await dynamo.send(
+      new GetCommand({ TableName: table(), Key: groupKey(workspaceId, groupId), ConsistentRead: true }),
+    );
+    return Item?.lastVersionDataset === datasetId ? Number(Item.lastVersion) : undefined;
+  }
 }
 
 export interface ItemChange {

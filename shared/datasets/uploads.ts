@@ -21,11 +21,13 @@ export function requireFileKind(fileName: string): DatasetFileKind {
   return kind;
 }
 
+const MAX_KEY_NAME_BYTES = 200;
+
 /** The file name as part of an S3 key: no slashes or control characters, at most 200 bytes. */
 function keySafeName(fileName: string): string {
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is replaced
   let name = fileName.replace(/[/\\\u0000-\u001f\u007f]/g, '_');
-  while (Buffer.byteLength(name, 'utf8') > 200) name = name.slice(1);
+  while (Buffer.byteLength(name, 'utf8') > MAX_KEY_NAME_BYTES) name = name.slice(1);
   return name;
 }
 
@@ -62,9 +64,25 @@ export interface UploadedFile {
   etag: string | undefined;
 }
 
+/** What follows `uploads/<ws>/` in a key newUploadKey made: a UUID, then a name keySafeName made. */
+const UPLOAD_KEY_REST =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
+  /^[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}\/((?!\.\.?$)[^/\\\u0000-\u001f\u007f]+)$/;
+
+/**
+ * Whether `key` has exactly the form newUploadKey gives, in this workspace: `uploads/<ws>/<uuid>/<name>`,
+ * no `.` or `..` segment, no empty one, no backslash. A prefix check is not enough: S3 emulators and
+ * proxies resolve `..`, so `uploads/1/../2/...` would reach (and the job delete) another workspace's file.
+ */
+export function isUploadKeyOf(workspaceId: number, key: string): boolean {
+  const prefix = uploadsOf(workspaceId);
+  const name = key.startsWith(prefix) ? UPLOAD_KEY_REST.exec(key.slice(prefix.length))?.[1] : undefined;
+  return name !== undefined && Buffer.byteLength(name, 'utf8') <= MAX_KEY_NAME_BYTES;
+}
+
 /** An uploaded file of this workspace, checked to exist and to fit the limit. */
 export async function checkUpload(workspaceId: number, key: string): Promise<UploadedFile> {
-  if (!key.startsWith(uploadsOf(workspaceId)) || key.length > 1024) {
+  if (!isUploadKeyOf(workspaceId, key)) {
     throw invalid(['body', 'file_key'], 'must be a file_key returned by upload-url for this workspace');
   }
   const head = await headObject(key);

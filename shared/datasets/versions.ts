@@ -3,18 +3,30 @@ import { deleteObject, putObject } from '#shared/platform/blob-store.ts';
 import { invalid, notFound } from '#shared/platform/errors.ts';
 import { nextId } from '#shared/platform/ids.ts';
 import { logger } from '#shared/platform/logger.ts';
-import { createDraft, discardDraft, draftForJob, newDraft, releaseDraft } from './drafts.ts';
+import {
+  createDraft,
+  discardDraft,
+  draftBusy,
+  draftForJob,
+  dropDraftMarker,
+  findDraft,
+  isBusy,
+  newDraft,
+  publishDraft,
+  releaseDraft,
+} from './drafts.ts';
 import { type FromFilterParamsBody, filterParamsFields, filterParamsOf } from './filter-params.ts';
 import { requireGroup } from './groups.ts';
 import { type DatasetJobType, sendDatasetJob } from './jobs.ts';
 import { type DatasetJob, type DatasetRecord, isDraft } from './records.ts';
-import { getDataset } from './repository.ts';
+import { getDataset, reserveVersionNumber } from './repository.ts';
 import { checkUpload, decodeBase64File, newUploadKey, requireFileKind } from './uploads.ts';
 
 /**
  * The requests that make drafts and start the jobs that turn them into versions (spec endpoints 11, 13
- * and 16). Everything the request can get wrong is checked before anything is written; a job message
- * goes out last, and if it cannot, the draft made for it is removed again.
+ * and 16), and save-draft, which makes the group's draft a version without a job. Everything the request
+ * can get wrong is checked before anything is written; a job message goes out last, and if it cannot,
+ * the draft made for it is removed again.
  */
 export interface Caller {
   workspaceId: number;
@@ -126,6 +138,34 @@ export async function createVersionFromFile(caller: Caller, input: FromFileInput
   return draft.id;
 }
 
+// ------------------------------------------------------------------------------------------ save-draft
+
+/**
+ * The group's draft becomes its next version as it is (POST save-draft), so a group can always get past
+ * "draft exists". The number comes from the group's counter, which gives a dataset the same number
+ * however often it asks; then one conditional write from the draft as read, then the marker goes. A
+ * draft a job is building is a 409 (the job will make it a version, or give it back); none is a 404.
+ */
+export async function saveDraftVersion(
+  caller: Caller,
+  groupId: number,
+): Promise<{ datasetId: number; versionNumber: number }> {
+  const { workspaceId } = caller;
+  const group = await requireGroup(workspaceId, groupId);
+  const draft = await findDraft(workspaceId, group.id);
+  if (!draft) throw notFound(`Dataset group ${group.id} has no draft to save`);
+  if (isBusy(draft)) throw draftBusy(group.id, draft.id);
+  const versionNumber = await reserveVersionNumber(workspaceId, group.id, draft.id);
+  if (versionNumber === undefined) throw notFound(`Dataset group ${group.id} not found`);
+  if (!(await publishDraft(draft, versionNumber))) {
+    // Changed since it was read: saved by a request racing this one (same outcome), or taken by a job.
+    const now = await getDataset(workspaceId, draft.id, { consistent: true });
+    if (now?.versionNumber !== versionNumber) throw draftBusy(group.id, draft.id);
+  }
+  await dropDraftMarker(workspaceId, group.id, draft.id);
+  return { datasetId: draft.id, versionNumber };
+}
+
 // ---------------------------------------------------------------------------------- from-filter-params
 
 /** The group's draft (reused whatever rows it holds, when no job is building it) or a new one. */
@@ -135,13 +175,14 @@ export async function createVersionFromFilterParams(
 ): Promise<{ datasetId: number; groupId: number; versionNumber: number }> {
   const { workspaceId } = caller;
   const group = await requireGroup(workspaceId, body.dataset_group_id);
-  const json = JSON.stringify(filterParamsOf(body));
+  const params = filterParamsOf(body);
+  const json = JSON.stringify(params);
   const job = newJob('filter');
   const draft = await draftForJob(group, caller.userId, job, {
     origin: 'filter',
     reusable: () => true,
     removeReusedOnFailure: false,
-    extra: (datasetId) => filterParamsFields(json, workspaceId, datasetId, job.id),
+    extra: (datasetId) => filterParamsFields(params, json, workspaceId, datasetId, job.id),
   });
   const key = draft.filterParamsKey;
   await startJob(draft, draft.job!, key ? { prepare: () => putObject(key, json) } : undefined);

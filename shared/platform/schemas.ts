@@ -26,3 +26,18 @@ export const paginationQuery = (maxPerPage: number, defaultPerPage: number) => (
   page: intParam(1, Number.MAX_SAFE_INTEGER).default(1),
   per_page: intParam(1, maxPerPage).default(defaultPerPage),
 });
+
+/**
+ * A `superRefine` check for two query parameters that only mean something together (the reference's
+ * `external_source` + `external_id`): a 422 on the one missing when the other is given.
+ */
+export function givenTogether<T extends Record<string, unknown>>(a: keyof T & string, b: keyof T & string) {
+  return (query: T, ctx: z.RefinementCtx<T>) => {
+    if ((query[a] === undefined) === (query[b] === undefined)) return;
+    ctx.addIssue({
+      code: 'custom',
+      path: [query[a] === undefined ? a : b],
+      message: `${a} and ${b} must be given together`,
+    });
+  };
+}

@@ -178,3 +178,68 @@ describe('workspace isolation', () => {
     expect(listed.body.external_ids).toEqual([mapping]);
   });
 });
+
+describe('GET /api/public/v2/datasets by external id', () => {
+  const DATASETS = '/api/public/v2/datasets';
+  const listBy = (query: Record<string, string | number>, key?: string) =>
+    service.call('GET', DATASETS, { query, key });
+
+  it('lists only the datasets of the group that has the mapping', async () => {
+    const mapping = { source: 'crm', external_id: uniqueName('list-by') };
+    const owner = await createGroup(uniqueName('owner'), [mapping]);
+    await createGroup(uniqueName('bystander'), [{ source: 'crm', external_id: uniqueName('other') }]);
+
+    const answer = await listBy({ external_source: mapping.source, external_id: mapping.external_id });
+
+    expect(answer.status).toBe(200);
+    expect(answer.body).toMatchObject({ total: 1, pages: 1 });
+    expect(answer.body.datasets.map((d: { id: number }) => d.id)).toEqual([owner.dataset.id]);
+    expect(answer.body.datasets[0].external_ids).toEqual([mapping]);
+  });
+
+  it('lists nothing for a mapping no group has, one of another workspace, or another group than asked', async () => {
+    const mapping = { source: 'crm', external_id: uniqueName('theirs') };
+    await createGroup(uniqueName('theirs'), [mapping], otherKey);
+    const mine = await createGroup(uniqueName('mine'), [{ source: 'crm', external_id: uniqueName('mine') }]);
+    const other = await createGroup(uniqueName('other group'));
+    const query = { external_source: 'crm', external_id: mine.external_ids[0].external_id };
+
+    const unknown = await listBy({ external_source: 'crm', external_id: 'never-attached' });
+    const foreign = await listBy({ external_source: mapping.source, external_id: mapping.external_id });
+    const mismatch = await listBy({ ...query, dataset_group_id: other.dataset_group.id });
+    const match = await listBy({ ...query, dataset_group_id: mine.dataset_group.id });
+
+    for (const answer of [unknown, foreign, mismatch]) {
+      expect(answer.status).toBe(200);
+      expect(answer.body).toMatchObject({ datasets: [], total: 0 });
+    }
+    expect(match.body.total).toBe(1);
+  });
+
+  it.each([
+    [{ external_source: 'crm' }, 'external_id'],
+    [{ external_id: 'x' }, 'external_source'],
+  ])('answers 422 for %j alone', async (query, missing) => {
+    const answer = await service.rejected('GET', DATASETS, { query });
+
+    expect(answer.status).toBe(422);
+    expect(answer.body.detail[0].loc).toEqual(['query', missing]);
+  });
+
+  it("answers 400 for another workspace's workspace_id, and takes the key's own", async () => {
+    const foreign = await service.rejected('GET', DATASETS, { query: { workspace_id: 999_999 } });
+    const own = await listBy({ workspace_id: service.workspaceId, per_page: 1 });
+
+    expect(foreign).toMatchObject({ status: 400, body: { error: 'invalid_workspace' } });
+    expect(own.status).toBe(200);
+  });
+
+  it('accepts the prompt, label and report filters of the reference, and ignores them', async () => {
+    const all = await listBy({ per_page: 100 });
+    const filtered = await listBy({ per_page: 100, prompt_id: 1, prompt_version_id: 2, report_id: 3 });
+    const bad = await service.rejected('GET', DATASETS, { query: { prompt_id: 'abc' } });
+
+    expect(filtered.body.total).toBe(all.body.total);
+    expect(bad.status).toBe(422);
+  });
+});

@@ -16,6 +16,7 @@ const CREATE_DRAFT = '/api/public/v2/dataset-versions/create-draft';
 const FROM_FILE = '/api/public/v2/dataset-versions/from-file';
 const UPLOAD_URL = '/api/public/v2/dataset-versions/upload-url';
 const FROM_FILTER = '/api/public/v2/dataset-versions/from-filter-params';
+const SAVE_DRAFT = '/api/public/v2/dataset-versions/save-draft';
 const rowsPath = (id: number) => `${DATASETS}/${id}/rows`;
 
 beforeAll(async () => {
@@ -62,6 +63,25 @@ function csvOf(rows: number): string {
   for (let i = 0; i < rows; i++)
     text += `${i},"Question ${i}, with a comma","Line one\nline ""two"" of ${i}"\n`;
   return text;
+}
+
+/** A group with version 1 (a CSV of `rows` rows) and a draft copied from it. */
+async function versionAndCopy(rows: number) {
+  const { groupId } = await createGroup();
+  const file = await service.call('POST', FROM_FILE, {
+    body: { dataset_group_id: groupId, file_name: 'a.csv', file_content_base64: base64(csvOf(rows)) },
+  });
+  await jobsDone();
+  const copy = await service.call('POST', CREATE_DRAFT, {
+    body: { dataset_group_id: groupId, source_dataset_id: file.body.dataset_id },
+  });
+  await jobsDone();
+  expect(copy.status).toBe(202);
+  return {
+    groupId,
+    versionId: file.body.dataset_id as number,
+    draftId: copy.body.draft_dataset_id as number,
+  };
 }
 
 async function allRows(datasetId: number, query: Record<string, string | number> = {}) {
@@ -309,23 +329,45 @@ describe('from-file', () => {
     },
   );
 
-  it('refuses a group whose draft holds rows or is being built (409)', async () => {
-    const { groupId } = await createGroup();
-    const file = await service.call('POST', FROM_FILE, {
-      body: { dataset_group_id: groupId, file_name: 'a.csv', file_content_base64: base64(csvOf(3)) },
-    });
-    await jobsDone();
-    await service.call('POST', CREATE_DRAFT, {
-      body: { dataset_group_id: groupId, source_dataset_id: file.body.dataset_id },
-    });
-    await jobsDone();
+  it('refuses a group whose draft holds rows (409 draft_exists) until the draft is saved', async () => {
+    const { groupId, versionId, draftId } = await versionAndCopy(3);
+    const second = { dataset_group_id: groupId, file_name: 'b.csv', file_content_base64: base64('a\n1\n') };
 
-    const answer = await service.rejected('POST', FROM_FILE, {
-      body: { dataset_group_id: groupId, file_name: 'b.csv', file_content_base64: base64('a\n1\n') },
-    });
+    const answer = await service.rejected('POST', FROM_FILE, { body: second });
+    const saved = await service.call('POST', SAVE_DRAFT, { body: { dataset_group_id: groupId } });
+    const retried = await service.call('POST', FROM_FILE, { body: second });
+    await jobsDone();
 
     expect(answer.status).toBe(409);
-    expect(answer.body.error).toBe('draft_exists');
+    expect(answer.body).toMatchObject({
+      error: 'draft_exists',
+      message: expect.stringContaining('save-draft'),
+    });
+    expect(saved.status).toBe(202);
+    expect(retried.status).toBe(201);
+    expect((await datasetsOf(groupId)).map((d) => [d.id, d.version_number])).toEqual([
+      [retried.body.dataset_id, 3],
+      [draftId, 2],
+      [versionId, 1],
+    ]);
+  });
+
+  it('refuses a group whose draft a job is building (409 draft_busy)', async () => {
+    const { groupId } = await createGroup();
+    const body = (name: string) => ({
+      dataset_group_id: groupId,
+      file_name: name,
+      file_content_base64: base64('a\n1\n'),
+    });
+
+    const [first, second] = await Promise.all([
+      service.call('POST', FROM_FILE, { body: body('a.csv') }),
+      service.call('POST', FROM_FILE, { body: body('b.csv') }),
+    ]);
+    await jobsDone();
+
+    expect([first.status, second.status].sort()).toEqual([201, 409]);
+    expect([first, second].find((a) => a.status === 409)!.body.error).toBe('draft_busy');
   });
 
   it.each([
@@ -398,6 +440,77 @@ describe('from-file', () => {
   });
 });
 
+describe('save-draft', () => {
+  const save = (dataset_group_id: unknown, key?: string) =>
+    service.call('POST', SAVE_DRAFT, { body: { dataset_group_id }, key });
+
+  it('makes the group draft its next version as it is (202), sends no event, and frees the group', async () => {
+    const { groupId, versionId, draftId } = await versionAndCopy(250);
+
+    const answer = await save(groupId);
+    const next = await service.call('POST', CREATE_DRAFT, { body: { dataset_group_id: groupId } });
+
+    expect(answer.status).toBe(202);
+    expect(answer.body).toEqual({
+      success: true,
+      message: expect.any(String),
+      draft_dataset_id: draftId,
+      version_number: 2,
+    });
+    expect(eventsFor(draftId)).toEqual([]);
+    expect(next.status).toBe(201);
+    const listed = await datasetsOf(groupId);
+    expect(listed.map((d) => [d.id, d.version_number, d.row_count])).toEqual([
+      [next.body.draft_dataset_id, -1, 0],
+      [draftId, 2, 250],
+      [versionId, 1, 250],
+    ]);
+    expect(await allRows(draftId)).toEqual(await allRows(versionId));
+  });
+
+  it('saves an empty draft as an empty version', async () => {
+    const { groupId, draftId } = await createGroup();
+
+    const answer = await save(groupId);
+
+    expect(answer).toMatchObject({ status: 202, body: { draft_dataset_id: draftId, version_number: 1 } });
+    expect(await datasetsOf(groupId)).toMatchObject([
+      { id: draftId, version_number: 1, row_count: 0, column_names: [] },
+    ]);
+    expect((await allRows(draftId)).total).toBe(0);
+  });
+
+  it('gives two racing saves of one draft the same answer, and the group one version', async () => {
+    const { groupId, draftId } = await createGroup();
+
+    const answers = await Promise.all([save(groupId), save(groupId)]);
+
+    expect(answers.map((a) => [a.status, a.body.draft_dataset_id, a.body.version_number])).toEqual([
+      [202, draftId, 1],
+      [202, draftId, 1],
+    ]);
+    expect((await datasetsOf(groupId)).map((d) => [d.id, d.version_number])).toEqual([[draftId, 1]]);
+  });
+
+  it('answers 404 when the group has no draft, is unknown or is of another workspace; 422 for a bad body', async () => {
+    const { groupId } = await createGroup();
+    expect((await save(groupId)).status).toBe(202);
+    const foreign = await createGroup(undefined, otherKey);
+
+    const noDraft = await service.rejected('POST', SAVE_DRAFT, { body: { dataset_group_id: groupId } });
+    const unknown = await service.rejected('POST', SAVE_DRAFT, { body: { dataset_group_id: 987_654 } });
+    const theirs = await service.rejected('POST', SAVE_DRAFT, {
+      body: { dataset_group_id: foreign.groupId },
+    });
+    const bad = await service.rejected('POST', SAVE_DRAFT, { body: { dataset_group_id: 0 } });
+
+    expect(noDraft).toMatchObject({ status: 404, body: { message: expect.stringContaining('no draft') } });
+    expect(unknown.status).toBe(404);
+    expect(theirs.status).toBe(404);
+    expect(bad.status).toBe(422);
+  });
+});
+
 describe('from-file through upload-url', () => {
   async function uploadUrl(fileName: string, key?: string) {
     const answer = await service.call('POST', UPLOAD_URL, { body: { file_name: fileName }, key });
@@ -453,6 +566,41 @@ describe('from-file through upload-url', () => {
     expect(theirs.body.detail[0].loc).toEqual(['body', 'file_key']);
     expect(missing).toMatchObject({ status: 400, body: { error: 'file_not_found' } });
     expect(tooLarge).toMatchObject({ status: 400, body: { error: 'file_too_large' } });
+  });
+
+  it('refuses a key that walks out of the workspace (422): the other workspace file is neither read nor deleted', async () => {
+    const { groupId } = await createGroup();
+    const foreignGroup = await createGroup(undefined, otherKey);
+    const secret = await uploadUrl('secret.csv', otherKey);
+    await fetch(secret.upload_url, { method: 'PUT', body: 'token\ns3cr3t\n' });
+    const events = service.messaging.events.length;
+    const walks = [
+      `uploads/${service.workspaceId}/../${secret.file_key.slice('uploads/'.length)}`,
+      `uploads/${service.workspaceId}/./../${secret.file_key.slice('uploads/'.length)}`,
+      `uploads/${service.workspaceId}/..%2F${secret.file_key.slice('uploads/'.length)}`,
+      `uploads/${service.workspaceId}/..\\${secret.file_key.slice('uploads/'.length).replaceAll('/', '\\')}`,
+    ];
+
+    for (const file_key of walks) {
+      const answer = await service.rejected('POST', FROM_FILE, {
+        body: { dataset_group_id: groupId, file_name: 'secret.csv', file_key },
+      });
+      expect(answer.status, file_key).toBe(422);
+      expect(answer.body.detail[0].loc).toEqual(['body', 'file_key']);
+    }
+    await jobsDone();
+
+    expect(service.messaging.events.length).toBe(events);
+    // The owner's upload is still there, and still theirs to use.
+    const theirs = await service.call('POST', FROM_FILE, {
+      body: { dataset_group_id: foreignGroup.groupId, file_name: 'secret.csv', file_key: secret.file_key },
+      key: otherKey,
+    });
+    await jobsDone();
+    expect(theirs.status).toBe(201);
+    expect(eventsFor(theirs.body.dataset_id)[0]).toMatchObject({
+      event_type: 'dataset_version_created_by_file',
+    });
   });
 
   it('refuses a file name without .csv or .json (400)', async () => {
@@ -597,7 +745,7 @@ describe('from-filter-params', () => {
     expect(eventsFor(answer.body.dataset_id)[0]!.details.rows_added).toBe(7);
   });
 
-  it('stores long request_log_ids (in S3) and shows them back as filter_params', async () => {
+  it('stores long request_log_ids (in S3): a list shows the first 100 and their count, the dataset all', async () => {
     const { groupId } = await createGroup();
     // Ids of no log are skipped; they make the list long enough to leave the dataset item.
     const ids = [
@@ -609,12 +757,49 @@ describe('from-filter-params', () => {
       body: { dataset_group_id: groupId, request_log_ids: ids, sort_by: 'input_tokens', q: 'hello' },
     });
     await jobsDone();
+    const one = await service.call('GET', `${DATASETS}/${answer.body.dataset_id}`);
 
     expect(answer.status).toBe(201);
     expect(eventsFor(answer.body.dataset_id)[0]!.details.rows_added).toBe(30);
     const [listed] = await datasetsOf(groupId);
-    expect(listed!.filter_params).toEqual({ request_log_ids: ids, sort_by: 'input_tokens', q: 'hello' });
+    expect(listed).toMatchObject({
+      filter_params: {
+        request_log_ids: ids.slice(0, 100),
+        request_log_ids_count: 6030,
+        sort_by: 'input_tokens',
+        q: 'hello',
+      },
+      filter_params_truncated: true,
+    });
+    expect(one.status).toBe(200);
+    const { filter_params: _, ...rest } = listed!;
+    expect(one.body.dataset).toEqual({
+      ...rest,
+      filter_params: { request_log_ids: ids, sort_by: 'input_tokens', q: 'hello' },
+      filter_params_truncated: false,
+    });
   });
+
+  it('keeps the list of a dataset made from 50,000 ids small, and shows all of them on the dataset', async () => {
+    const { groupId } = await createGroup();
+    const ids = Array.from({ length: 50_000 }, (_, i) => 80_000_000 + i);
+
+    const answer = await service.call('POST', FROM_FILTER, {
+      body: { dataset_group_id: groupId, request_log_ids: ids },
+    });
+    const list = await service.call('GET', DATASETS, { query: { dataset_group_id: groupId } });
+    const one = await service.call('GET', `${DATASETS}/${answer.body.dataset_id}`);
+    await jobsDone();
+
+    expect(answer.status).toBe(201);
+    expect(list.body.datasets[0].filter_params).toEqual({
+      request_log_ids: ids.slice(0, 100),
+      request_log_ids_count: 50_000,
+    });
+    // Inlined, the ids alone are ~450 KB per dataset: a page of 100 such would pass Lambda's 6 MB.
+    expect(JSON.stringify(list.body).length).toBeLessThan(4096);
+    expect(one.body.dataset.filter_params.request_log_ids).toEqual(ids);
+  }, 60_000);
 
   it('appends to the rows the group draft already holds', async () => {
     const { groupId } = await createGroup();

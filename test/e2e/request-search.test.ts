@@ -199,4 +199,44 @@ describe('POST /api/public/v2/requests/search', () => {
     expect(error).toMatchObject({ success: false, error: 'validation_error' });
     expect(error.detail.map((d: { loc: unknown[] }) => d.loc)).toContainEqual(loc);
   });
+
+  it.each([
+    [
+      'a filter without field',
+      { filters: [{ operator: 'is', value: 'gpt-4o' }] },
+      'Invalid body.filter_group.filters.0.field: Field required',
+      [{ loc: ['body', 'filter_group', 'filters', 0, 'field'], msg: 'Field required', type: 'invalid_type' }],
+    ],
+    [
+      'an object value',
+      { filters: [{ field: 'metadata', operator: 'key_equals', nested_key: 'a', value: { b: 1 } }] },
+      'Invalid body.filter_group.filters.0.value: must be a string, number, boolean or null, or an array of them',
+      [expect.objectContaining({ loc: ['body', 'filter_group', 'filters', 0, 'value'] })],
+    ],
+    [
+      'a nested group with a bad logic and a filter without operator',
+      { filters: [{ logic: 'XOR', filters: [{ field: 'cost' }] }] },
+      'Invalid body.filter_group.filters.0.logic: Invalid option: expected one of "AND"|"OR"',
+      [
+        expect.objectContaining({ loc: ['body', 'filter_group', 'filters', 0, 'logic'] }),
+        {
+          loc: ['body', 'filter_group', 'filters', 0, 'filters', 0, 'operator'],
+          msg: 'Field required',
+          type: 'invalid_type',
+        },
+      ],
+    ],
+    [
+      "'in' with a string",
+      { filters: [{ field: 'engine', operator: 'in', value: 'gpt-4o' }] },
+      "Invalid body.filter_group.filters.0.value: 'in' on 'engine' needs an array of strings",
+      [expect.objectContaining({ loc: ['body', 'filter_group', 'filters', 0, 'value'] })],
+    ],
+  ])('names the property at fault for %s', async (_, filter_group, message, detail) => {
+    const { status, body: error } = await service.call('POST', SEARCH, { body: { filter_group } });
+
+    expect(status).toBe(422);
+    expect(error.message).toBe(message);
+    expect(error.detail).toEqual(detail);
+  });
 });

@@ -109,7 +109,7 @@ describe('version numbers', () => {
   it('gives a dataset the same number however often it asks, and the next dataset the next one', async () => {
     const { group } = await newGroup();
     const reserve = (datasetId: number) =>
-      m.lifecycle.reserveVersionNumber(service.workspaceId, group.id, datasetId);
+      m.repository.reserveVersionNumber(service.workspaceId, group.id, datasetId);
 
     expect(await reserve(101)).toBe(1);
     expect(await reserve(101)).toBe(1);
@@ -407,5 +407,57 @@ describe('from-filter-params on a reused draft', () => {
     expect(answer.status).toBe(201);
     expect(answer.body.dataset_id).toBe(draft.id);
     expect(eventsOf(draft.id)[0]).toMatchObject({ details: { rows_added: 1, dataset_version_number: 1 } });
+  });
+});
+
+describe('save-draft', () => {
+  const save = (groupId: number) =>
+    service.call('POST', '/api/public/v2/dataset-versions/save-draft', {
+      body: { dataset_group_id: groupId },
+    });
+
+  it('refuses a draft a job is building (409 draft_busy) and leaves it to the job', async () => {
+    const { group, draft, message } = await pendingFileJob('a\n1\n');
+
+    const answer = await save(group.id);
+    await m.lifecycle.runDatasetJob(m.fileJob.fileJob, message as never, false);
+
+    expect(answer).toMatchObject({ status: 409, body: { error: 'draft_busy' } });
+    expect(await m.repository.getDataset(service.workspaceId, draft.id)).toMatchObject({
+      versionNumber: 1,
+      job: { status: 'done' },
+    });
+  });
+
+  it('takes the number a crashed save reserved for the draft, leaving no gap', async () => {
+    const { group, draft } = await newGroup();
+    expect(await m.repository.reserveVersionNumber(service.workspaceId, group.id, draft.id)).toBe(1);
+
+    const answer = await save(group.id);
+
+    expect(answer.body).toMatchObject({ draft_dataset_id: draft.id, version_number: 1 });
+    expect((await m.repository.getGroup(service.workspaceId, group.id))?.lastVersion).toBe(1);
+  });
+
+  it('saves a reused draft whose job outlived its lease, and takes the job off it', async () => {
+    const { group, draft } = await newGroup();
+    const lease = m.jobs.jobLeaseSeconds('filter') * 1000;
+    const stale = { id: 'crashed', type: 'filter' as const, status: 'pending' as const, ownsDraft: false };
+    expect(
+      await m.drafts.claimDraft(
+        draft,
+        { ...stale, startedAt: Date.now() - lease - 1000 },
+        { filterParams: '{}' },
+      ),
+    ).toBe(true);
+
+    const answer = await save(group.id);
+
+    expect(answer.status).toBe(202);
+    const saved = await m.repository.getDataset(service.workspaceId, draft.id);
+    expect(saved).toMatchObject({ versionNumber: 1 });
+    expect(saved?.job).toBeUndefined();
+    expect(saved?.filterParams).toBeUndefined();
+    expect(await m.drafts.findDraft(service.workspaceId, group.id)).toBeUndefined();
   });
 });

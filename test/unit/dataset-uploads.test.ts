@@ -4,6 +4,7 @@ import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   checkUpload,
   decodeBase64File,
+  isUploadKeyOf,
   MAX_FILE_BYTES,
   newUploadKey,
   requireFileKind,
@@ -79,30 +80,52 @@ describe('file names and upload keys', () => {
     expect(key.endsWith('_a.csv')).toBe(true);
   });
 
-  it('refuses a key of another workspace before looking at S3', async () => {
-    await expect(checkUpload(3, 'uploads/4/u/a.csv')).rejects.toMatchObject({ status: 422 });
-    await expect(checkUpload(3, 'uploads/33/u/a.csv')).rejects.toMatchObject({ status: 422 });
-    await expect(checkUpload(3, 'datasets/3/1/manifest.json')).rejects.toMatchObject({ status: 422 });
+  const ID = '6f1c2b9e-1d4a-4c8e-9f3b-0a1b2c3d4e5f';
+
+  it('accepts exactly the keys upload-url hands out', () => {
+    expect(isUploadKeyOf(3, newUploadKey(3, 'evals.csv'))).toBe(true);
+    expect(isUploadKeyOf(3, newUploadKey(3, `../..\\${'é'.repeat(300)}.json`))).toBe(true);
+    expect(isUploadKeyOf(3, `uploads/3/${ID}/a b (1).csv`)).toBe(true);
+  });
+
+  it.each([
+    ['another workspace', `uploads/4/${ID}/a.csv`],
+    ['a workspace whose id starts the same', `uploads/33/${ID}/a.csv`],
+    ['not an upload', 'datasets/3/1/manifest.json'],
+    ['a path back out of the workspace', `uploads/3/../4/${ID}/secret.csv`],
+    ['a .. segment in place of the name', `uploads/3/${ID}/..`],
+    ['a . segment', `uploads/3/./${ID}/a.csv`],
+    ['an empty segment', `uploads/3//${ID}/a.csv`],
+    ['an extra segment', `uploads/3/${ID}/x/a.csv`],
+    ['a backslash', `uploads/3/${ID}/..\\..\\4\\a.csv`],
+    ['no name', `uploads/3/${ID}/`],
+    ['no UUID', 'uploads/3/u/a.csv'],
+    ['an upper-case UUID', `uploads/3/${ID.toUpperCase()}/a.csv`],
+    ['a control character', `uploads/3/${ID}/a\n.csv`],
+    ['a name over 200 bytes', `uploads/3/${ID}/${'n'.repeat(197)}.csv`],
+  ])('refuses %s (422) before looking at S3', async (_, key) => {
+    expect(isUploadKeyOf(3, key)).toBe(false);
+    await expect(checkUpload(3, key)).rejects.toMatchObject({
+      status: 422,
+      detail: [expect.objectContaining({ loc: ['body', 'file_key'] })],
+    });
     expect(s3.calls()).toHaveLength(0);
   });
 
   it('checks that the upload exists and fits', async () => {
-    s3.on(HeadObjectCommand, { Key: 'uploads/3/u/ok.csv' }).resolves({ ContentLength: 10, ETag: '"e"' });
-    s3.on(HeadObjectCommand, { Key: 'uploads/3/u/big.csv' }).resolves({ ContentLength: MAX_FILE_BYTES + 1 });
-    s3.on(HeadObjectCommand, { Key: 'uploads/3/u/none.csv' }).rejects(
+    const key = (name: string) => `uploads/3/${ID}/${name}`;
+    s3.on(HeadObjectCommand, { Key: key('ok.csv') }).resolves({ ContentLength: 10, ETag: '"e"' });
+    s3.on(HeadObjectCommand, { Key: key('big.csv') }).resolves({ ContentLength: MAX_FILE_BYTES + 1 });
+    s3.on(HeadObjectCommand, { Key: key('none.csv') }).rejects(
       Object.assign(new Error('no'), { name: 'NotFound' }),
     );
 
-    expect(await checkUpload(3, 'uploads/3/u/ok.csv')).toEqual({
-      key: 'uploads/3/u/ok.csv',
-      size: 10,
-      etag: '"e"',
-    });
-    await expect(checkUpload(3, 'uploads/3/u/big.csv')).rejects.toMatchObject({
+    expect(await checkUpload(3, key('ok.csv'))).toEqual({ key: key('ok.csv'), size: 10, etag: '"e"' });
+    await expect(checkUpload(3, key('big.csv'))).rejects.toMatchObject({
       status: 400,
       code: 'file_too_large',
     });
-    await expect(checkUpload(3, 'uploads/3/u/none.csv')).rejects.toMatchObject({
+    await expect(checkUpload(3, key('none.csv'))).rejects.toMatchObject({
       status: 400,
       code: 'file_not_found',
     });

@@ -11,6 +11,7 @@ import { DeleteCommand, DynamoDBDocumentClient, GetCommand, UpdateCommand } from
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { handler } from '#functions/workers/dataset-file-job.ts';
+import { datasetJobHandler, type JobDefinition } from '#shared/datasets/job-lifecycle.ts';
 import { datasetKey, draftMarkerKey, groupKey } from '#shared/datasets/keys.ts';
 import { sqsEvent } from '#test/support/sqs.ts';
 
@@ -98,7 +99,7 @@ beforeEach(() => {
 });
 
 describe('from-file worker', () => {
-  it('streams the file from S3 into a row chunk, installs the next version and puts the event', async () => {
+  it('streams the file from S3 into a row chunk (rows as arrays), installs the next version and puts the event', async () => {
     const result = await handler(sqsEvent({ id: 'm-1', body: message() }));
 
     expect(result).toEqual({ batchItemFailures: [] });
@@ -118,9 +119,11 @@ describe('from-file worker', () => {
         .split('\n')
         .flatMap((line) => JSON.parse(line)),
     ).toEqual([
-      { question: 'What, is "it"?', answer: '42' },
-      { question: 'foo', answer: 'two\nlines' },
+      ['What, is "it"?', '42'],
+      ['foo', 'two\nlines'],
     ]);
+    const manifest = JSON.parse(String(s3.commandCalls(PutObjectCommand)[1]!.args[0].input.Body));
+    expect(manifest).toMatchObject({ columns: ['question', 'answer'], layouts: [[0, 1]], rowCount: 2 });
     expect(ddb).toHaveReceivedCommandWith(UpdateCommand, {
       Key: datasetKey(WS, DATASET),
       ConditionExpression: '#jobId = :job AND #jobStatus = :pending',
@@ -245,5 +248,118 @@ describe('from-file worker', () => {
     expect(result).toEqual({ batchItemFailures: [] });
     const detail = JSON.parse(events.commandCalls(PutEventsCommand)[0]!.args[0].input.Entries![0]!.Detail!);
     expect(detail.details.error_message).toMatch(/replaced/);
+  });
+});
+
+describe('a job failing after its work is done', () => {
+  const throttled = () => Object.assign(new Error('Rate exceeded'), { name: 'ThrottlingException' });
+  /** The conditional write that installs the version (pending -> finalized). */
+  const install = {
+    Key: datasetKey(WS, DATASET),
+    ExpressionAttributeValues: { ':set_jobStatus': 'finalized' },
+  };
+  const eventTypes = () =>
+    events
+      .commandCalls(PutEventsCommand)
+      .map(
+        (call) => JSON.parse(call.args[0].input.Entries![0]!.Detail!) as { event_type: string; details: any },
+      );
+
+  it('retries when installing the version is throttled before the last receive', async () => {
+    ddb.on(UpdateCommand, install).rejects(throttled());
+
+    const result = await handler(sqsEvent({ id: 'try-1', body: message(), receiveCount: 1 }));
+
+    expect(result).toEqual({ batchItemFailures: [{ itemIdentifier: 'try-1' }] });
+    expect(events.calls()).toHaveLength(0);
+    expect(ddb).not.toHaveReceivedCommand(DeleteCommand);
+  });
+
+  it('on the last receive: sends the failure event, removes the draft, and dead-letters the message', async () => {
+    ddb.on(UpdateCommand, install).rejects(throttled());
+
+    const result = await handler(sqsEvent({ id: 'try-3', body: message(), receiveCount: 3 }));
+
+    expect(result).toEqual({ batchItemFailures: [{ itemIdentifier: 'try-3' }] });
+    expect(eventTypes()).toEqual([
+      {
+        event_type: 'dataset_version_created_by_file_failed',
+        details: { dataset_id: DATASET, error_message: expect.stringMatching(/internal error/) },
+        workspace_id: WS,
+        timestamp: expect.any(String),
+      },
+    ]);
+    expect(ddb).toHaveReceivedCommandWith(UpdateCommand, {
+      Key: datasetKey(WS, DATASET),
+      ConditionExpression: '#jobId = :job AND #jobStatus = :pending',
+      ExpressionAttributeValues: expect.objectContaining({ ':set_jobStatus': 'failing' }),
+    });
+    expect(s3).toHaveReceivedCommandWith(ListObjectsV2Command, { Prefix: `datasets/${WS}/${DATASET}/` });
+    expect(ddb).toHaveReceivedCommandWith(DeleteCommand, { Key: datasetKey(WS, DATASET) });
+    expect(ddb).toHaveReceivedCommandWith(DeleteCommand, { Key: draftMarkerKey(WS, GROUP) });
+    expect(s3).toHaveReceivedCommandWith(DeleteObjectCommand, { Key: FILE_KEY });
+  });
+
+  it('fails at once, without retrying, when installing finds the group gone (a permanent error)', async () => {
+    ddb
+      .on(UpdateCommand, { Key: groupKey(WS, GROUP) })
+      .rejects(Object.assign(new Error('condition'), { name: 'ConditionalCheckFailedException' }));
+    ddb.on(GetCommand, { Key: groupKey(WS, GROUP) }).resolves({});
+
+    const result = await handler(sqsEvent({ id: 'first', body: message(), receiveCount: 1 }));
+
+    expect(result).toEqual({ batchItemFailures: [] });
+    expect(eventTypes().map((e) => [e.event_type, e.details.error_message])).toEqual([
+      ['dataset_version_created_by_file_failed', 'The dataset group no longer exists'],
+    ]);
+    expect(ddb).toHaveReceivedCommandWith(DeleteCommand, { Key: datasetKey(WS, DATASET) });
+  });
+
+  it('finishes as a success, with no failure event, when the install landed but its answer was lost', async () => {
+    ddb.on(UpdateCommand, install).rejects(throttled());
+    ddb
+      .on(GetCommand, { Key: datasetKey(WS, DATASET) })
+      .resolvesOnce({ Item: datasetItem() })
+      .resolves({ Item: datasetItem({ jobStatus: 'finalized', versionNumber: 4, rowCount: 2 }) });
+
+    const result = await handler(sqsEvent({ id: 'try-3', body: message(), receiveCount: 3 }));
+
+    expect(result).toEqual({ batchItemFailures: [] });
+    expect(eventTypes().map((e) => e.event_type)).toEqual(['dataset_version_created_by_file']);
+    expect(ddb).not.toHaveReceivedCommandWith(DeleteCommand, { Key: datasetKey(WS, DATASET) });
+    expect(ddb).toHaveReceivedCommandWith(UpdateCommand, {
+      ExpressionAttributeValues: expect.objectContaining({ ':set_jobStatus': 'done' }),
+    });
+  });
+
+  it('hands a reused draft back as it was when the job fails for good after its work', async () => {
+    const job: JobDefinition = {
+      type: 'filter',
+      makesVersion: true,
+      run: async () => ({ manifestKey: 'm', columns: ['a'], rowCount: 1, rowsAdded: 1 }),
+      failureEvent: (dataset, errorMessage) => ({
+        type: 'filter_failed',
+        details: { dataset_id: dataset.id, error_message: errorMessage },
+      }),
+    };
+    ddb.on(GetCommand).resolves({
+      Item: datasetItem({ jobType: 'filter', jobOwnsDraft: false, expiresAt: undefined, rowCount: 3 }),
+    });
+    ddb.on(UpdateCommand, install).rejects(throttled());
+
+    const result = await datasetJobHandler(job)(sqsEvent({ id: 'last', body: message(), receiveCount: 3 }));
+
+    expect(result).toEqual({ batchItemFailures: [{ itemIdentifier: 'last' }] });
+    expect(eventTypes().map((e) => e.event_type)).toEqual(['filter_failed']);
+    expect(ddb).not.toHaveReceivedCommandWith(DeleteCommand, { Key: datasetKey(WS, DATASET) });
+    expect(s3).toHaveReceivedCommandWith(ListObjectsV2Command, {
+      Prefix: `datasets/${WS}/${DATASET}/${JOB}/`,
+    });
+    // Released: the job's attributes removed, only while this job holds the draft.
+    expect(ddb).toHaveReceivedCommandWith(UpdateCommand, {
+      Key: datasetKey(WS, DATASET),
+      ConditionExpression: '#jobId = :job',
+      UpdateExpression: expect.stringContaining('REMOVE #jobId'),
+    });
   });
 });

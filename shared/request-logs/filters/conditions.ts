@@ -56,9 +56,18 @@ function readOne<T>(c: Ctx, parse: Parse<T>, what: string): T | undefined {
   return parsed;
 }
 
-function readList<T>(c: Ctx, parse: Parse<T>, what: string): T[] | undefined {
+/** An item's form, said of one item and of several: "a string" / "strings". */
+interface Form {
+  one: string;
+  many: string;
+}
+
+const STRING: Form = { one: 'a string', many: 'strings' };
+const SCALAR: Form = { one: 'a string, number or boolean', many: 'strings, numbers or booleans' };
+
+function readList<T>(c: Ctx, parse: Parse<T>, form: Form): T[] | undefined {
   if (!Array.isArray(c.value)) {
-    return c.issues.add([...c.loc, 'value'], `'${c.op}' on '${c.field}' needs an array of ${what}`);
+    return c.issues.add([...c.loc, 'value'], `'${c.op}' on '${c.field}' needs an array of ${form.many}`);
   }
   if (c.value.length > MAX_LIST_ITEMS) {
     return c.issues.add([...c.loc, 'value'], `at most ${MAX_LIST_ITEMS} items`, 'too_long');
@@ -68,7 +77,7 @@ function readList<T>(c: Ctx, parse: Parse<T>, what: string): T[] | undefined {
   c.value.forEach((item: unknown, i) => {
     const parsed = parse(item);
     if (parsed === undefined) {
-      c.issues.add([...c.loc, 'value', i], `expected ${what}`);
+      c.issues.add([...c.loc, 'value', i], `expected ${form.one}`);
       ok = false;
     } else out.push(parsed);
   });
@@ -137,14 +146,16 @@ function compileString(def: Extract<FieldDef, { kind: 'string' }>, c: Ctx): Comp
   const parse: Parse<string> = values
     ? (v) => (typeof v === 'string' && values.includes(v) ? v : undefined)
     : asString;
-  const what = values ? `one of ${values.join(', ')}` : 'a string';
+  const form: Form = values
+    ? { one: `one of ${values.join(', ')}`, many: `values among ${values.join(', ')}` }
+    : STRING;
   let pass: (value: string) => boolean;
   if (c.op === 'is' || c.op === 'is_not') {
-    const v = readOne(c, parse, what);
+    const v = readOne(c, parse, form.one);
     if (v === undefined) return undefined;
     pass = c.op === 'is' ? (x) => x === v : (x) => x !== v;
   } else {
-    const list = readList(c, parse, what);
+    const list = readList(c, parse, form);
     if (list === undefined) return undefined;
     const set = new Set(list);
     pass = c.op === 'in' ? (x) => set.has(x) : (x) => !set.has(x);
@@ -159,7 +170,7 @@ function compileString(def: Extract<FieldDef, { kind: 'string' }>, c: Ctx): Comp
 
 /** Case-insensitive, like `q`: people search text the way they remember it. */
 function compileText(getLower: (r: RequestLogRecord) => string, c: Ctx): Compiled {
-  const v = readOne(c, asString, 'a string')?.toLowerCase();
+  const v = readOne(c, asString, STRING.one)?.toLowerCase();
   if (v === undefined) return undefined;
   switch (c.op) {
     case 'contains':
@@ -264,13 +275,13 @@ function compileArray(def: Extract<FieldDef, { kind: 'array' }>, c: Ctx): Compil
       return { test: (r) => get(r).length > 0 };
     case 'contains':
     case 'not_contains': {
-      const v = readOne(c, asString, 'a string');
+      const v = readOne(c, asString, STRING.one);
       if (v === undefined) return undefined;
       if (c.op === 'not_contains') return { test: (r) => !get(r).includes(v) };
       return { test: (r) => get(r).includes(v), hint: def.hint === 'tags' ? { tags: [v] } : {} };
     }
     default: {
-      const list = readList(c, asString, 'strings');
+      const list = readList(c, asString, STRING);
       if (list === undefined) return undefined;
       const set = new Set(list);
       const any = (r: RequestLogRecord) => {
@@ -331,13 +342,13 @@ function compileNested(
       return { test: (r) => !isEmptyValue(at(r)) };
     case 'key_equals':
     case 'key_not_equals': {
-      const v = readOne(c, asScalarText, 'a string, number or boolean');
+      const v = readOne(c, asScalarText, SCALAR.one);
       if (v === undefined) return undefined;
       const equals = (r: RequestLogRecord) => asScalarText(at(r)) === v;
       return { test: c.op === 'key_equals' ? equals : (r) => !equals(r) };
     }
     case 'key_contains': {
-      const v = readOne(c, asScalarText, 'a string, number or boolean');
+      const v = readOne(c, asScalarText, SCALAR.one);
       if (v === undefined) return undefined;
       const lower = v.toLowerCase();
       return {
@@ -349,7 +360,7 @@ function compileNested(
       };
     }
     default: {
-      const list = readList(c, asScalarText, 'strings, numbers or booleans');
+      const list = readList(c, asScalarText, SCALAR);
       if (list === undefined) return undefined;
       const set = new Set(list);
       const has = (item: unknown) => {

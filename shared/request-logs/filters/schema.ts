@@ -32,13 +32,33 @@ const ScalarSchema = z.union([z.string(), z.number(), z.boolean(), z.null()]);
 const FilterSchema = z.object({
   field: z.string(),
   operator: z.string(),
-  value: z.union([ScalarSchema, z.array(ScalarSchema)]).optional(),
+  value: z
+    .union([ScalarSchema, z.array(ScalarSchema)], {
+      error: 'must be a string, number, boolean or null, or an array of them',
+    })
+    .optional(),
   nested_key: z.string().nullable().optional(),
 });
 
+/**
+ * An item of `filters` is a group when it has `filters`, else a filter, decided by its shape rather than
+ * by a union: a union that fails both ways says only "Invalid input", while this names what is wrong
+ * (`filters.0.field: Field required`, `filters.0.value: Invalid input`).
+ */
+const ItemSchema: z.ZodType<Filter | FilterGroup> = z.unknown().transform((item, ctx) => {
+  const schema = isGroupShape(item) ? GroupShapeSchema : FilterSchema;
+  const result = schema.safeParse(item);
+  if (result.success) return result.data;
+  // Issues of the item's own schema, kept as they are: their paths continue from the item's.
+  ctx.issues.push(...(result.error.issues as typeof ctx.issues));
+  return z.NEVER;
+});
+
+const isGroupShape = (item: unknown) => typeof item === 'object' && item !== null && 'filters' in item;
+
 const GroupShapeSchema: z.ZodType<FilterGroup> = z.object({
   logic: z.enum(['AND', 'OR']).optional(),
-  filters: z.array(z.union([FilterSchema, z.lazy(() => GroupShapeSchema)])),
+  filters: z.array(z.lazy(() => ItemSchema)),
 });
 
 /** Depth of group nesting, measured without recursion and stopping once past the limit. */

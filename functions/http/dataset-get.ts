@@ -1,0 +1,14 @@
+import * as z from 'zod';
+import { getDatasetView } from '#shared/datasets/list.ts';
+import { httpRoute } from '#shared/platform/http.ts';
+import { idParam } from '#shared/platform/schemas.ts';
+
+/**
+ * GET /api/public/v2/datasets/{dataset_id}: one dataset as GET /datasets lists it, with its stored
+ * filter params whole (a list shows at most 100 of its request_log_ids).
+ */
+export const handler = httpRoute({
+  path: z.object({ dataset_id: idParam }),
+  permission: ['datasets', 'read'],
+  handle: ({ path, auth }) => getDatasetView(auth.workspaceId, path.dataset_id),
+});
