@@ -68,6 +68,7 @@ export class PromptopsStack extends Stack {
     });
 
     this.http = new HttpApi(this, 'Http', {
+      name: `promptops-${stage}`,
       root: REPO_ROOT,
       routes: ROUTES,
       authorizerEntry: AUTHORIZER_HANDLER,

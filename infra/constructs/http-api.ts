@@ -100,6 +100,8 @@ export const ACCESS_LOG_FORMAT = `{${[
   .join(',')}}`;
 
 export interface HttpApiProps {
+  /** The API's name, one per stage: the 5xx alarm's metric is per API name. */
+  name: string;
   root: string;
   routes: readonly RouteDef[];
   /** The authorizer handler file, relative to `root`. */
@@ -151,6 +153,7 @@ export class HttpApi extends Construct {
     });
 
     this.api = new RestApi(this, 'RestApi', {
+      restApiName: props.name,
       description: 'promptops HTTP API',
       endpointTypes: [EndpointType.REGIONAL],
       // Multipart uploads reach the function intact (base64, `isBase64Encoded: true`).

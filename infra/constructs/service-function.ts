@@ -49,6 +49,22 @@ export interface ServiceFunctionProps {
   environment?: Readonly<Record<string, string>>;
 }
 
+/** DynamoDB actions of read-only functions: point reads, batch reads and queries; never a Scan. */
+export const TABLE_READ_ACTIONS = [
+  'dynamodb:GetItem',
+  'dynamodb:BatchGetItem',
+  'dynamodb:Query',
+  'dynamodb:DescribeTable',
+] as const;
+/** Writers add single-item and batch writes (ids are reserved with UpdateItem). */
+export const TABLE_WRITE_ACTIONS = [
+  ...TABLE_READ_ACTIONS,
+  'dynamodb:PutItem',
+  'dynamodb:UpdateItem',
+  'dynamodb:DeleteItem',
+  'dynamodb:BatchWriteItem',
+] as const;
+
 /**
  * A NodejsFunction with the house defaults (Node.js 22 on ARM64, X-Ray, source maps, ESM bundle,
  * explicit log group with retention) and least-privilege grants derived from `access`: read-only table
@@ -94,8 +110,8 @@ export class ServiceFunction extends Construct {
       },
     });
 
-    if (access.table === 'write') resources.table.grantReadWriteData(this.fn);
-    else resources.table.grantReadData(this.fn);
+    // Exactly the item operations the code uses (no Scan anywhere), on the table and its indexes.
+    resources.table.grant(this.fn, ...(access.table === 'write' ? TABLE_WRITE_ACTIONS : TABLE_READ_ACTIONS));
 
     if (access.bucket === 'write') resources.bucket.grantReadWrite(this.fn);
     else if (access.bucket === 'read') resources.bucket.grantRead(this.fn);

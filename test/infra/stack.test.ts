@@ -283,6 +283,31 @@ describe('functions', () => {
     }
   });
 
+  it('never grants a Scan, and grants the item operations on the table and every index', () => {
+    for (const [, policy] of resources(dev, 'AWS::IAM::Policy')) {
+      const statements = policy.Properties.PolicyDocument.Statement as {
+        Action: string | string[];
+        Resource: unknown;
+      }[];
+      for (const statement of statements) {
+        const actions = [statement.Action].flat();
+        expect(actions).not.toContain('dynamodb:Scan');
+        expect(actions.some((action) => action.startsWith('dynamodb:*'))).toBe(false);
+        if (actions.includes('dynamodb:Query'))
+          expect(JSON.stringify(statement.Resource)).toContain('/index/*');
+      }
+    }
+  });
+
+  it('names the API per stage, so each stage has its own 5xx metric', () => {
+    dev.hasResourceProperties('AWS::ApiGateway::RestApi', { Name: 'promptops-dev' });
+    prod.hasResourceProperties('AWS::ApiGateway::RestApi', { Name: 'promptops-prod' });
+    dev.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      MetricName: '5XXError',
+      Dimensions: [{ Name: 'ApiName', Value: 'promptops-dev' }],
+    });
+  });
+
   it('grants bucket, queue and bus access only where the route says so', () => {
     for (const route of ROUTES) {
       const [id] = functionByDescription(dev, routeLabel(route));
