@@ -95,7 +95,8 @@ export async function benchFileParser(): Promise<BenchRow[]> {
       {
         name: `${label}: throughput`,
         value: `${r.mbPerS.toFixed(1)} MB/s`,
-        target: `>= ${TARGET_MB_PER_S} MB/s`,
+        // The issue's throughput target is for CSV; JSON is printed for comparison.
+        target: kind === 'csv' ? `>= ${TARGET_MB_PER_S} MB/s` : '(none: the target is for CSV)',
       },
       {
         // The process's RSS before parsing (modules loaded, earlier sections) is part of the peak.
