@@ -12,7 +12,10 @@ import type { RequestLogRecord } from './record.ts';
  */
 export function toRequestLogDetail(record: RequestLogRecord) {
   const detail = fullDetail(record);
-  // The Lambda result carries the body as an escaped JSON string, inside an envelope: measure that.
+  // The Lambda result carries the body as an escaped JSON string, inside an envelope: measure that. Escaping
+  // at most doubles a body of JSON text, so most logs are settled by the body's own size.
+  const bodyBytes = Buffer.byteLength(JSON.stringify(detail));
+  if (bodyBytes * 2 + RESULT_ENVELOPE_BYTES <= LAMBDA_PAYLOAD_LIMIT_BYTES) return detail;
   const resultBytes = Buffer.byteLength(JSON.stringify(JSON.stringify(detail))) + RESULT_ENVELOPE_BYTES;
   if (resultBytes <= LAMBDA_PAYLOAD_LIMIT_BYTES) return detail;
   const { prompt_template: _duplicate, ...blueprint } = detail.prompt_blueprint;
