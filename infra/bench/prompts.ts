@@ -1,19 +1,5 @@
-/**
- * The prompt registry's budgets, measured in-process against the local runtime (dynalite): DynamoDB
- * calls (and waves: groups of calls in flight together, i.e. sequential round trips) per GET and per
- * publish, counted by a middleware on the shared document client; the latency of a cache hit through
- * the whole handler (middy, zod, cache, JSON); and the size of the GET function's bundle.
- *
- * Id blocks are reserved before measuring, so the counts are those of a warm container; one publish is
- * also measured on a cold one (id blocks forgotten first).
- */
-import { statSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { build } from 'esbuild';
-import { esbuildOptions } from '../bundling.ts';
 import { REPO_ROOT, startLocalService } from '../local/service.ts';
 
 type Handler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
@@ -23,7 +9,6 @@ import { countDynamoWaves, type BenchRow as Row } from './support.ts';
 const GET_HANDLER = 'functions/http/prompt-template-get.ts';
 const PUBLISH_HANDLER = 'functions/http/prompt-template-publish.ts';
 const HIT_SAMPLES = 20_000;
-const TARGET_BUNDLE_KB = 300;
 
 export async function benchPrompts(): Promise<Row[]> {
   const service = await startLocalService({ port: 0, dataDir: null });
@@ -151,11 +136,10 @@ async function measure(workspaceId: number): Promise<Row[]> {
     samples[i] = performance.now() - started;
   }
   const hitCalls = counter.calls;
-  samples.sort();
+  samples.sort((a, b) => a - b);
   const p50 = samples[Math.floor(HIT_SAMPLES * 0.5)] ?? 0;
   const p99 = samples[Math.floor(HIT_SAMPLES * 0.99)] ?? 0;
 
-  const bundleKb = await bundleSize(GET_HANDLER);
   const trips = (r: { calls: number; waves: number }) =>
     `${r.calls} call${r.calls === 1 ? '' : 's'} / ${r.waves} round trip${r.waves === 1 ? '' : 's'}`;
   return [
@@ -192,21 +176,5 @@ async function measure(workspaceId: number): Promise<Row[]> {
       value: `p50 ${p50.toFixed(3)} ms, p99 ${p99.toFixed(3)} ms`,
       target: 'p50 < 0.2 ms',
     },
-    {
-      name: 'prompt GET function bundle',
-      value: `${bundleKb.toFixed(0)} KB`,
-      target: `< ${TARGET_BUNDLE_KB} KB`,
-    },
   ];
-}
-
-async function bundleSize(entry: string): Promise<number> {
-  const dir = await mkdtemp(join(tmpdir(), 'promptops-bench-'));
-  try {
-    const outfile = join(dir, 'index.mjs');
-    await build(esbuildOptions(join(REPO_ROOT, entry), outfile));
-    return statSync(outfile).size / 1024;
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
 }
