@@ -77,8 +77,6 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       stops.push(dynalite.stop);
       dynamodbEndpoint = dynalite.endpoint;
     }
-    // The SDK warns that Node 20 (this machine's) is nearing its end; Lambda runs Node 22.
-    process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
     process.env.AWS_REGION ??= 'us-east-1';
     let s3Endpoint = options.s3Endpoint;
     if (!s3Endpoint) {

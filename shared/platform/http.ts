@@ -43,6 +43,11 @@ export interface RouteDefinition<B, Q, P> {
   permission: readonly [EntityType, Access];
   /** Success status when `handle` returns a plain value. */
   status?: number;
+  /**
+   * The success bodies by status code: the OpenAPI document is generated from them and tests check
+   * real answers against them.
+   */
+  responses?: Readonly<Record<number, ZodType>>;
   handle(input: RouteInput<B, Q, P>): Promise<unknown>;
 }
 
@@ -55,7 +60,13 @@ export class HttpResponse {
   ) {}
 }
 
-export type HttpHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
+export type HttpHandler = ((
+  event: APIGatewayProxyEvent,
+  context: Context,
+) => Promise<APIGatewayProxyResult>) & {
+  /** The route's declaration, read by the OpenAPI generator. */
+  readonly definition: RouteDefinition<unknown, unknown, unknown>;
+};
 
 const JSON_HEADERS = { 'Content-Type': 'application/json' };
 
@@ -68,7 +79,7 @@ z.config({
 export function httpRoute<B = undefined, Q = undefined, P = undefined>(
   def: RouteDefinition<B, Q, P>,
 ): HttpHandler {
-  return middy<APIGatewayProxyEvent, APIGatewayProxyResult>()
+  const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult>()
     .use({
       onError: async (request) => {
         request.response = errorResponse(request.error, request.context);
@@ -80,7 +91,8 @@ export function httpRoute<B = undefined, Q = undefined, P = undefined>(
       return result instanceof HttpResponse
         ? json(result.status, result.body, result.headers)
         : json(def.status ?? 200, result);
-    }) as unknown as HttpHandler;
+    });
+  return Object.assign(handler, { definition: def }) as unknown as HttpHandler;
 }
 
 function parseRequest<B, Q, P>(
