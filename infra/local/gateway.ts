@@ -162,7 +162,7 @@ export class LocalGateway {
       if (route.def.method !== method) continue;
       const found = route.pattern.exec(path);
       if (!found) continue;
-      const params: Record<string, string> = {};
+      const params: Record<string, string> = Object.create(null);
       route.params.forEach((name, i) => {
         // As API Gateway's REST API does: path parameters stay percent-encoded (the route decodes them).
         params[name] = found[i + 1] ?? '';
@@ -232,7 +232,7 @@ async function drain(req: IncomingMessage): Promise<void> {
 }
 
 function flattenHeaders(req: IncomingMessage): Record<string, string> {
-  const headers: Record<string, string> = {};
+  const headers: Record<string, string> = Object.create(null);
   for (let i = 0; i < req.rawHeaders.length; i += 2)
     headers[req.rawHeaders[i] ?? ''] = req.rawHeaders[i + 1] ?? '';
   return headers;
@@ -254,8 +254,10 @@ function toProxyEvent(
   body: Buffer,
   decision: CachedDecision,
 ): APIGatewayProxyEvent {
-  const query: Record<string, string> = {};
-  const multiQuery: Record<string, string[]> = {};
+  // Keyed by client text: without a prototype, `?constructor=` or `?__proto__=` are names like any other
+  // (as in API Gateway's event, which is parsed JSON where `__proto__` is an own property).
+  const query: Record<string, string> = Object.create(null);
+  const multiQuery: Record<string, string[]> = Object.create(null);
   for (const [name, value] of url.searchParams) {
     query[name] = value;
     multiQuery[name] = [...(multiQuery[name] ?? []), value];

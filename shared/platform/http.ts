@@ -9,7 +9,7 @@ import {
   type EntityType,
   fromAuthorizerContext,
 } from './auth-context.ts';
-import { MAX_REQUEST_BODY_BYTES } from './config.ts';
+import { MAX_JSON_DEPTH, MAX_REQUEST_BODY_BYTES } from './config.ts';
 import {
   AppError,
   badRequest,
@@ -124,7 +124,7 @@ function parseRequest<B, Q, P>(
 
 /** API Gateway's REST API hands path parameters over still percent-encoded (`my%20prompt`). */
 function decodePathParameters(parameters: APIGatewayProxyEvent['pathParameters']): Record<string, string> {
-  const decoded: Record<string, string> = {};
+  const decoded: Record<string, string> = Object.create(null);
   for (const [name, value] of Object.entries(parameters ?? {})) {
     try {
       decoded[name] = decodeURIComponent(value ?? '');
@@ -136,7 +136,7 @@ function decodePathParameters(parameters: APIGatewayProxyEvent['pathParameters']
 }
 
 function lowerCaseHeaders(headers: APIGatewayProxyEvent['headers'] | null): Record<string, string> {
-  const result: Record<string, string> = {};
+  const result: Record<string, string> = Object.create(null);
   for (const [name, value] of Object.entries(headers ?? {}))
     if (value !== undefined) result[name.toLowerCase()] = value;
   return result;
@@ -172,11 +172,7 @@ function readJsonBody(event: APIGatewayProxyEvent, headers: Record<string, strin
   return parsed;
 }
 
-/**
- * How deep a body may nest. Generous for real payloads (JSON schemas, tool definitions), and far below
- * the few thousand levels at which JSON.stringify runs out of stack when the body is stored.
- */
-export const MAX_JSON_DEPTH = 256;
+export { MAX_JSON_DEPTH };
 
 /** Iterative, so a hostile body cannot exhaust the stack here either. */
 function exceedsDepth(root: object, limit: number): boolean {
@@ -191,12 +187,16 @@ function exceedsDepth(root: object, limit: number): boolean {
   return false;
 }
 
-/** Query parameters: a repeated key becomes an array, a single one stays a string. */
+/**
+ * Query parameters: a repeated key becomes an array, a single one stays a string. Names are client
+ * text, so the result has no prototype and lookups are own-property only: `?constructor=` or
+ * `?__proto__=` are parameters like any other.
+ */
 function queryObject(event: APIGatewayProxyEvent): Record<string, string | string[]> {
-  const result: Record<string, string | string[]> = {};
+  const result: Record<string, string | string[]> = Object.create(null);
   const multi = event.multiValueQueryStringParameters ?? {};
   for (const [name, value] of Object.entries(event.queryStringParameters ?? {})) {
-    const values = multi[name];
+    const values = Object.hasOwn(multi, name) ? multi[name] : undefined;
     result[name] = values && values.length > 1 ? values : (value ?? '');
   }
   return result;

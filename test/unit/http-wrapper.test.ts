@@ -376,6 +376,38 @@ describe('http wrapper: validation', () => {
     expect(answer.status).toBe(201);
     expect(answer.body.query.tag).toEqual(['a', 'b']);
   });
+
+  it('reads query parameters named like object properties as plain parameters, polluting nothing', async () => {
+    // API Gateway's event is parsed JSON, in which `__proto__` is an own property like any other.
+    const event = proxyEvent({ body: json({ name: 'a', count: 1 }) });
+    event.queryStringParameters = JSON.parse('{"__proto__":"z","constructor":"c","toString":"t","tag":"a"}');
+    event.multiValueQueryStringParameters = JSON.parse(
+      '{"__proto__":["x","z"],"constructor":["c"],"toString":["t"],"tag":["a"]}',
+    );
+    const result = await createThing(event, lambdaContext);
+
+    expect(result.statusCode, result.body).toBe(201);
+    expect(JSON.parse(result.body).query).toEqual({ dry_run: false, tag: 'a' });
+    expect(({} as Record<string, unknown>).length).toBeUndefined();
+    expect(Object.getPrototypeOf({})).toBe(Object.prototype);
+  });
+
+  it('hands query parameters named like object properties over as the client sent them', async () => {
+    const echoQuery = httpRoute({
+      query: z.record(z.string(), z.union([z.string(), z.array(z.string())])),
+      permission: ['request_logs', 'read'],
+      handle: async ({ query }) => ({ query }),
+    });
+    const event = proxyEvent();
+    // Only the single-value map names these: lookups in the other must not find Object.prototype's members.
+    event.queryStringParameters = JSON.parse('{"__proto__":"p","__defineGetter__":"g","constructor":"c"}');
+    event.multiValueQueryStringParameters = null;
+    const result = await echoQuery(event, lambdaContext);
+
+    expect(result.statusCode, result.body).toBe(200);
+    expect(JSON.parse(result.body).query).toMatchObject({ __defineGetter__: 'g', constructor: 'c' });
+    expect(Object.getPrototypeOf({})).toBe(Object.prototype);
+  });
 });
 
 describe('http wrapper: permissions', () => {
