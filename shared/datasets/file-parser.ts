@@ -4,6 +4,7 @@
  */
 import { isUtf8 } from 'node:buffer';
 import { JSONParser, TokenType } from '@streamparser/json';
+import { MAX_JSON_DEPTH } from '#shared/platform/config.ts';
 
 export type DatasetFileKind = 'csv' | 'json';
 /**
@@ -380,8 +381,16 @@ async function parseJson(bytes: AsyncIterable<Buffer>, batcher: Batcher): Promis
     started = true;
     lastToken = offset;
     if (depth <= 1) rowStart = offset;
-    if (token === TokenType.LEFT_BRACE || token === TokenType.LEFT_BRACKET) depth++;
-    else if (token === TokenType.RIGHT_BRACE || token === TokenType.RIGHT_BRACKET) depth--;
+    if (token === TokenType.LEFT_BRACE || token === TokenType.LEFT_BRACKET) {
+      // The array is depth 1 and a row depth 2: a row may nest as deep as a request body. Refused while
+      // the parser builds the row, before anything (JSON.stringify when it is stored) recurses into it.
+      if (++depth > MAX_JSON_DEPTH + 1) {
+        const row = batcher.count() + batcher.pending() + 1;
+        throw new DatasetFileError(
+          `Row ${row} of the JSON array is nested more than ${MAX_JSON_DEPTH} levels deep (at byte ${offset})`,
+        );
+      }
+    } else if (token === TokenType.RIGHT_BRACE || token === TokenType.RIGHT_BRACKET) depth--;
   };
   parser.onValue = ({ value, key }) => {
     if (typeof value !== 'object' || value === null || Array.isArray(value)) {

@@ -36,6 +36,13 @@ export const LAMBDA_PAYLOAD_LIMIT_BYTES = 6 * 1024 * 1024;
 export const MAX_REQUEST_BODY_BYTES = LAMBDA_PAYLOAD_LIMIT_BYTES;
 
 /**
+ * How deep client JSON may nest: a request body, or one row of a dataset file. Generous for real
+ * payloads (JSON schemas, tool definitions), and far below the few thousand levels at which
+ * JSON.stringify runs out of stack when the value is stored.
+ */
+export const MAX_JSON_DEPTH = 256;
+
+/**
  * A job queue's visibility timeout, in timeouts of its worker (AWS guidance for Lambda consumers): the
  * stack sets it, and a job's lease counts with it.
  */

@@ -303,31 +303,39 @@ describe('from-file', () => {
     ['a.csv', '\n\n', /empty/],
     ['a.json', '{"a": 1}', /array of objects/],
     ['a.json', '[1, 2]', /Row 1 .* not an object/],
-  ])(
-    'removes the draft of a broken file (%s %j) and sends the failure event',
-    async (name, content, reason) => {
-      const { groupId, draftId } = await createGroup();
-      const objects = await service.countObjects();
-
-      const answer = await service.call('POST', FROM_FILE, {
-        body: { dataset_group_id: groupId, file_name: name, file_content_base64: base64(content) },
-      });
-      await jobsDone();
-
-      expect(answer.status).toBe(201);
-      const events = eventsFor(draftId);
-      expect(events.map((e) => e.event_type)).toEqual(['dataset_version_created_by_file_failed']);
-      expect(events[0]!.details.error_message).toMatch(reason);
-      expect(await datasetsOf(groupId)).toEqual([]);
-      expect((await service.call('GET', rowsPath(draftId))).status).toBe(404);
-      expect(await service.countObjects(), 'the upload and any rows are gone').toBe(objects);
-      expect(service.messaging.deadLetters).toEqual([]);
-      // The group has no draft any more.
-      expect((await service.call('POST', CREATE_DRAFT, { body: { dataset_group_id: groupId } })).status).toBe(
-        201,
-      );
-    },
+  ])('removes the draft of a broken file (%s %j) and sends the failure event', (name, content, reason) =>
+    expectFileFails(name, content, reason),
   );
+
+  it('fails a JSON file nested 10,000 deep at once, saying why, and removes its draft', () =>
+    expectFileFails(
+      'deep.json',
+      `[{"a": ${'['.repeat(10_000)}${']'.repeat(10_000)}}]`,
+      /^Row 1 of the JSON array is nested more than 256 levels deep/,
+    ));
+
+  async function expectFileFails(name: string, content: string, reason: RegExp) {
+    const { groupId, draftId } = await createGroup();
+    const objects = await service.countObjects();
+
+    const answer = await service.call('POST', FROM_FILE, {
+      body: { dataset_group_id: groupId, file_name: name, file_content_base64: base64(content) },
+    });
+    await jobsDone();
+
+    expect(answer.status).toBe(201);
+    const events = eventsFor(draftId);
+    expect(events.map((e) => e.event_type)).toEqual(['dataset_version_created_by_file_failed']);
+    expect(events[0]!.details.error_message).toMatch(reason);
+    expect(await datasetsOf(groupId)).toEqual([]);
+    expect((await service.call('GET', rowsPath(draftId))).status).toBe(404);
+    expect(await service.countObjects(), 'the upload and any rows are gone').toBe(objects);
+    expect(service.messaging.deadLetters).toEqual([]);
+    // The group has no draft any more.
+    expect((await service.call('POST', CREATE_DRAFT, { body: { dataset_group_id: groupId } })).status).toBe(
+      201,
+    );
+  }
 
   it('refuses a group whose draft holds rows (409 draft_exists) until the draft is saved', async () => {
     const { groupId, versionId, draftId } = await versionAndCopy(3);

@@ -8,6 +8,7 @@ import {
   MAX_ROW_BYTES,
   parseDatasetFile,
 } from '#shared/datasets/file-parser.ts';
+import { MAX_JSON_DEPTH } from '#shared/platform/config.ts';
 
 const BOM = '\uFEFF';
 const utf8 = (text: string) => new TextEncoder().encode(text);
@@ -314,6 +315,28 @@ describe('parseDatasetFile: JSON', () => {
   it('rejects invalid UTF-8', async () => {
     const bad = new Uint8Array([...utf8('[{"a": "'), 0xff, ...utf8('"}]')]);
     expect(await fileError('json', bad, 2)).toBe('The file is not valid UTF-8 text (line 1)');
+  });
+
+  it('rejects a value nested 10,000 deep as a bad file, saying why, instead of overflowing the stack', async () => {
+    const deep = `[{"a": 1}, {"b": ${'['.repeat(10_000)}${']'.repeat(10_000)}}]`;
+    // onBatch stores rows as the worker does: JSON.stringify would overflow on such a row.
+    const err = await parseDatasetFile('json', chunked(deep, 4096), async (rows) => {
+      JSON.stringify(rows);
+    }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(DatasetFileError);
+    expect((err as Error).message).toBe(
+      `Row 2 of the JSON array is nested more than ${MAX_JSON_DEPTH} levels deep (at byte ${17 + MAX_JSON_DEPTH - 1})`,
+    );
+  });
+
+  it('accepts a row nested as deep as a request body may be', async () => {
+    // The row object is level 1: MAX_JSON_DEPTH - 1 arrays inside it reach the limit exactly.
+    const inner = `${'['.repeat(MAX_JSON_DEPTH - 1)}${']'.repeat(MAX_JSON_DEPTH - 1)}`;
+    const { rows } = await parseAll('json', `[{"a": ${inner}}]`, 64);
+    expect(rows).toHaveLength(1);
+    expect(await fileError('json', `[{"a": [${inner}]}]`, 64)).toMatch(
+      /^Row 1 .* nested more than 256 levels/,
+    );
   });
 
   it('rejects a row larger than the row limit before it is all in memory', async () => {

@@ -223,6 +223,25 @@ describe('from-file worker', () => {
     expect(ddb).not.toHaveReceivedCommandWith(UpdateCommand, { Key: groupKey(WS, GROUP) });
   });
 
+  it('fails a JSON file nested 10,000 deep at once as a bad file, saying why (no stack overflow, no retry)', async () => {
+    ddb.on(GetCommand).resolves({ Item: datasetItem({ jobFileKind: 'json' }) });
+    s3.on(GetObjectCommand).resolves(fileStream(`[{"a": ${'['.repeat(10_000)}${']'.repeat(10_000)}}]`));
+
+    const result = await handler(sqsEvent({ id: 'deep', body: message(), receiveCount: 1 }));
+
+    expect(result).toEqual({ batchItemFailures: [] });
+    const detail = JSON.parse(events.commandCalls(PutEventsCommand)[0]!.args[0].input.Entries![0]!.Detail!);
+    expect(detail).toMatchObject({
+      event_type: 'dataset_version_created_by_file_failed',
+      details: {
+        dataset_id: DATASET,
+        error_message: expect.stringContaining('Row 1 of the JSON array is nested more than 256 levels deep'),
+      },
+    });
+    expect(ddb).toHaveReceivedCommandWith(DeleteCommand, { Key: datasetKey(WS, DATASET) });
+    expect(putKeys().filter((key) => key?.includes('/chunks/'))).toEqual([]);
+  });
+
   it('retries a transient failure, and on the last receive cleans up, tells, and fails to the DLQ', async () => {
     s3.on(GetObjectCommand).rejects(Object.assign(new Error('slow down'), { name: 'SlowDown' }));
 
