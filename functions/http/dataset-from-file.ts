@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { createVersionFromFile } from '#shared/datasets/versions.ts';
 import { httpRoute } from '#shared/platform/http.ts';
+import { wellFormedString } from '#shared/platform/schemas.ts';
 
 /**
  * POST /api/public/v2/dataset-versions/from-file: the file inline (`file_content_base64`) or uploaded
@@ -10,7 +11,7 @@ export const handler = httpRoute({
   body: z
     .object({
       dataset_group_id: z.int().min(1),
-      file_name: z.string().min(1).max(255),
+      file_name: wellFormedString().min(1).max(255),
       file_content_base64: z.string().min(1).optional(),
       file_key: z.string().min(1).optional(),
     })

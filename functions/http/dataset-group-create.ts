@@ -4,6 +4,7 @@ import { toDatasetView } from '#shared/datasets/list.ts';
 import { externalIdSchema } from '#shared/external-ids/external-ids.ts';
 import { badRequest } from '#shared/platform/errors.ts';
 import { httpRoute } from '#shared/platform/http.ts';
+import { wellFormedString } from '#shared/platform/schemas.ts';
 
 /**
  * POST /api/public/v2/dataset-groups: a group with a unique name, created with its first (empty) draft
@@ -11,8 +12,7 @@ import { httpRoute } from '#shared/platform/http.ts';
  */
 export const handler = httpRoute({
   body: z.object({
-    name: z
-      .string()
+    name: wellFormedString()
       .min(1)
       .max(255)
       .refine((name) => name.trim() !== '', 'must not be blank'),

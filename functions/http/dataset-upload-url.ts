@@ -1,13 +1,14 @@
 import * as z from 'zod';
 import { createUploadUrl } from '#shared/datasets/uploads.ts';
 import { httpRoute } from '#shared/platform/http.ts';
+import { wellFormedString } from '#shared/platform/schemas.ts';
 
 /**
  * POST /api/public/v2/dataset-versions/upload-url: a presigned S3 PUT for a dataset file too large for
  * a request body (up to 100 MB); from-file then takes the answer's `file_key`.
  */
 export const handler = httpRoute({
-  body: z.object({ file_name: z.string().min(1).max(255) }),
+  body: z.object({ file_name: wellFormedString().min(1).max(255) }),
   permission: ['datasets', 'edit'],
   handle: ({ body, auth }) => createUploadUrl(auth.workspaceId, body.file_name),
 });

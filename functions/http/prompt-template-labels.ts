@@ -1,10 +1,11 @@
 import * as z from 'zod';
 import { httpRoute } from '#shared/platform/http.ts';
 import { listLabels } from '#shared/prompts/labels.ts';
+import { templateIdentifierSchema } from '#shared/prompts/schemas.ts';
 
 /** GET /prompt-templates/{identifier}/labels: a template's release labels with the ids PATCH takes. */
 export const handler = httpRoute({
-  path: z.object({ identifier: z.string().min(1) }),
+  path: z.object({ identifier: templateIdentifierSchema }),
   permission: ['prompts', 'read'],
   handle: ({ path, auth }) => listLabels(auth.workspaceId, path.identifier),
 });

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { httpRoute } from '#shared/platform/http.ts';
+import { wellFormedString } from '#shared/platform/schemas.ts';
 import { requestIdField } from '#shared/request-logs/annotation-schemas.ts';
 import { DEFAULT_SCORE_NAME, trackScore } from '#shared/request-logs/annotations.ts';
 
@@ -8,8 +9,7 @@ export const handler = httpRoute({
   body: z.object({
     request_id: requestIdField,
     score: z.int().min(0).max(100),
-    name: z
-      .string()
+    name: wellFormedString()
       .min(1)
       .max(255)
       .nullish()

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { getObjectText } from '#shared/platform/blob-store.ts';
+import { wellFormedString } from '#shared/platform/schemas.ts';
 import type { FilterGroup } from '#shared/request-logs/filters.ts';
 import { type RequestLogQuery, requestLogQuerySchema } from '#shared/request-logs/query.ts';
 import { filterParamsKey } from './keys.ts';
@@ -21,7 +22,7 @@ export const fromFilterParamsBodySchema = requestLogQuerySchema.extend({
     .array(z.int().min(1))
     .max(MAX_REQUEST_LOG_IDS, `at most ${MAX_REQUEST_LOG_IDS} request_log_ids`)
     .nullish(),
-  variables_to_parse: z.array(z.string().min(1).max(255)).max(200).nullish(),
+  variables_to_parse: z.array(wellFormedString().min(1).max(255)).max(200).nullish(),
   limit: z.int().min(1).nullish(),
 });
 export type FromFilterParamsBody = z.infer<typeof fromFilterParamsBodySchema>;

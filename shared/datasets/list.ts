@@ -6,7 +6,7 @@ import {
   listExternalIds,
 } from '#shared/external-ids/external-ids.ts';
 import { badRequest, notFound } from '#shared/platform/errors.ts';
-import { givenTogether, idParam, paginationQuery } from '#shared/platform/schemas.ts';
+import { givenTogether, idParam, paginationQuery, wellFormedString } from '#shared/platform/schemas.ts';
 import { parseTimestamp, toIso } from '#shared/platform/time.ts';
 import {
   type FilterParams,
@@ -195,7 +195,7 @@ const queryTime = z.string().transform((value, ctx) => {
 export const listDatasetsQuerySchema = z
   .object({
     dataset_group_id: idParam.optional(),
-    name: z.string().max(255).optional(),
+    name: wellFormedString().max(255).optional(),
     status: z.enum(['active', 'deleted', 'all']).default('active'),
     ...paginationQuery(100, 10),
     sort_by: z.enum(LIST_SORT_FIELDS).optional(),

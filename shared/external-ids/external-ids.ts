@@ -3,6 +3,7 @@ import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { dynamo, isConditionFailed, queryIndexPartition, table } from '#shared/platform/dynamo.ts';
 import { conflict, notFound } from '#shared/platform/errors.ts';
+import { wellFormedString } from '#shared/platform/schemas.ts';
 
 /**
  * External id mappings (`{source, external_id}` pairs a client attaches to an entity), for every entity
@@ -27,8 +28,8 @@ export const EXTERNAL_ID_ENTITIES = [
 export type ExternalIdEntity = (typeof EXTERNAL_ID_ENTITIES)[number];
 
 export const externalIdSchema = z.strictObject({
-  source: z.string().min(1).max(128),
-  external_id: z.string().min(1).max(512),
+  source: wellFormedString().min(1).max(128),
+  external_id: wellFormedString().min(1).max(512),
 });
 export type ExternalId = z.infer<typeof externalIdSchema>;
 

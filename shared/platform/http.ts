@@ -15,10 +15,12 @@ import {
   badRequest,
   type ErrorDetail,
   forbidden,
+  invalid,
   payloadTooLarge,
   unsupportedMediaType,
 } from './errors.ts';
 import { logger } from './logger.ts';
+import { ILL_FORMED_UNICODE } from './schemas.ts';
 
 /**
  * The HTTP wrapper every route uses. A route declares its zod schemas, the permission it needs and
@@ -131,6 +133,8 @@ function decodePathParameters(parameters: APIGatewayProxyEvent['pathParameters']
     } catch {
       throw badRequest(`Malformed percent-encoding in path parameter ${name}`, 'invalid_path');
     }
+    // Path parameters are identifiers: a lone surrogate would name another entity once encoded.
+    if (!decoded[name].isWellFormed()) throw invalid(['path', name], ILL_FORMED_UNICODE);
   }
   return decoded;
 }

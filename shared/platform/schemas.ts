@@ -2,6 +2,19 @@ import * as z from 'zod';
 
 /** Building blocks for query and path schemas, whose values arrive as strings. */
 
+export const ILL_FORMED_UNICODE =
+  'must be well-formed Unicode: it holds a lone UTF-16 surrogate (such as \\ud800), which cannot be stored as sent';
+
+/**
+ * A string for a name, an identifier or anything else that becomes part of a key (prompt and label
+ * names, dataset group names, external ids, file names): well-formed Unicode only. A lone UTF-16
+ * surrogate ("\ud800") becomes U+FFFD once encoded as UTF-8, so "s\ud800", "s\udc00" and "s\ufffd" would
+ * all land on one entity; they are refused with a 422 instead. Text content (messages, metadata values)
+ * keeps plain `z.string()` and is stored as sent. Chain bounds after it: `wellFormedString().min(1)`.
+ */
+export const wellFormedString = () =>
+  z.string().refine((text) => text.isWellFormed(), { message: ILL_FORMED_UNICODE, abort: true });
+
 /** `true`/`false` (also 1/0) from a query string; zod's coerce.boolean would read "false" as true. */
 export const queryBoolean = z
   .enum(['true', 'false', '1', '0', 'True', 'False'], { error: 'must be true or false' })

@@ -1,13 +1,15 @@
 import * as z from 'zod';
 import { blueprintSchema } from '#shared/blueprints/schema.ts';
 import { externalIdSchema } from '#shared/external-ids/external-ids.ts';
-import { intParam, paginationQuery, queryBoolean } from '#shared/platform/schemas.ts';
+import { intParam, paginationQuery, queryBoolean, wellFormedString } from '#shared/platform/schemas.ts';
 import { parseTimestamp } from '#shared/platform/time.ts';
 
 /** Request schemas of the prompt registry's routes (bounds from the reference OpenAPI). */
 
-export const promptNameSchema = z.string().min(1).max(512);
-export const labelNameSchema = z.string().min(1).max(255);
+export const promptNameSchema = wellFormedString().min(1).max(512);
+export const labelNameSchema = wellFormedString().min(1).max(255);
+/** `{identifier}` of the template routes: a prompt name, or a template id as digits. */
+export const templateIdentifierSchema = wellFormedString().min(1);
 export const MAX_RELEASE_LABELS = 100;
 
 /** `metadata.model`: provider and name are required once a model is given. */
@@ -72,12 +74,12 @@ export const LIST_SORT_FIELDS = ['created_at', 'updated_at', 'name', 'id'] as co
 export const listTemplatesQuerySchema = z
   .object({
     ...paginationQuery(100, 30),
-    name: z.string().optional(),
+    name: wellFormedString().optional(),
     tags: z.union([z.string(), z.array(z.string())]).optional(),
-    label: z.string().optional(),
+    label: wellFormedString().optional(),
     status: z.enum(['active', 'deleted', 'all']).default('active'),
-    external_source: z.string().min(1).max(128).optional(),
-    external_id: z.string().min(1).max(512).optional(),
+    external_source: externalIdSchema.shape.source.optional(),
+    external_id: externalIdSchema.shape.external_id.optional(),
     created_after: queryTimestamp.optional(),
     created_before: queryTimestamp.optional(),
     updated_after: queryTimestamp.optional(),

@@ -18,6 +18,7 @@
  */
 import type { ErrorDetail } from '#shared/platform/errors.ts';
 import { invalid } from '#shared/platform/errors.ts';
+import { ILL_FORMED_UNICODE } from '#shared/platform/schemas.ts';
 import type { CompletionBlueprint, PromptBlueprint } from '#shared/prompts/llm-kwargs.ts';
 
 /** How deep snippets may nest; a template's own references are level 1. */
@@ -202,6 +203,8 @@ function refsIn(texts: string[], loc: Loc): SnippetRef[] {
 
 function toRef(match: RegExpMatchArray, loc: Loc): SnippetRef {
   const [raw, name = '', qualifier, value = ''] = match;
+  // Names become keys: a lone surrogate would reach the template named with U+FFFD in its place.
+  if (!raw.isWellFormed()) throw invalid(loc, `malformed snippet reference: the name ${ILL_FORMED_UNICODE}`);
   if (qualifier === 'version_number') {
     if (!/^[1-9]\d*$/.test(value) || !Number.isSafeInteger(Number(value))) {
       throw invalid(loc, `malformed snippet reference ${raw}: version_number must be a positive integer`);

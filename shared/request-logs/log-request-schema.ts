@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { blueprintSchema } from '#shared/blueprints/schema.ts';
+import { wellFormedString } from '#shared/platform/schemas.ts';
 import { timestampSchema } from '#shared/platform/time.ts';
 import { metadataField } from './annotation-schemas.ts';
 
@@ -40,7 +41,7 @@ export const logRequestBodySchema = z
     parameters: orDefault(jsonObject, {}),
     tags: orDefault(z.array(z.string().max(512, 'a tag is at most 512 characters')), []),
     metadata: orDefault(metadataField, {}),
-    prompt_name: z.string().min(1).nullish(),
+    prompt_name: wellFormedString().min(1).nullish(),
     prompt_id: z.int().min(1).nullish(),
     prompt_version_number: z.int().gt(0).nullish(),
     prompt_input_variables: orDefault(jsonObject, {}),

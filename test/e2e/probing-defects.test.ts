@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { logRequestBody, startTestService, type TestService } from '#test/support/local-service.ts';
+import { completion, publishBody, uniqueName } from '#test/support/prompts.ts';
 
 let service: TestService;
 beforeAll(async () => {
@@ -46,5 +47,119 @@ describe('query parameters named like object properties', () => {
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     expect(Object.getPrototypeOf({})).toBe(Object.prototype);
     expect(Object.keys(Object.prototype)).toEqual([]);
+  });
+});
+
+describe('names with lone UTF-16 surrogates', () => {
+  // JSON.stringify sends lone surrogates as `\ud800` escapes, as a client would.
+  const LONE = ['s\ud800', 's\udc00'];
+  const REPLACED = 's\ufffd';
+  const wellFormedError = {
+    success: false,
+    error: 'validation_error',
+    message: expect.stringContaining('well-formed Unicode'),
+  };
+
+  it('publishes a prompt named with U+FFFD, and refuses the names that would collide with it (422)', async () => {
+    expect(
+      (await service.call('POST', '/rest/prompt-templates', { body: publishBody(REPLACED) })).status,
+    ).toBe(201);
+    for (const name of LONE) {
+      const answer = await service.rejected('POST', '/rest/prompt-templates', { body: publishBody(name) });
+      expect(answer.status).toBe(422);
+      expect(answer.body).toMatchObject(wellFormedError);
+      expect(answer.body.detail[0].loc).toEqual(['body', 'prompt_template', 'prompt_name']);
+    }
+    const read = await service.call('GET', `/prompt-templates/${encodeURIComponent(REPLACED)}`);
+    expect(read.body.prompt_name).toBe(REPLACED);
+    expect(read.body.version).toBe(1);
+  });
+
+  it('refuses a lone surrogate in a release label, a snippet reference and an external id of a publish', async () => {
+    const name = uniqueName('wf');
+    const cases = [
+      publishBody(name, completion('hi'), { release_labels: ['prod\ud800'] }),
+      publishBody(name, completion('see @@@intro\udc00@@@')),
+      publishBody(name, completion('hi'), { external_ids: [{ source: 'git\ud800', external_id: '1' }] }),
+    ];
+    for (const body of cases) {
+      const answer = await service.rejected('POST', '/rest/prompt-templates', { body });
+      expect(answer.status, JSON.stringify(answer.body)).toBe(422);
+      expect(answer.body.message).toContain('well-formed Unicode');
+    }
+  });
+
+  it('GET by a name percent-encoding a lone surrogate does not reach the U+FFFD template', async () => {
+    // %ED%A0%80 is \ud800 in CESU-8, which is not UTF-8.
+    for (const path of ['/prompt-templates/s%ED%A0%80', '/prompt-templates/s%ED%A0%80/labels']) {
+      const answer = await service.call('GET', path);
+      expect(answer.status, path).toBe(400);
+      expect(answer.body.error).toBe('invalid_path');
+    }
+    const listed = await service.call('GET', '/prompt-templates', { query: { label: 'a' } });
+    expect(listed.status).toBe(200);
+  });
+
+  it('creates one dataset group named with U+FFFD and refuses the colliding names (422)', async () => {
+    const created = await service.call('POST', '/api/public/v2/dataset-groups', {
+      body: { name: 'g\ufffd' },
+    });
+    expect(created.status).toBe(201);
+    for (const name of ['g\ud800', 'g\udc00', '\udc00\ud800']) {
+      const answer = await service.rejected('POST', '/api/public/v2/dataset-groups', { body: { name } });
+      expect(answer.status).toBe(422);
+      expect(answer.body).toMatchObject(wellFormedError);
+      expect(answer.body.detail[0].loc).toEqual(['body', 'name']);
+    }
+  });
+
+  it('refuses external ids with lone surrogates on templates and dataset groups (422)', async () => {
+    const template = await service.call('POST', '/rest/prompt-templates', {
+      body: publishBody(uniqueName('x')),
+    });
+    const group = await service.call('POST', '/api/public/v2/dataset-groups', {
+      body: { name: uniqueName('g') },
+    });
+    const attach = [
+      `/prompt-templates/${template.body.id}/external-ids`,
+      `/api/public/v2/dataset-groups/${group.body.dataset_group.id}/external-ids`,
+    ];
+    for (const path of attach) {
+      for (const mapping of [
+        { source: 'jira\ud800', external_id: 'P-1' },
+        { source: 'jira', external_id: 'P-1\udc00' },
+      ]) {
+        const answer = await service.rejected('POST', path, { body: mapping });
+        expect(answer.status, path).toBe(422);
+        expect(answer.body).toMatchObject(wellFormedError);
+      }
+    }
+    const withIds = await service.rejected('POST', '/api/public/v2/dataset-groups', {
+      body: { name: uniqueName('g'), external_ids: [{ source: 'a', external_id: 'b\ud800' }] },
+    });
+    expect(withIds.status).toBe(422);
+  });
+
+  it('refuses a lone surrogate in log-request prompt_name, but keeps it in text content', async () => {
+    const named = await service.rejected('POST', '/log-request', {
+      body: logRequestBody({ prompt_name: 's\ud800' }),
+    });
+    expect(named.status).toBe(422);
+    expect(named.body.detail[0].loc).toEqual(['body', 'prompt_name']);
+
+    const text = logRequestBody({
+      input: { type: 'chat', messages: [{ role: 'user', content: [{ type: 'text', text: 'half \ud800' }] }] },
+      metadata: { note: 'half \udc00' },
+    });
+    const logged = await service.call('POST', '/log-request', { body: text });
+    expect(logged.status).toBe(201);
+  });
+
+  it('refuses a lone surrogate in a dataset file name (422)', async () => {
+    const answer = await service.rejected('POST', '/api/public/v2/dataset-versions/upload-url', {
+      body: { file_name: 'a\ud800.csv' },
+    });
+    expect(answer.status).toBe(422);
+    expect(answer.body).toMatchObject(wellFormedError);
   });
 });

@@ -154,6 +154,20 @@ describe('http wrapper: success', () => {
     expect(answer.body).toEqual({ name: 'my prompt/vé' });
   });
 
+  it('answers 422 for a path parameter holding a lone UTF-16 surrogate, which would name another entity', async () => {
+    const named = httpRoute({
+      path: z.object({ name: z.string() }),
+      permission: ['request_logs', 'read'],
+      handle: async ({ path }) => path,
+    });
+    const answer = await invoke(named, { path: { name: 's\ud800' } });
+
+    expect(answer.status).toBe(422);
+    expect(answer.body.detail[0]).toMatchObject({ loc: ['path', 'name'] });
+    expect(answer.body.message).toContain('well-formed Unicode');
+    expect((await invoke(named, { path: { name: 's%EF%BF%BD' } })).body).toEqual({ name: 's\ufffd' });
+  });
+
   it('answers 400 for a path parameter with broken percent-encoding', async () => {
     const answer = await invoke(readThing, { path: { id: '%E0%A4%A' } });
 
