@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { httpRoute } from '#shared/platform/http.ts';
+import { sortOrderNeedsSortBy } from '#shared/platform/schemas.ts';
 import { requestLogQuerySchema } from '#shared/request-logs/query.ts';
 import {
   SEARCH_DEFAULT_PER_PAGE,
@@ -9,21 +10,23 @@ import {
 
 /** POST /api/public/v2/requests/search: filter_group, q, sort and page over the workspace's logs. */
 export const handler = httpRoute({
-  body: requestLogQuerySchema.extend({
-    page: z
-      .int()
-      .min(1)
-      .nullish()
-      .transform((page) => page ?? 1),
-    per_page: z
-      .int()
-      .min(1)
-      .max(SEARCH_MAX_PER_PAGE)
-      .nullish()
-      .transform((perPage) => perPage ?? SEARCH_DEFAULT_PER_PAGE),
-    // prompt_name is always in the items (it is stored on the log); the flag is accepted for compatibility.
-    include_prompt_name: z.boolean().nullish(),
-  }),
+  body: requestLogQuerySchema
+    .extend({
+      page: z
+        .int()
+        .min(1)
+        .nullish()
+        .transform((page) => page ?? 1),
+      per_page: z
+        .int()
+        .min(1)
+        .max(SEARCH_MAX_PER_PAGE)
+        .nullish()
+        .transform((perPage) => perPage ?? SEARCH_DEFAULT_PER_PAGE),
+      // false leaves prompt_name out of the items; absent or null keeps it (it is stored on the log).
+      include_prompt_name: z.boolean().nullish(),
+    })
+    .superRefine(sortOrderNeedsSortBy),
   permission: ['request_logs', 'read'],
   handle: ({ body, auth }) => searchRequestLogs(auth.workspaceId, body),
 });

@@ -6,7 +6,13 @@ import {
   listExternalIds,
 } from '#shared/external-ids/external-ids.ts';
 import { badRequest, notFound } from '#shared/platform/errors.ts';
-import { givenTogether, idParam, paginationQuery, wellFormedString } from '#shared/platform/schemas.ts';
+import {
+  givenTogether,
+  idParam,
+  paginationQuery,
+  sortOrderNeedsSortBy,
+  wellFormedString,
+} from '#shared/platform/schemas.ts';
 import { parseTimestamp, toIso } from '#shared/platform/time.ts';
 import {
   type FilterParams,
@@ -35,7 +41,8 @@ export interface ListDatasetsQuery {
   page: number;
   per_page: number;
   sort_by?: (typeof LIST_SORT_FIELDS)[number];
-  sort_order: 'asc' | 'desc';
+  /** Only with sort_by; desc when absent. */
+  sort_order?: 'asc' | 'desc';
   created_after?: number;
   created_before?: number;
   updated_after?: number;
@@ -199,7 +206,7 @@ export const listDatasetsQuerySchema = z
     status: z.enum(['active', 'deleted', 'all']).default('active'),
     ...paginationQuery(100, 10),
     sort_by: z.enum(LIST_SORT_FIELDS).optional(),
-    sort_order: z.enum(['asc', 'desc']).default('desc'),
+    sort_order: z.enum(['asc', 'desc']).optional(),
     created_after: queryTime.optional(),
     created_before: queryTime.optional(),
     updated_after: queryTime.optional(),
@@ -213,7 +220,5 @@ export const listDatasetsQuerySchema = z
     report_id: idParam.optional(),
     created_by_email: z.string().max(320).optional(),
   })
-  .superRefine(givenTogether('external_source', 'external_id')) satisfies z.ZodType<
-  ListDatasetsQuery,
-  unknown
->;
+  .superRefine(givenTogether('external_source', 'external_id'))
+  .superRefine(sortOrderNeedsSortBy) satisfies z.ZodType<ListDatasetsQuery, unknown>;

@@ -41,6 +41,19 @@ export const paginationQuery = (maxPerPage: number, defaultPerPage: number) => (
 });
 
 /**
+ * A `superRefine` check for list and search routes: a sort direction only means something with the field
+ * it orders by, so `sort_order` without `sort_by` is a 422 at `sort_order` (a paired parameter), never
+ * silently read as an order of some default field. Neither given is the route's default order.
+ */
+export function sortOrderNeedsSortBy<T extends { sort_by?: unknown; sort_order?: unknown }>(
+  query: T,
+  ctx: z.RefinementCtx<T>,
+) {
+  if (query.sort_order == null || query.sort_by != null) return;
+  ctx.addIssue({ code: 'custom', path: ['sort_order'], message: 'sort_order must be given with sort_by' });
+}
+
+/**
  * A `superRefine` check for two query parameters that only mean something together (the reference's
  * `external_source` + `external_id`): a 422 on the one missing when the other is given.
  */

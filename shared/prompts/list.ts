@@ -36,7 +36,7 @@ export async function listTemplates(workspaceId: number, query: ListTemplatesQue
       within(head.created_at, query.created_after, query.created_before) &&
       within(head.updated_at, query.updated_after, query.updated_before),
   );
-  matching.sort(comparator(query.sort_by, query.sort_order));
+  matching.sort(comparator(query.sort_by ?? 'created_at', query.sort_order ?? 'desc'));
 
   const page = paginate(matching, query.page, query.per_page);
   const items = await Promise.all(
@@ -54,7 +54,10 @@ export async function listTemplates(workspaceId: number, query: ListTemplatesQue
 const within = (value: number, after?: number, before?: number) =>
   (after === undefined || value >= after) && (before === undefined || value <= before);
 
-function comparator(sortBy: ListTemplatesQuery['sort_by'], order: ListTemplatesQuery['sort_order']) {
+function comparator(
+  sortBy: NonNullable<ListTemplatesQuery['sort_by']>,
+  order: NonNullable<ListTemplatesQuery['sort_order']>,
+) {
   const key = (head: TemplateHead): number | string => {
     switch (sortBy) {
       case 'created_at':

@@ -1,7 +1,14 @@
 import * as z from 'zod';
 import { blueprintSchema } from '#shared/blueprints/schema.ts';
 import { externalIdSchema } from '#shared/external-ids/external-ids.ts';
-import { intParam, paginationQuery, queryBoolean, wellFormedString } from '#shared/platform/schemas.ts';
+import {
+  givenTogether,
+  intParam,
+  paginationQuery,
+  queryBoolean,
+  sortOrderNeedsSortBy,
+  wellFormedString,
+} from '#shared/platform/schemas.ts';
 import { parseTimestamp } from '#shared/platform/time.ts';
 
 /** Request schemas of the prompt registry's routes (bounds from the reference OpenAPI). */
@@ -84,19 +91,12 @@ export const listTemplatesQuerySchema = z
     created_before: queryTimestamp.optional(),
     updated_after: queryTimestamp.optional(),
     updated_before: queryTimestamp.optional(),
-    sort_by: z.enum(LIST_SORT_FIELDS).default('created_at'),
-    sort_order: z.enum(['asc', 'desc']).default('desc'),
+    // Defaults (created_at, desc) are applied by the list: sort_order alone is a 422.
+    sort_by: z.enum(LIST_SORT_FIELDS).optional(),
+    sort_order: z.enum(['asc', 'desc']).optional(),
   })
-  .superRefine((query, ctx) => {
-    if ((query.external_source === undefined) !== (query.external_id === undefined)) {
-      const missing = query.external_source === undefined ? 'external_source' : 'external_id';
-      ctx.addIssue({
-        code: 'custom',
-        path: [missing],
-        message: 'external_source and external_id must be given together',
-      });
-    }
-  });
+  .superRefine(givenTogether('external_source', 'external_id'))
+  .superRefine(sortOrderNeedsSortBy);
 export type ListTemplatesQuery = z.output<typeof listTemplatesQuerySchema>;
 
 export const moveLabelBodySchema = z.object({ prompt_version_number: z.int().min(1) });

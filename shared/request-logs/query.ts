@@ -50,8 +50,8 @@ const filterGroupField = FilterGroupSchema.superRefine((group, ctx) => {
 
 /**
  * The body fields request search and from-filter-params share (reference OpenAPI, RequestLogQuery).
- * `sort_order` alone orders by start time; the reference asks for both together, but the intent of
- * `{"sort_order": "asc"}` is plain, so it is honoured rather than refused.
+ * `sort_order` must come with `sort_by` (a 422 otherwise): each route extends this object and then
+ * applies `sortOrderNeedsSortBy` (a refinement would not survive `.extend`).
  */
 export const requestLogQuerySchema = z.object({
   filter_group: filterGroupField.nullish(),

@@ -20,6 +20,8 @@ export const SEARCH_MAX_PER_PAGE = 25;
 export interface SearchRequest extends RequestLogQuery {
   page: number;
   per_page: number;
+  /** false leaves `prompt_name` out of the items; absent or null keeps it. */
+  include_prompt_name?: boolean | null;
 }
 
 export type SearchResponse = { success: true } & Page<RequestLogSearchResult> & {
@@ -38,12 +40,27 @@ export async function searchRequestLogs(
   });
   return {
     success: true,
-    ...toPage(records.map(toSearchResult), page, perPage, total),
+    ...toPage(
+      records.map((record) =>
+        withoutPromptName(toSearchResult(record), request.include_prompt_name === false),
+      ),
+      page,
+      perPage,
+      total,
+    ),
     incomplete_results: !complete,
   };
 }
 
-export type RequestLogSearchResult = ReturnType<typeof toSearchResult>;
+export type RequestLogSearchResult = Omit<ReturnType<typeof toSearchResult>, 'prompt_name'> & {
+  prompt_name?: string | null;
+};
+
+function withoutPromptName(item: RequestLogSearchResult, omit: boolean): RequestLogSearchResult {
+  if (!omit) return item;
+  const { prompt_name: _, ...rest } = item;
+  return rest;
+}
 
 /**
  * A log as a search lists it. `metadata` is a list of one-key objects and `scores` a list of

@@ -828,6 +828,7 @@ describe('from-filter-params', () => {
       body: {
         dataset_group_id: groupId,
         request_log_ids: [...indexOf.keys()].slice(0, 2),
+        sort_by: 'request_start_time',
         sort_order: 'asc',
       },
     });

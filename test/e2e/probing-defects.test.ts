@@ -163,3 +163,68 @@ describe('names with lone UTF-16 surrogates', () => {
     expect(answer.body).toMatchObject(wellFormedError);
   });
 });
+
+describe('sort_order needs sort_by', () => {
+  it('answers 422 at sort_order on every list and search route that sorts', async () => {
+    const group = await service.call('POST', '/api/public/v2/dataset-groups', {
+      body: { name: uniqueName('s') },
+    });
+    const alone = [
+      service.rejected('GET', '/prompt-templates?sort_order=asc'),
+      service.rejected('GET', '/api/public/v2/datasets?sort_order=asc'),
+      service.rejected('POST', '/api/public/v2/requests/search', { body: { sort_order: 'asc' } }),
+      service.rejected('POST', '/api/public/v2/dataset-versions/from-filter-params', {
+        body: { dataset_group_id: group.body.dataset_group.id, sort_order: 'desc' },
+      }),
+    ];
+    for (const answer of await Promise.all(alone)) {
+      expect(answer.status).toBe(422);
+      expect(answer.body.message).toBe(
+        'Invalid query.sort_order: sort_order must be given with sort_by'.replace(
+          'query',
+          answer.body.detail[0].loc[0],
+        ),
+      );
+      expect(answer.body.detail[0].loc.at(-1)).toBe('sort_order');
+    }
+  });
+
+  it('takes sort_order with sort_by, and neither (the default order)', async () => {
+    const answers = await Promise.all([
+      service.call('GET', '/prompt-templates?sort_by=name&sort_order=asc'),
+      service.call('GET', '/prompt-templates'),
+      service.call('GET', '/api/public/v2/datasets?sort_by=name&sort_order=asc'),
+      service.call('GET', '/api/public/v2/datasets'),
+      service.call('POST', '/api/public/v2/requests/search', {
+        body: { sort_by: 'cost', sort_order: 'asc' },
+      }),
+      service.call('POST', '/api/public/v2/requests/search', { body: { sort_order: null } }),
+    ]);
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 200, 200, 200]);
+  });
+});
+
+describe('include_prompt_name', () => {
+  it('leaves prompt_name out of search items when false, and keeps it otherwise', async () => {
+    const name = uniqueName('named');
+    await service.call('POST', '/rest/prompt-templates', { body: publishBody(name) });
+    const logged = await service.call('POST', '/log-request', {
+      body: logRequestBody({ prompt_name: name, tags: [name] }),
+    });
+    expect(logged.status).toBe(201);
+    const search = (extra: Record<string, unknown>) =>
+      service.call('POST', '/api/public/v2/requests/search', {
+        body: { filter_group: { filters: [{ field: 'tags', operator: 'in', value: [name] }] }, ...extra },
+      });
+
+    const without = await search({ include_prompt_name: false });
+    expect(without.status).toBe(200);
+    expect(without.body.items).toHaveLength(1);
+    expect(without.body.items[0]).not.toHaveProperty('prompt_name');
+    expect(without.body.items[0].prompt_id).toEqual(expect.any(Number));
+    for (const extra of [{ include_prompt_name: true }, {}, { include_prompt_name: null }]) {
+      const answer = await search(extra);
+      expect(answer.body.items[0].prompt_name, JSON.stringify(extra)).toBe(name);
+    }
+  });
+});
