@@ -1,6 +1,6 @@
 import { claimExternalIds, type ExternalId, uniqueExternalIds } from '#shared/external-ids/external-ids.ts';
 import { externalIdOperations } from '#shared/external-ids/operations.ts';
-import { badRequest, notFound } from '#shared/platform/errors.ts';
+import { conflict, notFound } from '#shared/platform/errors.ts';
 import { nextId } from '#shared/platform/ids.ts';
 import { createDraft, newDraft } from './drafts.ts';
 import { groupKey, groupNameKey } from './keys.ts';
@@ -43,13 +43,13 @@ async function claimName(workspaceId: number, name: string, groupId: number): Pr
     if (owner || Date.now() - Number(taken.createdAt) < NAME_GRACE_MS) break;
     await deleteItem(key, '#groupId = :group', { ':group': taken.groupId });
   }
-  throw badRequest(`A dataset group named ${JSON.stringify(name)} already exists`, 'name_taken');
+  throw conflict(`A dataset group named ${JSON.stringify(name)} already exists`, 'name_taken');
 }
 
 /**
  * Creates a group with its first draft, empty. Names are unique per workspace (exact match). External
  * ids are claimed first, as a prompt publish claims them: a conflict is a 409 with nothing written, and
- * a name already taken releases them again (400).
+ * a name already taken releases them again (409 `name_taken`).
  */
 export async function createDatasetGroup(
   workspaceId: number,

@@ -86,14 +86,14 @@ describe('external_ids on POST /api/public/v2/dataset-groups', () => {
     expect(retry.external_ids).toEqual([{ source: 'crm', external_id: 'FREE' }]);
   });
 
-  it('releases the mappings when the name is taken (400)', async () => {
+  it('releases the mappings when the name is taken (409)', async () => {
     const name = uniqueName('xid-name');
     await createGroup(name);
     const mapping = { source: 'crm', external_id: 'name-taken' };
 
     const answer = await service.rejected('POST', GROUPS, { body: { name, external_ids: [mapping] } });
 
-    expect(answer.status).toBe(400);
+    expect(answer.status).toBe(409);
     expect(answer.body.error).toBe('name_taken');
     expect((await createGroup(uniqueName('xid-after'), [mapping])).external_ids).toEqual([mapping]);
   });

@@ -121,12 +121,12 @@ describe('dataset groups', () => {
     expect(listed.map((d) => [d.id, d.version_number])).toEqual([[answer.body.dataset.id, -1]]);
   });
 
-  it('refuses a name the workspace already uses (400), but another workspace may use it', async () => {
+  it('refuses a name the workspace already uses (409), but another workspace may use it', async () => {
     await createGroup('taken name');
 
     const answer = await service.rejected('POST', GROUPS, { body: { name: 'taken name' } });
 
-    expect(answer.status).toBe(400);
+    expect(answer.status).toBe(409);
     expect(answer.body.error).toBe('name_taken');
     await createGroup('taken name', otherKey);
   });
