@@ -142,8 +142,9 @@ export class LocalGateway {
     // answers 413 when the invoke is refused.
     // Escaping at most sextuples a byte (a control character becomes \u00XX), so small bodies cannot pass.
     const mayExceed = body.length * 6 + 64 * 1024 > this.options.maxPayloadBytes;
-    if (mayExceed && Buffer.byteLength(JSON.stringify(event)) > this.options.maxPayloadBytes) {
-      return send(res, 413, tooLarge(this.options.maxPayloadBytes));
+    const eventBytes = mayExceed ? Buffer.byteLength(JSON.stringify(event)) : 0;
+    if (eventBytes > this.options.maxPayloadBytes) {
+      return send(res, 413, invokeTooLarge(this.options.maxPayloadBytes, eventBytes));
     }
     const result = await handler(event, lambdaContext(match.def));
     // A response over the limit never leaves Lambda; API Gateway answers a 5xx instead.
@@ -318,6 +319,18 @@ function lambdaContext(def: RouteDef): Context {
 const tooLarge = (limit: number) => ({
   success: false,
   message: `Request body exceeds ${limit} bytes`,
+  error: 'payload_too_large',
+});
+
+/**
+ * The body fits its limit but the event carrying it does not: the limit hit is Lambda's invoke payload,
+ * named in Lambda's own words (its RequestEntityTooLargeException), with the size the event came to.
+ */
+const invokeTooLarge = (limit: number, eventBytes: number) => ({
+  success: false,
+  message:
+    `Request must be smaller than ${limit} bytes for the InvokeFunction operation: with its body escaped ` +
+    `into the Lambda event, this request is ${eventBytes} bytes (Lambda's ${limit / 1024 / 1024} MB payload limit)`,
   error: 'payload_too_large',
 });
 

@@ -228,3 +228,30 @@ describe('include_prompt_name', () => {
     }
   });
 });
+
+describe('413 messages', () => {
+  const MB = 1024 * 1024;
+
+  it('names the Lambda payload limit, in Lambda’s words, when only the escaped body passes it', async () => {
+    // Each `"` in a JSON string is sent as \" (2 bytes) and is \\\" (4 bytes) inside the event.
+    const body = JSON.stringify(logRequestBody({ note: '"'.repeat(Math.floor(2.5 * MB)) }));
+    expect(Buffer.byteLength(body)).toBeLessThan(6 * MB);
+
+    const answer = await service.rejected('POST', '/log-request', { rawBody: body });
+
+    expect(answer.status).toBe(413);
+    expect(answer.body.error).toBe('payload_too_large');
+    expect(answer.body.message).toMatch(
+      /^Request must be smaller than 6291456 bytes for the InvokeFunction operation: with its body escaped into the Lambda event, this request is \d+ bytes/,
+    );
+    const stated = Number(/this request is (\d+) bytes/.exec(answer.body.message)?.[1]);
+    expect(stated).toBeGreaterThan(6 * MB);
+    expect(answer.body.message).not.toContain('Request body exceeds');
+  });
+
+  it('names the body limit when the body itself passes it', async () => {
+    const answer = await service.rejected('POST', '/log-request', { rawBody: 'x'.repeat(6 * MB + 1) });
+    expect(answer.status).toBe(413);
+    expect(answer.body.message).toBe('Request body exceeds 6291456 bytes');
+  });
+});
