@@ -8,7 +8,11 @@ import { wellFormedString } from '#shared/platform/schemas.ts';
  * a request body (up to 100 MB); from-file then takes the answer's `file_key`.
  */
 export const handler = httpRoute({
-  body: z.object({ file_name: wellFormedString().min(1).max(255) }),
+  body: z.object({
+    file_name: wellFormedString().min(1).max(255),
+    // The exact size of the file to PUT: signed into the URL, so S3 takes no other size.
+    file_size: z.int().min(1).nullish(),
+  }),
   permission: ['datasets', 'edit'],
-  handle: ({ body, auth }) => createUploadUrl(auth.workspaceId, body.file_name),
+  handle: ({ body, auth }) => createUploadUrl(auth.workspaceId, body.file_name, body.file_size ?? undefined),
 });

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { headObject, presignPut, UPLOADS_PREFIX } from '#shared/platform/blob-store.ts';
+import { deleteObject, headObject, presignPut, UPLOADS_PREFIX } from '#shared/platform/blob-store.ts';
 import { badRequest, invalid } from '#shared/platform/errors.ts';
 import { type DatasetFileKind, datasetFileKind } from './file-parser.ts';
 
@@ -45,12 +45,25 @@ export interface UploadUrl {
   max_bytes: number;
 }
 
-export async function createUploadUrl(workspaceId: number, fileName: string): Promise<UploadUrl> {
+/**
+ * A presigned PUT for one new upload key. With `fileSize` (the exact size the client will send), the
+ * size is signed into the URL, so S3 refuses the PUT of any other size, an oversized file included;
+ * without it, any size may land and from-file refuses (and deletes) one over MAX_FILE_BYTES.
+ */
+export async function createUploadUrl(
+  workspaceId: number,
+  fileName: string,
+  fileSize?: number,
+): Promise<UploadUrl> {
   requireFileKind(fileName);
+  if (fileSize !== undefined && fileSize > MAX_FILE_BYTES) throw fileTooLarge();
   const key = newUploadKey(workspaceId, fileName);
   return {
     success: true,
-    upload_url: await presignPut(key, { expiresInSeconds: UPLOAD_URL_EXPIRES_SECONDS }),
+    upload_url: await presignPut(key, {
+      expiresInSeconds: UPLOAD_URL_EXPIRES_SECONDS,
+      contentLength: fileSize,
+    }),
     method: 'PUT',
     file_key: key,
     expires_in: UPLOAD_URL_EXPIRES_SECONDS,
@@ -92,7 +105,11 @@ export async function checkUpload(workspaceId: number, key: string): Promise<Upl
       'file_not_found',
     );
   }
-  if (head.contentLength > MAX_FILE_BYTES) throw fileTooLarge();
+  if (head.contentLength > MAX_FILE_BYTES) {
+    // Refused for good: the object would only wait for the bucket's one-day expiry, taking space.
+    await deleteObject(key);
+    throw fileTooLarge();
+  }
   return { key, size: head.contentLength, etag: head.etag };
 }
 

@@ -85,10 +85,13 @@ export async function getObjectStream(
   return result.Body as AsyncIterable<Uint8Array>;
 }
 
-/** A URL that lets whoever holds it PUT this one object until it expires, without AWS credentials. */
+/**
+ * A URL that lets whoever holds it PUT this one object until it expires, without AWS credentials. With
+ * `contentLength`, the length is signed into the URL: S3 refuses a PUT of any other size (403).
+ */
 export async function presignPut(
   key: string,
-  options: { expiresInSeconds: number; contentType?: string },
+  options: { expiresInSeconds: number; contentType?: string; contentLength?: number },
 ): Promise<string> {
   const [{ s3: client, sdk }, { getSignedUrl }] = await Promise.all([
     s3(),
@@ -96,8 +99,16 @@ export async function presignPut(
   ]);
   return getSignedUrl(
     client,
-    new sdk.PutObjectCommand({ Bucket: bucket(), Key: key, ContentType: options.contentType }),
-    { expiresIn: options.expiresInSeconds },
+    new sdk.PutObjectCommand({
+      Bucket: bucket(),
+      Key: key,
+      ContentType: options.contentType,
+      ContentLength: options.contentLength,
+    }),
+    {
+      expiresIn: options.expiresInSeconds,
+      ...(options.contentLength === undefined ? {} : { signableHeaders: new Set(['content-length']) }),
+    },
   );
 }
 

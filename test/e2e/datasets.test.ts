@@ -568,12 +568,34 @@ describe('from-file through upload-url', () => {
 
     const theirs = await fromKey(foreign.file_key);
     const missing = await fromKey(never.file_key);
-    const tooLarge = await fromKey(huge.file_key);
+    const objects = await service.countObjects();
+    const items = await service.countItems();
+    const tooLarge = await service.call('POST', FROM_FILE, {
+      body: { dataset_group_id: groupId, file_name: 'x.csv', file_key: huge.file_key },
+    });
 
     expect(theirs.status).toBe(422);
     expect(theirs.body.detail[0].loc).toEqual(['body', 'file_key']);
     expect(missing).toMatchObject({ status: 400, body: { error: 'file_not_found' } });
     expect(tooLarge).toMatchObject({ status: 400, body: { error: 'file_too_large' } });
+    // The refused upload leaves nothing behind; nothing else is written.
+    expect(await service.countObjects()).toBe(objects - 1);
+    expect(await service.countItems()).toBe(items);
+    expect((await fromKey(huge.file_key)).body.error).toBe('file_not_found');
+  });
+
+  it('signs file_size into the upload URL; refuses a file_size over 100 MB (400)', async () => {
+    const sized = await service.call('POST', UPLOAD_URL, { body: { file_name: 'a.csv', file_size: 4 } });
+    expect(sized.status).toBe(200);
+    expect(new URL(sized.body.upload_url).searchParams.get('X-Amz-SignedHeaders')).toContain(
+      'content-length',
+    );
+    expect((await fetch(sized.body.upload_url, { method: 'PUT', body: 'a\n1\n' })).status).toBe(200);
+
+    const over = await service.rejected('POST', UPLOAD_URL, {
+      body: { file_name: 'a.csv', file_size: 100 * 1024 * 1024 + 1 },
+    });
+    expect(over).toMatchObject({ status: 400, body: { error: 'file_too_large' } });
   });
 
   it('refuses a key that walks out of the workspace (422): the other workspace file is neither read nor deleted', async () => {

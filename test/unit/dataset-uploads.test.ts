@@ -1,8 +1,9 @@
-import { HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   checkUpload,
+  createUploadUrl,
   decodeBase64File,
   isUploadKeyOf,
   MAX_FILE_BYTES,
@@ -128,6 +129,25 @@ describe('file names and upload keys', () => {
     await expect(checkUpload(3, key('none.csv'))).rejects.toMatchObject({
       status: 400,
       code: 'file_not_found',
+    });
+    // Only the refused upload is deleted: it would otherwise wait a day in the bucket.
+    expect(s3.commandCalls(DeleteObjectCommand).map((call) => call.args[0].input.Key)).toEqual([
+      key('big.csv'),
+    ]);
+  });
+
+  it('signs the size into the upload URL when the client gives it, so S3 takes no other size', async () => {
+    process.env.AWS_ACCESS_KEY_ID ??= 'test';
+    process.env.AWS_SECRET_ACCESS_KEY ??= 'test';
+    process.env.AWS_REGION ??= 'us-east-1';
+    const sized = new URL((await createUploadUrl(3, 'a.csv', 1234)).upload_url);
+    const open = new URL((await createUploadUrl(3, 'a.csv')).upload_url);
+
+    expect(sized.searchParams.get('X-Amz-SignedHeaders')?.split(';')).toContain('content-length');
+    expect(open.searchParams.get('X-Amz-SignedHeaders')?.split(';')).not.toContain('content-length');
+    await expect(createUploadUrl(3, 'a.csv', MAX_FILE_BYTES + 1)).rejects.toMatchObject({
+      status: 400,
+      code: 'file_too_large',
     });
   });
 });
