@@ -1,6 +1,12 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import {
+  describePermissions,
+  ENTITY_TYPES,
+  parsePermissions,
+  READ_ONLY,
+} from '#shared/platform/auth-context.ts';
 import { ENV } from '#shared/platform/config.ts';
 import { ENDPOINTS_FILE, LOCAL_TABLE_NAME } from '../local/service.ts';
 
@@ -12,11 +18,14 @@ import { ENDPOINTS_FILE, LOCAL_TABLE_NAME } from '../local/service.ts';
  * `create` prints the new key alone on the last line of stdout; it is stored only as a hash.
  */
 const USAGE = `Usage:
-  npm run keys -- create --workspace NAME [--read-only] [--stack STACK | --table TABLE]
-  npm run keys -- list   --workspace NAME [--stack STACK | --table TABLE]
-  npm run keys -- revoke --workspace NAME --key-id ID [--stack STACK | --table TABLE]
-Table: --stack (its TableName output, e.g. promptops-prod), else --table, else TABLE_NAME, else the
-running local service (PROMPTOPS_DATA_DIR, default .data).`;
+  npm run keys -- create --workspace NAME [--read-only | --permissions TYPE:ACCESS,...] [TABLE]
+  npm run keys -- list   --workspace NAME [TABLE]
+  npm run keys -- revoke --workspace NAME --key-id ID [TABLE]
+Permissions: full access unless --read-only (read every entity type) or --permissions, e.g.
+  --permissions prompts:read,request_logs:edit (types not named get no access); types: ENTITY_TYPES.
+TABLE: --stack STACK (its TableName output, e.g. promptops-prod), else --table TABLE, else TABLE_NAME,
+else the running local service, found through its data directory: --data-dir DIR, else
+PROMPTOPS_DATA_DIR, else .data (give the one the service was started with).`;
 
 const { positionals, values } = parseArgs({
   allowPositionals: true,
@@ -24,6 +33,8 @@ const { positionals, values } = parseArgs({
     workspace: { type: 'string' },
     'key-id': { type: 'string' },
     'read-only': { type: 'boolean', default: false },
+    permissions: { type: 'string' },
+    'data-dir': { type: 'string' },
     table: { type: 'string' },
     stack: { type: 'string' },
     help: { type: 'boolean', short: 'h', default: false },
@@ -31,15 +42,31 @@ const { positionals, values } = parseArgs({
 });
 
 function fail(message: string): never {
-  console.error(`${message}\n\n${USAGE}`);
+  console.error(`${message}\n\n${USAGE.replace('ENTITY_TYPES', ENTITY_TYPES.join(', '))}`);
   process.exit(2);
 }
 
 const command = positionals[0];
 if (values.help || !command) fail('A command is required.');
 if (!values.workspace) fail('--workspace is required.');
+// A workspace name is a key: a lone UTF-16 surrogate would be stored as U+FFFD and meet another name.
+if (!values.workspace.isWellFormed()) fail('--workspace must be well-formed Unicode (no lone surrogates).');
+if (values['read-only'] && values.permissions) fail('Give --read-only or --permissions, not both.');
+const permissions = values['read-only']
+  ? READ_ONLY
+  : values.permissions
+    ? permissionsOf(values.permissions)
+    : undefined;
 
-configureTable(values.stack ? await stackTableName(values.stack) : values.table);
+function permissionsOf(text: string) {
+  try {
+    return parsePermissions(text);
+  } catch (error) {
+    fail(`--permissions: ${(error as Error).message}.`);
+  }
+}
+
+configureTable(values.stack ? await stackTableName(values.stack) : values.table, values['data-dir']);
 const { createApiKey, ensureWorkspace, findWorkspace, listApiKeys, revokeApiKey } = await import(
   '#shared/auth/api-keys.ts'
 );
@@ -50,46 +77,58 @@ async function existingWorkspace(name: string): Promise<number> {
   if (workspaceId === undefined) fail(`No workspace "${name}".`);
   return workspaceId;
 }
-const { ENTITY_TYPES } = await import('#shared/platform/auth-context.ts');
-
-switch (command) {
-  case 'create': {
-    const { workspaceId, created } = await ensureWorkspace(values.workspace);
-    const permissions = values['read-only']
-      ? Object.fromEntries(ENTITY_TYPES.map((type) => [type, 'read' as const]))
-      : undefined;
-    const { key, summary } = await createApiKey(workspaceId, { permissions });
-    console.log(
-      `${created ? 'Created' : 'Using'} workspace "${values.workspace}" (id ${workspaceId}); key id ${summary.keyId}, ` +
-        `${values['read-only'] ? 'read-only' : 'full access'}. The key is shown once:`,
-    );
-    console.log(key);
-    break;
-  }
-  case 'list': {
-    const workspaceId = await existingWorkspace(values.workspace);
-    const keys = await listApiKeys(workspaceId);
-    for (const key of keys) {
+try {
+  switch (command) {
+    case 'create': {
+      const { workspaceId, created } = await ensureWorkspace(values.workspace);
+      const { key, summary } = await createApiKey(workspaceId, { permissions });
       console.log(
-        `${key.keyId}\t${key.prefix}…\tcreated ${key.createdAt}${key.revokedAt ? `\trevoked ${key.revokedAt}` : ''}`,
+        `${created ? 'Created' : 'Using'} workspace "${values.workspace}" (id ${workspaceId}); key id ${summary.keyId}, ` +
+          `${describePermissions(summary.permissions)}. The key is shown once:`,
       );
+      console.log(key);
+      break;
     }
-    if (keys.length === 0) console.log(`No keys in workspace "${values.workspace}".`);
-    break;
+    case 'list': {
+      const workspaceId = await existingWorkspace(values.workspace);
+      const keys = await listApiKeys(workspaceId);
+      for (const key of keys) {
+        console.log(
+          `${key.keyId}\t${key.prefix}…\t${describePermissions(key.permissions)}\tcreated ${key.createdAt}` +
+            `${key.revokedAt ? `\trevoked ${key.revokedAt}` : ''}`,
+        );
+      }
+      if (keys.length === 0) console.log(`No keys in workspace "${values.workspace}".`);
+      break;
+    }
+    case 'revoke': {
+      const keyId = Number(values['key-id']);
+      if (!Number.isSafeInteger(keyId) || keyId < 1) fail('--key-id must be a key id from `list`.');
+      const workspaceId = await existingWorkspace(values.workspace);
+      if (!(await revokeApiKey(workspaceId, keyId)))
+        fail(`No key ${keyId} in workspace "${values.workspace}".`);
+      console.log(
+        `Revoked key ${keyId}. API Gateway may honour a cached decision for up to its authorizer cache TTL.`,
+      );
+      break;
+    }
+    default:
+      fail(`Unknown command "${command}".`);
   }
-  case 'revoke': {
-    const keyId = Number(values['key-id']);
-    if (!Number.isSafeInteger(keyId) || keyId < 1) fail('--key-id must be a key id from `list`.');
-    const workspaceId = await existingWorkspace(values.workspace);
-    if (!(await revokeApiKey(workspaceId, keyId)))
-      fail(`No key ${keyId} in workspace "${values.workspace}".`);
-    console.log(
-      `Revoked key ${keyId}. API Gateway may honour a cached decision for up to its authorizer cache TTL.`,
+} catch (error) {
+  // A data directory whose service was killed keeps its endpoints file: say so rather than a stack trace.
+  const endpoint = process.env[ENV.dynamodbEndpoint];
+  if (
+    endpoint &&
+    /ECONNREFUSED|fetch failed|socket hang up/.test(
+      String((error as Error).message ?? error) + String((error as { code?: string }).code),
+    )
+  ) {
+    fail(
+      `The DynamoDB endpoint ${endpoint} does not answer: is the local service still running? (its data directory may be left from a service that was killed; start it again with npm start)`,
     );
-    break;
   }
-  default:
-    fail(`Unknown command "${command}".`);
+  throw error;
 }
 
 /** The TableName output of a deployed promptops stack. */
@@ -104,12 +143,24 @@ async function stackTableName(stackName: string): Promise<string> {
 }
 
 /** Points the data layer at the table: a flag, the environment, or the running local service. */
-function configureTable(flag: string | undefined): void {
+function configureTable(flag: string | undefined, dataDirFlag: string | undefined): void {
   if (flag) process.env[ENV.tableName] = flag;
   if (!process.env[ENV.tableName] && !process.env[ENV.dynamodbEndpoint]) {
-    const file = join(process.env.PROMPTOPS_DATA_DIR || '.data', ENDPOINTS_FILE);
+    const dataDir = dataDirFlag || process.env.PROMPTOPS_DATA_DIR || '.data';
+    const from = dataDirFlag
+      ? '--data-dir'
+      : process.env.PROMPTOPS_DATA_DIR
+        ? 'PROMPTOPS_DATA_DIR'
+        : 'the default';
+    const file = join(dataDir, ENDPOINTS_FILE);
     if (!existsSync(file)) {
-      fail('No table: pass --stack or --table, set TABLE_NAME, or start the local service (npm start).');
+      fail(
+        `No running local service found in data directory ${resolve(dataDir)} (${from}): it has no ${ENDPOINTS_FILE}, ` +
+          'which the service writes there while it runs.\n' +
+          'A service started with another PROMPTOPS_DATA_DIR is found only with that same directory: pass ' +
+          '--data-dir DIR or set PROMPTOPS_DATA_DIR=DIR. Otherwise start the service (npm start), or name a table: ' +
+          '--stack, --table or TABLE_NAME (with DYNAMODB_ENDPOINT for an emulator).',
+      );
     }
     const local = JSON.parse(readFileSync(file, 'utf8')) as { dynamodbEndpoint: string; tableName: string };
     process.env[ENV.tableName] = local.tableName;

@@ -62,3 +62,42 @@ export function fromAuthorizerContext(
     return undefined;
   }
 }
+
+/** Every entity type readable and none editable: what `keys create --read-only` gives. */
+export const READ_ONLY: Permissions = Object.fromEntries(ENTITY_TYPES.map((type) => [type, 'read']));
+
+/**
+ * Permissions as a person reads them: `full access`, `read-only`, `no access`, or each entity type
+ * with its access (`prompts:read,datasets:edit`), in the order of ENTITY_TYPES.
+ */
+export function describePermissions(permissions: Permissions): string {
+  const granted = ENTITY_TYPES.filter((type) => Object.hasOwn(permissions, type) && permissions[type]);
+  if (granted.length === 0) return 'no access';
+  if (granted.length === ENTITY_TYPES.length) {
+    if (granted.every((type) => permissions[type] === 'edit')) return 'full access';
+    if (granted.every((type) => permissions[type] === 'read')) return 'read-only';
+  }
+  return granted.map((type) => `${type}:${permissions[type]}`).join(',');
+}
+
+/**
+ * The other direction, for the keys CLI: `prompts:read,datasets:edit` (entity types not named get no
+ * access). Throws an Error naming what is wrong.
+ */
+export function parsePermissions(text: string): Permissions {
+  const permissions: Permissions = {};
+  for (const part of text.split(',').map((item) => item.trim())) {
+    const [type = '', access = '', ...rest] = part.split(':');
+    if (
+      !(ENTITY_TYPES as readonly string[]).includes(type) ||
+      (access !== 'read' && access !== 'edit') ||
+      rest.length
+    ) {
+      throw new Error(
+        `"${part}" is not a permission: write TYPE:read or TYPE:edit, TYPE one of ${ENTITY_TYPES.join(', ')}`,
+      );
+    }
+    permissions[type as EntityType] = access;
+  }
+  return permissions;
+}

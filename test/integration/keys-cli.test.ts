@@ -1,9 +1,12 @@
 import { execFile } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '#infra/local/service.ts';
+import { ENDPOINTS_FILE, REPO_ROOT } from '#infra/local/service.ts';
 import { logRequestBody, startTestService, type TestService } from '#test/support/local-service.ts';
 
 /**
@@ -73,5 +76,77 @@ describe('npm run keys -- create --stack', () => {
     const key = stdout.trim().split('\n').at(-1) ?? '';
     const created = await service.call('POST', '/log-request', { key, body: logRequestBody() });
     expect(created.status).toBe(201);
+  }, 60_000);
+});
+
+describe('npm run keys: permissions and finding the local service', () => {
+  /** Runs the CLI with no table named: it must find the service through a data directory. */
+  async function keys(args: string[], env: Record<string, string> = {}) {
+    return run(process.execPath, ['--import', 'tsx', 'infra/scripts/keys.ts', ...args], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, TABLE_NAME: '', DYNAMODB_ENDPOINT: '', PROMPTOPS_DATA_DIR: '', ...env },
+    }).catch((error: { code: number; stdout: string; stderr: string }) => error);
+  }
+  /** A data directory as a running service leaves it: the endpoints file pointing at the test service. */
+  function dataDir(): string {
+    const dir = mkdtempSync(join(tmpdir(), 'promptops-keys-'));
+    writeFileSync(
+      join(dir, ENDPOINTS_FILE),
+      JSON.stringify({ dynamodbEndpoint: service.dynamodbEndpoint, tableName: service.tableName }),
+    );
+    return dir;
+  }
+
+  it('says which data directory it looked in, and how to point it at another', async () => {
+    const empty = mkdtempSync(join(tmpdir(), 'promptops-keys-'));
+    const answer = (await keys(['list', '--workspace', 'w'], { PROMPTOPS_DATA_DIR: empty })) as {
+      code: number;
+      stderr: string;
+    };
+    expect(answer.code).toBe(2);
+    expect(answer.stderr).toContain(
+      `No running local service found in data directory ${empty} (PROMPTOPS_DATA_DIR)`,
+    );
+    expect(answer.stderr).toContain('pass --data-dir DIR or set PROMPTOPS_DATA_DIR=DIR');
+  }, 60_000);
+
+  it('lists each key with its permissions; creates read-only and per-type keys that work as shown', async () => {
+    const dir = dataDir();
+    const full = await keys(['create', '--workspace', 'perm-ws', '--data-dir', dir]);
+    const readOnly = await keys(['create', '--workspace', 'perm-ws', '--read-only'], {
+      PROMPTOPS_DATA_DIR: dir,
+    });
+    const some = await keys(
+      ['create', '--workspace', 'perm-ws', '--permissions', 'prompts:read,request_logs:edit'],
+      {
+        PROMPTOPS_DATA_DIR: dir,
+      },
+    );
+    const keyOf = (out: unknown) => (out as { stdout: string }).stdout.trim().split('\n').at(-1) ?? '';
+    expect((readOnly as { stdout: string }).stdout).toContain('read-only. The key is shown once');
+
+    const listed = (await keys(['list', '--workspace', 'perm-ws', '--data-dir', dir])) as { stdout: string };
+    const lines = listed.stdout.trim().split('\n');
+    expect(lines).toHaveLength(3);
+    expect(lines.map((line) => line.split('\t')[2])).toEqual([
+      'full access',
+      'read-only',
+      'request_logs:edit,prompts:read',
+    ]);
+
+    const log = (key: string) => service.call('POST', '/log-request', { key, body: logRequestBody() });
+    expect((await log(keyOf(full))).status).toBe(201);
+    expect((await log(keyOf(readOnly))).status).toBe(403);
+    expect((await log(keyOf(some))).status).toBe(201);
+    expect((await service.call('GET', '/prompt-templates', { key: keyOf(some) })).status).toBe(200);
+    expect((await service.call('GET', '/api/public/v2/datasets', { key: keyOf(some) })).status).toBe(403);
+  }, 60_000);
+
+  it('refuses a malformed --permissions, naming the types', async () => {
+    const answer = (await keys(['create', '--workspace', 'w', '--permissions', 'prompts:write'], {
+      PROMPTOPS_DATA_DIR: dataDir(),
+    })) as { code: number; stderr: string };
+    expect(answer.code).toBe(2);
+    expect(answer.stderr).toContain('"prompts:write" is not a permission: write TYPE:read or TYPE:edit');
   }, 60_000);
 });
