@@ -2,7 +2,7 @@ import { httpRoute } from '#shared/platform/http.ts';
 import { logRequest, type RawBody } from '#shared/request-logs/log-request.ts';
 import { logRequestBodySchema } from '#shared/request-logs/log-request-schema.ts';
 
-/** POST /log-request (spec 1): records a request made outside the service. */
+/** POST /log-request: records a request made outside the service. */
 export const handler = httpRoute({
   body: logRequestBodySchema,
   permission: ['request_logs', 'edit'],

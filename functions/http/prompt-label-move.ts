@@ -4,7 +4,7 @@ import { idParam } from '#shared/platform/schemas.ts';
 import { moveLabel } from '#shared/prompts/labels.ts';
 import { moveLabelBodySchema } from '#shared/prompts/schemas.ts';
 
-/** PATCH /prompt-labels/{prompt_label_id} (spec 15): moves a label to another version of its template. */
+/** PATCH /prompt-labels/{prompt_label_id}: moves a label to another version of its template. */
 export const handler = httpRoute({
   path: z.object({ prompt_label_id: idParam }),
   body: moveLabelBodySchema,

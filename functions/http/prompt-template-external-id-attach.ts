@@ -5,7 +5,7 @@ import { idParam } from '#shared/platform/schemas.ts';
 import { templateExternalIds } from '#shared/prompts/external-ids.ts';
 
 /**
- * POST /prompt-templates/{prompt_template_id}/external-ids (spec 7). The path parameter is named
+ * POST /prompt-templates/{prompt_template_id}/external-ids. The path parameter is named
  * `identifier` like its siblings: API Gateway allows one parameter name per path level.
  */
 export const handler = httpRoute({

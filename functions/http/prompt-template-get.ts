@@ -3,7 +3,7 @@ import { httpRoute } from '#shared/platform/http.ts';
 import { getRawTemplate } from '#shared/prompts/read.ts';
 import { getTemplateQuerySchema, templateIdentifierSchema, toReadOptions } from '#shared/prompts/schemas.ts';
 
-/** GET /prompt-templates/{identifier} (spec 2): a template version, raw, through the container's cache. */
+/** GET /prompt-templates/{identifier}: a template version, raw, through the container's cache. */
 export const handler = httpRoute({
   path: z.object({ identifier: templateIdentifierSchema }),
   query: getTemplateQuerySchema,

@@ -2,7 +2,7 @@ import { httpRoute } from '#shared/platform/http.ts';
 import { publishPromptTemplate } from '#shared/prompts/publish.ts';
 import { publishBodySchema } from '#shared/prompts/schemas.ts';
 
-/** POST /rest/prompt-templates (spec 4): publishes a new version, creating the template the first time. */
+/** POST /rest/prompt-templates: publishes a new version, creating the template the first time. */
 export const handler = httpRoute({
   body: publishBodySchema,
   permission: ['prompts', 'edit'],

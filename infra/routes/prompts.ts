@@ -4,7 +4,7 @@ import type { RouteDef } from '../route-types.ts';
 /**
  * The prompt template registry: versions, labels, snippets, external ids. Every path under
  * /prompt-templates/{...} names its parameter `identifier`: API Gateway allows one parameter name per
- * path level, so the external-id routes (a template id, spec `prompt_template_id`) share it.
+ * path level, so the external-id routes (a template id, `prompt_template_id` in PromptLayer's API) share it.
  */
 export const PROMPT_ROUTES: readonly RouteDef[] = [
   {

@@ -2,7 +2,7 @@ import * as z from 'zod';
 
 /**
  * The Prompt Blueprint: the common form of a log's input/output and of a template version. Unknown
- * fields are kept (loose objects) so that what a client sends round-trips unchanged; what the spec fixes
+ * fields are kept (loose objects) so that what a client sends round-trips unchanged; what the API fixes
  * is enforced: content is always an array of blocks, never a plain string.
  */
 const annotationSchema = z.looseObject({
@@ -91,7 +91,7 @@ export const blueprintSchema = z.discriminatedUnion(
 export type PromptBlueprint = z.infer<typeof blueprintSchema>;
 export type ContentBlock = z.infer<typeof contentBlockSchema>;
 
-/** The blueprint with the spec's defaults filled in (`input_variables: []`, `template_format: 'f-string'`). */
+/** The blueprint with the API's defaults filled in (`input_variables: []`, `template_format: 'f-string'`). */
 export function withBlueprintDefaults<T extends PromptBlueprint>(blueprint: T): T {
   return {
     ...blueprint,

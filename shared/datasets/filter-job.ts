@@ -48,7 +48,7 @@ export const filterJob: JobDefinition = {
       dataset_version_number: dataset.versionNumber,
     },
   }),
-  // Not in the spec's event list: without it a client would never learn that its job gave up.
+  // Not one of PromptLayer's documented events: without it a client would never learn that its job gave up.
   failureEvent: (dataset, errorMessage) => ({
     type: 'dataset_version_created_from_filter_params_failed',
     details: { dataset_id: dataset.id, error_message: errorMessage },

@@ -6,7 +6,7 @@ import { type DatasetFileKind, datasetFileKind } from './file-parser.ts';
 /**
  * The two ways a dataset file arrives: inline as base64 in the from-file body (API Gateway and Lambda cap
  * a body near 6 MB), or uploaded straight to S3 with a presigned PUT from upload-url and then named by
- * its `file_key` (up to the spec's 100 MB). Either way the job reads the file from S3 below `uploads/`,
+ * its `file_key` (up to the API's 100 MB file limit). Either way the job reads the file from S3 below `uploads/`,
  * where the bucket expires whatever a job has not cleaned up after a day.
  */
 export const MAX_FILE_BYTES = 100 * 1024 * 1024;

@@ -23,8 +23,8 @@ import { getDataset, reserveVersionNumber } from './repository.ts';
 import { checkUpload, decodeBase64File, newUploadKey, requireFileKind } from './uploads.ts';
 
 /**
- * The requests that make drafts and start the jobs that turn them into versions (spec endpoints 11, 13
- * and 16), and save-draft, which makes the group's draft a version without a job. Everything the request
+ * The requests that make drafts and start the jobs that turn them into versions (from-filter-params,
+ * create-draft and from-file), and save-draft, which makes the group's draft a version without a job. Everything the request
  * can get wrong is checked before anything is written; a job message goes out last, and if it cannot,
  * the draft made for it is removed again.
  */

@@ -7,7 +7,7 @@ export const EVENT_SOURCE = 'promptops';
 let events: EventBridgeClient | undefined;
 
 /**
- * Puts one webhook event on the project bus in the envelope of DESIGN.md:
+ * Puts one webhook event on the project bus in the webhook envelope:
  * `{event_type, details, workspace_id, timestamp}`. Details carry ids, never payloads.
  */
 export async function emitEvent(workspaceId: number, eventType: string, details: Record<string, unknown>) {

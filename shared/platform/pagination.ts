@@ -1,4 +1,4 @@
-/** The page-style list answer of DESIGN.md: items plus page arithmetic. */
+/** The page-style list answer of every paged list: items plus page arithmetic. */
 export interface Page<T> {
   items: T[];
   page: number;

@@ -15,7 +15,7 @@ export const TEMPLATE_MAPPINGS = {
     (await findHeadById(workspaceId, templateId)) !== undefined,
 } as const;
 
-/** External ids of prompt templates (spec 7 and the reads beside it), on the feature-neutral mappings. */
+/** External ids of prompt templates (attach, list and detach), on the feature-neutral mappings. */
 export const templateExternalIds = externalIdOperations<TemplateHead>({
   ...TEMPLATE_MAPPINGS,
   async require(workspaceId, templateId) {

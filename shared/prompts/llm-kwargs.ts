@@ -92,7 +92,7 @@ export interface CompletionBlueprint extends BlueprintCommon {
   content: ContentBlock[];
 }
 
-/** The spec's Prompt Blueprint. */
+/** PromptLayer's Prompt Blueprint. */
 export type PromptBlueprint = ChatBlueprint | CompletionBlueprint;
 
 /** `metadata.model` of a prompt version. */

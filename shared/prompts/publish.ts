@@ -98,7 +98,7 @@ export async function publishPromptTemplate(workspaceId: number, body: PublishBo
     prefetchIds({ prompt: 1, prompt_version: 1, prompt_label: labels.length }),
   ]);
   let state = read;
-  // The spec's default: a publish without tags leaves the template with none.
+  // The API's default: a publish without tags leaves the template with none.
   const tags = template.tags ?? [];
   // The head must take the new labels and tags: refused now rather than after the version is written.
   const plannedLabels = Object.fromEntries(labels.map((label) => [label, LARGEST_LABEL_ENTRY]));

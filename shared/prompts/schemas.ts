@@ -36,7 +36,7 @@ const metadataSchema = z.looseObject({ model: modelSchema.nullish() });
 export const publishBodySchema = z.object({
   prompt_template: z.object({
     prompt_name: promptNameSchema,
-    // Every publish sets the tags; absent or null is the spec's default [] (publish.ts).
+    // Every publish sets the tags; absent or null is the default [] (publish.ts).
     tags: z.array(z.string().max(512)).nullish(),
     folder_id: z.int().positive().nullish(),
     workspace_id: z.int().nullish(),

@@ -3,7 +3,7 @@
  * checked on publish). Pure: templates are fetched through a caller-supplied loader, one batched call
  * per nesting level, so a template with snippets three levels deep costs three round trips.
  *
- * Reference grammar (DESIGN.md section 2):
+ * Reference grammar (as docs/prompts.md states it):
  *
  *   reference = "@@@" name [ "@" qualifier ] "@@@"
  *   qualifier = "version_number:" positive-integer | "label:" name

@@ -12,7 +12,7 @@ export const requestIdField = z.preprocess(
 const MAX_METADATA_KEY = 1024;
 
 /**
- * Metadata as log-request takes it: string values, keys at most 1024 characters (spec Limits). The keys
+ * Metadata as log-request takes it: string values, keys at most 1024 characters. The keys
  * are checked on the raw object: zod's record-key errors drop the message, and zod silently drops a
  * `__proto__` key, which is refused here instead of losing it.
  */

@@ -4,10 +4,10 @@ import { wellFormedString } from '#shared/platform/schemas.ts';
 import { timestampSchema } from '#shared/platform/time.ts';
 import { metadataField } from './annotation-schemas.ts';
 
-/** Body of POST /log-request: every field, default and bound of spec endpoint 1 and its Limits. */
+/** Body of POST /log-request: every field, default and bound of the endpoint (docs/api.md). */
 export const REQUEST_STATUSES = ['SUCCESS', 'WARNING', 'ERROR'] as const;
 
-/** error_type values and the statuses each may accompany (spec, Errors). */
+/** error_type values and the statuses each may accompany (the error_type table in docs/api.md). */
 export const ERROR_TYPE_STATUSES = {
   PROVIDER_RATE_LIMIT: ['WARNING', 'ERROR'],
   PROVIDER_QUOTA_LIMIT: ['WARNING', 'ERROR'],

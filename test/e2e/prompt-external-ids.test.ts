@@ -3,7 +3,7 @@ import { startTestService, type TestService } from '#test/support/local-service.
 import { publish, publishBody, uniqueName } from '#test/support/prompts.ts';
 
 /**
- * External ids of prompt templates through the local gateway: attach (spec 7), list, detach, and the
+ * External ids of prompt templates through the local gateway: attach, list, detach, and the
  * `external_ids` of a publish, which succeed or fail with the publish as one.
  */
 let service: TestService;
@@ -69,7 +69,7 @@ describe('POST /prompt-templates/{prompt_template_id}/external-ids', () => {
     expect(response.body.detail[0].loc).toEqual(['body', field]);
   });
 
-  it('accepts the longest mapping the spec allows', async () => {
+  it('accepts the longest mapping allowed (128 and 512 characters)', async () => {
     const { id } = await publish(service, uniqueName('longest'));
     const mapping = { source: 'ß'.repeat(128), external_id: '🙂'.repeat(512) };
     expect((await attach(id, mapping)).status).toBe(201);

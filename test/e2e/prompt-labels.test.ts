@@ -4,7 +4,7 @@ import { completion, publish, publishBody, uniqueName } from '#test/support/prom
 
 /**
  * Release labels through the local gateway: listing a template's labels (with the ids PATCH takes),
- * moving one (spec 15), deleting one, and the events each change puts on the bus.
+ * moving one, deleting one, and the events each change puts on the bus.
  */
 let service: TestService;
 beforeAll(async () => {
@@ -203,7 +203,7 @@ describe('label names that are Object.prototype properties', () => {
 });
 
 describe('events', () => {
-  it('puts version and label events on the bus in the envelope of DESIGN.md', async () => {
+  it('puts version and label events on the bus in the webhook envelope', async () => {
     const { prod, staging } = await labelsOf(name);
     await service.call('PATCH', `/prompt-labels/${prod?.release_label_id}`, {
       body: { prompt_version_number: 3 },

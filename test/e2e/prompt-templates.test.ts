@@ -3,7 +3,7 @@ import { startTestService, type TestService } from '#test/support/local-service.
 import { chat, completion, OPENAI_MODEL, publish, publishBody, uniqueName } from '#test/support/prompts.ts';
 
 /**
- * The prompt registry through the local gateway: publishing (spec 4), reading raw templates (spec 2)
+ * The prompt registry through the local gateway: publishing, reading raw templates
  * with versions, labels, snippets, llm_kwargs and the default cache, and listing.
  */
 let service: TestService;
@@ -23,7 +23,7 @@ const noCache = { 'Cache-Control': 'no-cache' };
 const freshWorkspaceKey = (name: string) => service.otherWorkspaceKey(`${name}-${Date.now()}`);
 
 describe('POST /rest/prompt-templates', () => {
-  it('creates the template on the first publish and answers 201 with every field of the spec', async () => {
+  it('creates the template on the first publish and answers 201 with every documented field', async () => {
     const name = uniqueName('support');
     const response = await service.call('POST', '/rest/prompt-templates', {
       body: {
@@ -47,7 +47,7 @@ describe('POST /rest/prompt-templates', () => {
       version_number: 1,
       tags: ['support', 'en'],
       release_labels: ['prod'],
-      // The spec's defaults are stored with the version.
+      // The documented defaults are stored with the version.
       prompt_template: {
         type: 'chat',
         messages: [{ role: 'system', content: [{ type: 'text', text: 'Be kind.' }] }],
@@ -74,7 +74,7 @@ describe('POST /rest/prompt-templates', () => {
     expect(new Set([first.prompt_version_id, second.prompt_version_id, third.prompt_version_id]).size).toBe(
       3,
     );
-    // The spec's default for prompt_template.tags is [].
+    // The default for prompt_template.tags is [].
     expect(second.tags).toEqual([]);
     expect(third.tags).toEqual(['b']);
     expect((await get(name)).body).toMatchObject({

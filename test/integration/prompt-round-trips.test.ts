@@ -9,7 +9,7 @@ import { startTestService, type TestService } from '#test/support/local-service.
 import { completion, publishDirect, uniqueName } from '#test/support/prompts.ts';
 
 /**
- * The round-trip budgets of issue 3 against dynalite: sequential DynamoDB round trips ("waves") of a
+ * The round-trip budgets of prompt publishes and reads against dynalite: sequential DynamoDB round trips ("waves") of a
  * cold publish and of reads by label, whatever version the label is on.
  */
 let service: TestService;

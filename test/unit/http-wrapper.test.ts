@@ -10,7 +10,8 @@ import { idParam, queryBoolean } from '#shared/platform/schemas.ts';
 
 /**
  * The HTTP wrapper every route is built with, exercised through small routes defined here and fake
- * API Gateway proxy events: parsing, permissions, validation and the error body of DESIGN.md section 2.
+ * API Gateway proxy events: parsing, permissions, validation and the error body
+ * `{success: false, message, error, detail?}`.
  */
 const EDIT_ALL: Permissions = { request_logs: 'edit', prompts: 'edit' };
 

@@ -24,7 +24,7 @@ import { logRequestBody } from '#test/support/local-service.ts';
 
 /**
  * POST /log-request with the table and bucket mocked: what is written (and how many calls it takes),
- * where an oversized log goes, and every validation rule of spec endpoint 1 with its status.
+ * where an oversized log goes, and every validation rule of POST /log-request with its status.
  */
 process.env.TABLE_NAME = 'promptops-unit';
 process.env.BUCKET_NAME = 'promptops-unit-bucket';
@@ -407,9 +407,9 @@ describe('logging a request: oversized logs go to S3', () => {
   });
 });
 
-describe('POST /log-request: error_type and status (spec, Errors)', () => {
+describe('POST /log-request: error_type and status (the error_type table)', () => {
   const STATUSES = ['SUCCESS', 'WARNING', 'ERROR'] as const;
-  const SPEC_TABLE: Record<string, readonly string[]> = {
+  const DOCUMENTED_TABLE: Record<string, readonly string[]> = {
     PROVIDER_RATE_LIMIT: ['WARNING', 'ERROR'],
     PROVIDER_QUOTA_LIMIT: ['WARNING', 'ERROR'],
     PROVIDER_PARTIAL_RESPONSE: ['WARNING'],
@@ -420,12 +420,12 @@ describe('POST /log-request: error_type and status (spec, Errors)', () => {
     TEMPLATE_RENDER_ERROR: ['ERROR'],
     UNKNOWN_ERROR: ['WARNING', 'ERROR'],
   };
-  const combinations = Object.entries(SPEC_TABLE).flatMap(([errorType, allowed]) =>
+  const combinations = Object.entries(DOCUMENTED_TABLE).flatMap(([errorType, allowed]) =>
     STATUSES.map((status) => ({ errorType, status, allowed: allowed.includes(status) })),
   );
 
-  it('knows exactly the error types of the spec', () => {
-    expect(Object.keys(ERROR_TYPE_STATUSES).sort()).toEqual(Object.keys(SPEC_TABLE).sort());
+  it('knows exactly the documented error types', () => {
+    expect(Object.keys(ERROR_TYPE_STATUSES).sort()).toEqual(Object.keys(DOCUMENTED_TABLE).sort());
   });
 
   it.each(combinations.filter((c) => c.allowed))(
@@ -462,7 +462,7 @@ describe('POST /log-request: error_type and status (spec, Errors)', () => {
     expect(answer.body).toMatchObject({ status, error_type: null, error_message: null });
   });
 
-  it('answers 422 at error_type for an error type the spec does not know', async () => {
+  it('answers 422 at error_type for an undocumented error type', async () => {
     await expect422(logRequestBody({ status: 'ERROR', error_type: 'NETWORK_GLITCH' }), ['error_type']);
   });
 

@@ -3,7 +3,7 @@ import type { RequestLogRecord } from '#shared/request-logs/record.ts';
 
 export type FieldKind = 'string' | 'text' | 'number' | 'time' | 'boolean' | 'array' | 'nested';
 
-/** The operators each kind of field accepts (DESIGN.md, "Request-log filters"); any other pair is a 422. */
+/** The operators each kind of field accepts (the filter table in docs/request-logs.md); any other pair is a 422. */
 export const OPERATORS: Record<FieldKind, readonly string[]> = {
   string: ['is', 'is_not', 'in', 'not_in'],
   text: ['contains', 'not_contains', 'starts_with', 'ends_with'],
