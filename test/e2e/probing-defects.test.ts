@@ -179,12 +179,8 @@ describe('sort_order needs sort_by', () => {
     ];
     for (const answer of await Promise.all(alone)) {
       expect(answer.status).toBe(422);
-      expect(answer.body.message).toBe(
-        'Invalid query.sort_order: sort_order must be given with sort_by'.replace(
-          'query',
-          answer.body.detail[0].loc[0],
-        ),
-      );
+      const where = answer.body.detail[0].loc[0];
+      expect(answer.body.message).toBe(`Invalid ${where}.sort_order: sort_order must be given with sort_by`);
       expect(answer.body.detail[0].loc.at(-1)).toBe('sort_order');
     }
   });
