@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { uploadUrlSchema } from '#shared/datasets/response-schemas.ts';
 import { createUploadUrl } from '#shared/datasets/uploads.ts';
 import { httpRoute } from '#shared/platform/http.ts';
 
@@ -9,5 +10,6 @@ import { httpRoute } from '#shared/platform/http.ts';
 export const handler = httpRoute({
   body: z.object({ file_name: z.string().min(1).max(255) }),
   permission: ['datasets', 'edit'],
+  responses: { 200: uploadUrlSchema },
   handle: ({ body, auth }) => createUploadUrl(auth.workspaceId, body.file_name),
 });

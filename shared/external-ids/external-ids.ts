@@ -32,6 +32,13 @@ export const externalIdSchema = z.strictObject({
 });
 export type ExternalId = z.infer<typeof externalIdSchema>;
 
+/** The answers of the external-id routes every entity type has (operations.ts). */
+export const externalIdResponses = {
+  attached: z.object({ success: z.literal(true), external_id: externalIdSchema }),
+  list: z.object({ success: z.literal(true), external_ids: z.array(externalIdSchema) }),
+  detached: z.object({ success: z.literal(true) }),
+};
+
 const ENTITY_WORDS: Record<ExternalIdEntity, string> = {
   prompt_template: 'prompt template',
   dataset_group: 'dataset group',
