@@ -18,3 +18,12 @@ export async function openApiText(options: OpenApiOptions = {}, load?: (file: st
   const routes = await loadDocumentedRoutes(ROUTES, REPO_ROOT, load);
   return `${JSON.stringify(buildOpenApiDocument(routes, { version, ...options }), null, 2)}\n`;
 }
+
+/**
+ * The committed document as the stack publishes it: minified, with the stage's base path as its server
+ * (a relative URL: clients resolve it against wherever they fetched the document).
+ */
+export function publishedOpenApiText(basePath: string): string {
+  const document = JSON.parse(readFileSync(OPENAPI_FILE, 'utf8')) as Record<string, unknown>;
+  return JSON.stringify({ ...document, servers: [{ url: basePath, description: 'This stage of the API' }] });
+}
