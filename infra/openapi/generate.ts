@@ -153,7 +153,11 @@ class SchemaRegistry {
       unrepresentable: 'any',
       cycles: 'ref',
       reused: 'inline',
-      override: io === 'output' ? openObjects : undefined,
+      override: (ctx) => {
+        // `format: date-time` says it; zod's long equivalent pattern would only clutter the page.
+        if (ctx.jsonSchema.format === 'date-time') delete ctx.jsonSchema.pattern;
+        if (io === 'output') openObjects(ctx);
+      },
     }) as JsonSchema;
     delete json.$schema;
     const defs = (json.$defs ?? {}) as Record<string, JsonSchema>;

@@ -26,10 +26,12 @@ export const EXTERNAL_ID_ENTITIES = [
 ] as const;
 export type ExternalIdEntity = (typeof EXTERNAL_ID_ENTITIES)[number];
 
-export const externalIdSchema = z.strictObject({
-  source: z.string().min(1).max(128),
-  external_id: z.string().min(1).max(512),
-});
+export const externalIdSchema = z
+  .strictObject({
+    source: z.string().min(1).max(128),
+    external_id: z.string().min(1).max(512),
+  })
+  .meta({ id: 'ExternalId' });
 export type ExternalId = z.infer<typeof externalIdSchema>;
 
 /** The answers of the external-id routes every entity type has (operations.ts). */
