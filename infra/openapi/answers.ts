@@ -17,7 +17,8 @@ export function answerMismatch(handler: unknown, status: number, body: string | 
   }
   let parsed: unknown;
   try {
-    parsed = JSON.parse(body.toString());
+    // An empty body (a 204) is checked as undefined.
+    parsed = body.length === 0 ? undefined : JSON.parse(body.toString());
   } catch {
     return `answered ${status} with a body that is not JSON`;
   }
