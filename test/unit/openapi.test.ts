@@ -96,6 +96,25 @@ describe('the OpenAPI document', () => {
     }
   });
 
+  it('has the fields OpenAPI 3.1 requires on every parameter and response', () => {
+    for (const methods of Object.values(doc.paths) as Json[]) {
+      for (const op of Object.values(methods) as Json[]) {
+        for (const parameter of op.parameters ?? []) {
+          expect(parameter).toMatchObject({ name: expect.any(String), schema: expect.any(Object) });
+          expect(['path', 'query']).toContain(parameter.in);
+          if (parameter.in === 'path') expect(parameter.required).toBe(true);
+        }
+        expect(Object.keys(op.responses).length).toBeGreaterThan(0);
+        for (const [status, response] of Object.entries(op.responses) as [string, Json][]) {
+          expect(status).toMatch(/^[1-5]\d\d$/);
+          expect(response.$ref ?? response.description, `${op.operationId} ${status}`).toEqual(
+            expect.any(String),
+          );
+        }
+      }
+    }
+  });
+
   it('answers every error with the shared error body', () => {
     expect(doc.components.schemas.Error).toMatchObject({
       type: 'object',
