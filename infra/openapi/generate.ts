@@ -166,7 +166,6 @@ class SchemaRegistry {
     for (const name of Object.keys(defs)) {
       names.set(name, name.startsWith('__') ? `${owner}_${name.replace(/^_+/, '')}` : name);
     }
-    let root = json;
     // A schema that refers to itself: the root becomes a component too.
     if (JSON.stringify(json).includes('"$ref":"#"')) names.set('#', `${owner}_root`);
     const rewrite = (value: unknown): unknown => {
@@ -187,7 +186,7 @@ class SchemaRegistry {
     if (names.has('#')) names.set('#', this.claim(names.get('#')!, json, io));
     for (const [name, def] of Object.entries(defs))
       this.components[names.get(name)!] = rewrite(def) as JsonSchema;
-    root = rewrite(json) as JsonSchema;
+    const root = rewrite(json) as JsonSchema;
     if (names.has('#')) {
       const name = names.get('#')!;
       this.components[name] = root;

@@ -189,6 +189,33 @@ describe('the OpenAPI document', () => {
     expect(op.responses['401']).toBeDefined();
   });
 
+  it('hoists a recursive schema into the components and documents transforms by what they take and give', () => {
+    type Tree = { name: string; children: Tree[] };
+    const tree: z.ZodType<Tree> = z.lazy(() => z.object({ name: z.string(), children: z.array(tree) }));
+    const handler = httpRoute({
+      body: z.object({ root: tree, when: z.string().transform(Date.parse) }),
+      permission: ['prompts', 'edit'],
+      responses: { 201: z.object({ at: z.date(), count: z.string().transform(Number) }) },
+      handle: async () => ({}),
+    });
+    const route = {
+      method: 'POST',
+      path: '/trees',
+      handler: 'functions/http/trees.ts',
+      table: 'write',
+    } as RouteDef;
+    const built = buildOpenApiDocument([{ route, definition: handler.definition }]) as Json;
+    const op = built.paths['/trees'].post;
+    const body = op.requestBody.content['application/json'].schema;
+    expect(body.properties.when).toEqual({ type: 'string' });
+    const ref: string = body.properties.root.$ref ?? body.properties.root.properties.children.items.$ref;
+    expect(ref).toMatch(/^#\/components\/schemas\//);
+    expect(built.components.schemas[ref.split('/').at(-1)!]).toMatchObject({ type: 'object' });
+    expect(JSON.stringify(built)).not.toContain('$defs');
+    // A date or a transform's output has no JSON Schema: documented open rather than refused.
+    expect(op.responses['201'].content['application/json'].schema.properties).toEqual({ at: {}, count: {} });
+  });
+
   it('takes the summary from the handler doc comment, without its method and path', () => {
     const comment = handlerComment(
       '/**\n * POST /log-request (spec 1): records a request. More words\n * here.\n */\nexport const handler = 1;',
