@@ -6,10 +6,11 @@ import { MAX_REQUEST_BODY_BYTES } from '#shared/platform/config.ts';
 import { PROMPT_CACHE_TTL_ENV, parsePromptCacheTtl } from '#shared/prompts/cache-settings.ts';
 import { Alarms } from './constructs/alarms.ts';
 import { DataStore } from './constructs/data-store.ts';
-import { HttpApi, type Throttle } from './constructs/http-api.ts';
+import { API_STAGE_NAME, HttpApi, type Throttle } from './constructs/http-api.ts';
 import { JobQueues } from './constructs/job-queues.ts';
 import { ProjectEvents } from './constructs/project-events.ts';
 import { RequestSizeGuard } from './constructs/request-size-guard.ts';
+import { publishedOpenApiText } from './openapi/document.ts';
 import { AUTHORIZER_HANDLER, JOB_QUEUES, type JobQueueDef, ROUTES } from './routes.ts';
 
 /** The repository root: handler paths in `routes.ts` are relative to it. */
@@ -76,6 +77,8 @@ export class PromptopsStack extends Stack {
       throttle: props.throttle,
       logRetention,
       settings,
+      // `npm run openapi` writes it; a test fails when the committed file is stale.
+      openApiDocument: publishedOpenApiText(`/${API_STAGE_NAME}`),
     });
 
     if (props.requestSizeGuard ?? true) {

@@ -1,10 +1,11 @@
 import * as z from 'zod';
+import { draftCreatedSchema } from '#shared/datasets/response-schemas.ts';
 import { createDraftVersion } from '#shared/datasets/versions.ts';
 import { HttpResponse, httpRoute } from '#shared/platform/http.ts';
 
 /**
- * POST /api/public/v2/dataset-versions/create-draft: 201 with an empty draft, 202 when rows are being
- * copied from `source_dataset_id`, 409 when the group already has a draft.
+ * POST /api/public/v2/dataset-versions/create-draft: creates a group's draft. 201 with an empty draft,
+ * 202 when rows are being copied from `source_dataset_id`, 409 when the group already has a draft.
  */
 export const handler = httpRoute({
   body: z.object({
@@ -12,6 +13,8 @@ export const handler = httpRoute({
     source_dataset_id: z.int().min(1).nullish(),
   }),
   permission: ['datasets', 'edit'],
+  responses: { 201: draftCreatedSchema, 202: draftCreatedSchema },
+  errors: [404, 409],
   handle: async ({ body, auth }) => {
     const { draftId, copying } = await createDraftVersion(auth, {
       groupId: body.dataset_group_id,

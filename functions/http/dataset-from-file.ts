@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { versionFromFileSchema } from '#shared/datasets/response-schemas.ts';
 import { createVersionFromFile } from '#shared/datasets/versions.ts';
 import { httpRoute } from '#shared/platform/http.ts';
 import { wellFormedString } from '#shared/platform/schemas.ts';
@@ -25,6 +26,8 @@ export const handler = httpRoute({
       });
     }),
   permission: ['datasets', 'edit'],
+  responses: { 201: versionFromFileSchema },
+  errors: [404, 409],
   status: 201,
   handle: async ({ body, auth }) => {
     const datasetId = await createVersionFromFile(auth, {

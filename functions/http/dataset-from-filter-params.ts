@@ -1,4 +1,5 @@
 import { fromFilterParamsBodySchema } from '#shared/datasets/filter-params.ts';
+import { versionFromFilterParamsSchema } from '#shared/datasets/response-schemas.ts';
 import { createVersionFromFilterParams } from '#shared/datasets/versions.ts';
 import { allows } from '#shared/platform/auth-context.ts';
 import { forbidden } from '#shared/platform/errors.ts';
@@ -11,6 +12,8 @@ import { httpRoute } from '#shared/platform/http.ts';
 export const handler = httpRoute({
   body: fromFilterParamsBodySchema,
   permission: ['datasets', 'edit'],
+  responses: { 201: versionFromFilterParamsSchema },
+  errors: [404, 409],
   status: 201,
   handle: async ({ body, auth }) => {
     // The rows are copies of request logs: the key must be allowed to read them.

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { getDatasetView } from '#shared/datasets/list.ts';
+import { datasetGetSchema } from '#shared/datasets/response-schemas.ts';
 import { httpRoute } from '#shared/platform/http.ts';
 import { idParam } from '#shared/platform/schemas.ts';
 
@@ -10,5 +11,6 @@ import { idParam } from '#shared/platform/schemas.ts';
 export const handler = httpRoute({
   path: z.object({ dataset_id: idParam }),
   permission: ['datasets', 'read'],
+  responses: { 200: datasetGetSchema },
   handle: ({ path, auth }) => getDatasetView(auth.workspaceId, path.dataset_id),
 });

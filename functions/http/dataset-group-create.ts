@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { createDatasetGroup } from '#shared/datasets/groups.ts';
 import { toDatasetView } from '#shared/datasets/list.ts';
+import { datasetGroupCreatedSchema } from '#shared/datasets/response-schemas.ts';
 import { externalIdSchema } from '#shared/external-ids/external-ids.ts';
 import { badRequest } from '#shared/platform/errors.ts';
 import { httpRoute } from '#shared/platform/http.ts';
@@ -21,6 +22,8 @@ export const handler = httpRoute({
     external_ids: z.array(externalIdSchema).nullish(),
   }),
   permission: ['datasets', 'edit'],
+  responses: { 201: datasetGroupCreatedSchema },
+  errors: [409],
   status: 201,
   handle: async ({ body, auth }) => {
     if (body.workspace_id != null && body.workspace_id !== auth.workspaceId) {

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { groupExternalIds } from '#shared/datasets/groups.ts';
-import { externalIdSchema } from '#shared/external-ids/external-ids.ts';
+import { externalIdResponses, externalIdSchema } from '#shared/external-ids/external-ids.ts';
 import { httpRoute } from '#shared/platform/http.ts';
 import { idParam } from '#shared/platform/schemas.ts';
 
@@ -9,6 +9,8 @@ export const handler = httpRoute({
   path: z.object({ dataset_group_id: idParam }),
   body: externalIdSchema,
   permission: ['datasets', 'edit'],
+  responses: { 201: externalIdResponses.attached },
+  errors: [409],
   status: 201,
   handle: ({ path, body, auth }) => groupExternalIds.attach(auth.workspaceId, path.dataset_group_id, body),
 });

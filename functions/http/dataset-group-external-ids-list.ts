@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { groupExternalIds } from '#shared/datasets/groups.ts';
+import { externalIdResponses } from '#shared/external-ids/external-ids.ts';
 import { httpRoute } from '#shared/platform/http.ts';
 import { idParam } from '#shared/platform/schemas.ts';
 
@@ -7,5 +8,6 @@ import { idParam } from '#shared/platform/schemas.ts';
 export const handler = httpRoute({
   path: z.object({ dataset_group_id: idParam }),
   permission: ['datasets', 'read'],
+  responses: { 200: externalIdResponses.list },
   handle: ({ path, auth }) => groupExternalIds.list(auth.workspaceId, path.dataset_group_id),
 });

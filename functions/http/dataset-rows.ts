@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { datasetRowsSchema } from '#shared/datasets/response-schemas.ts';
 import { datasetRows } from '#shared/datasets/rows.ts';
 import { httpRoute } from '#shared/platform/http.ts';
 import { idParam, paginationQuery } from '#shared/platform/schemas.ts';
@@ -8,5 +9,6 @@ export const handler = httpRoute({
   path: z.object({ dataset_id: idParam }),
   query: z.object({ ...paginationQuery(100, 10), q: z.string().max(1024).optional() }),
   permission: ['datasets', 'read'],
+  responses: { 200: datasetRowsSchema },
   handle: ({ path, query, auth }) => datasetRows(auth.workspaceId, path.dataset_id, query),
 });

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { draftSavedSchema } from '#shared/datasets/response-schemas.ts';
 import { saveDraftVersion } from '#shared/datasets/versions.ts';
 import { httpRoute } from '#shared/platform/http.ts';
 
@@ -9,6 +10,8 @@ import { httpRoute } from '#shared/platform/http.ts';
 export const handler = httpRoute({
   body: z.object({ dataset_group_id: z.int().min(1) }),
   permission: ['datasets', 'edit'],
+  responses: { 202: draftSavedSchema },
+  errors: [404, 409],
   status: 202,
   handle: async ({ body, auth }) => {
     const { datasetId, versionNumber } = await saveDraftVersion(auth, body.dataset_group_id);

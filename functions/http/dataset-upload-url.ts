@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { uploadUrlSchema } from '#shared/datasets/response-schemas.ts';
 import { createUploadUrl } from '#shared/datasets/uploads.ts';
 import { httpRoute } from '#shared/platform/http.ts';
 import { wellFormedString } from '#shared/platform/schemas.ts';
@@ -14,5 +15,6 @@ export const handler = httpRoute({
     file_size: z.int().min(1).nullish(),
   }),
   permission: ['datasets', 'edit'],
+  responses: { 200: uploadUrlSchema },
   handle: ({ body, auth }) => createUploadUrl(auth.workspaceId, body.file_name, body.file_size ?? undefined),
 });

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { httpRoute } from '#shared/platform/http.ts';
+import { successSchema } from '#shared/platform/response-schemas.ts';
 import { idParam } from '#shared/platform/schemas.ts';
 import { deleteLabel } from '#shared/prompts/labels.ts';
 
@@ -7,5 +8,6 @@ import { deleteLabel } from '#shared/prompts/labels.ts';
 export const handler = httpRoute({
   path: z.object({ prompt_label_id: idParam }),
   permission: ['prompts', 'edit'],
+  responses: { 200: successSchema },
   handle: ({ path, auth }) => deleteLabel(auth.workspaceId, path.prompt_label_id),
 });

@@ -1,4 +1,4 @@
-import { externalIdSchema } from '#shared/external-ids/external-ids.ts';
+import { externalIdResponses, externalIdSchema } from '#shared/external-ids/external-ids.ts';
 import { httpRoute } from '#shared/platform/http.ts';
 import { idParam } from '#shared/platform/schemas.ts';
 import { templateExternalIds } from '#shared/prompts/external-ids.ts';
@@ -7,5 +7,6 @@ import { templateExternalIds } from '#shared/prompts/external-ids.ts';
 export const handler = httpRoute({
   path: externalIdSchema.extend({ identifier: idParam }),
   permission: ['prompts', 'edit'],
+  responses: { 200: externalIdResponses.detached },
   handle: ({ path, auth }) => templateExternalIds.detach(auth.workspaceId, path.identifier, path),
 });

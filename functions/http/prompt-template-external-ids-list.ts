@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { externalIdResponses } from '#shared/external-ids/external-ids.ts';
 import { httpRoute } from '#shared/platform/http.ts';
 import { idParam } from '#shared/platform/schemas.ts';
 import { templateExternalIds } from '#shared/prompts/external-ids.ts';
@@ -7,5 +8,6 @@ import { templateExternalIds } from '#shared/prompts/external-ids.ts';
 export const handler = httpRoute({
   path: z.object({ identifier: idParam }),
   permission: ['prompts', 'read'],
+  responses: { 200: externalIdResponses.list },
   handle: ({ path, auth }) => templateExternalIds.list(auth.workspaceId, path.identifier),
 });

@@ -1,13 +1,19 @@
 import * as z from 'zod';
 import { httpRoute } from '#shared/platform/http.ts';
 import { getRawTemplate } from '#shared/prompts/read.ts';
-import { getTemplateQuerySchema, templateIdentifierSchema, toReadOptions } from '#shared/prompts/schemas.ts';
+import {
+  getTemplateQuerySchema,
+  rawTemplateViewSchema,
+  templateIdentifierSchema,
+  toReadOptions,
+} from '#shared/prompts/schemas.ts';
 
 /** GET /prompt-templates/{identifier}: a template version, raw, through the container's cache. */
 export const handler = httpRoute({
   path: z.object({ identifier: templateIdentifierSchema }),
   query: getTemplateQuerySchema,
   permission: ['prompts', 'read'],
+  responses: { 200: rawTemplateViewSchema },
   handle: ({ path, query, auth, headers }) =>
     getRawTemplate(
       auth.workspaceId,

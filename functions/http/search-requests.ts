@@ -2,13 +2,17 @@ import * as z from 'zod';
 import { httpRoute } from '#shared/platform/http.ts';
 import { sortOrderNeedsSortBy } from '#shared/platform/schemas.ts';
 import { requestLogQuerySchema } from '#shared/request-logs/query.ts';
+import { requestLogSearchResponseSchema } from '#shared/request-logs/response-schemas.ts';
 import {
   SEARCH_DEFAULT_PER_PAGE,
   SEARCH_MAX_PER_PAGE,
   searchRequestLogs,
 } from '#shared/request-logs/search.ts';
 
-/** POST /api/public/v2/requests/search: filter_group, q, sort and page over the workspace's logs. */
+/**
+ * POST /api/public/v2/requests/search: searches the workspace's logs (filter_group, q), sorted, a page at
+ * a time.
+ */
 export const handler = httpRoute({
   body: requestLogQuerySchema
     .extend({
@@ -28,5 +32,6 @@ export const handler = httpRoute({
     })
     .superRefine(sortOrderNeedsSortBy),
   permission: ['request_logs', 'read'],
+  responses: { 200: requestLogSearchResponseSchema },
   handle: ({ body, auth }) => searchRequestLogs(auth.workspaceId, body),
 });

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { httpRoute } from '#shared/platform/http.ts';
+import { successMessageSchema } from '#shared/platform/response-schemas.ts';
 import { metadataField, requestIdField } from '#shared/request-logs/annotation-schemas.ts';
 import { trackMetadata } from '#shared/request-logs/annotations.ts';
 
@@ -10,6 +11,8 @@ export const handler = httpRoute({
     metadata: metadataField,
   }),
   permission: ['request_logs', 'edit'],
+  responses: { 200: successMessageSchema },
+  errors: [404, 409],
   handle: async ({ body, auth }) => {
     await trackMetadata(auth.workspaceId, body.request_id, body.metadata);
     return { success: true, message: 'Metadata tracked successfully' };

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { httpRoute } from '#shared/platform/http.ts';
+import { successMessageSchema } from '#shared/platform/response-schemas.ts';
 import { wellFormedString } from '#shared/platform/schemas.ts';
 import { requestIdField } from '#shared/request-logs/annotation-schemas.ts';
 import { DEFAULT_SCORE_NAME, trackScore } from '#shared/request-logs/annotations.ts';
@@ -16,6 +17,8 @@ export const handler = httpRoute({
       .transform((name) => name ?? DEFAULT_SCORE_NAME),
   }),
   permission: ['request_logs', 'edit'],
+  responses: { 200: successMessageSchema },
+  errors: [404, 409],
   handle: async ({ body, auth }) => {
     await trackScore(auth.workspaceId, body.request_id, body.score, body.name);
     return { success: true, message: 'Score tracked successfully' };

@@ -6,6 +6,8 @@ import {
   IdentitySource,
   LambdaIntegration,
   LogGroupLogDestination,
+  MockIntegration,
+  PassthroughBehavior,
   RequestAuthorizer,
   ResponseType,
   RestApi,
@@ -111,6 +113,22 @@ export interface HttpApiProps {
   logRetention?: RetentionDays;
   /** Deployment values of settings that routes declare in `environment`; each reaches only those routes. */
   settings?: Readonly<Record<string, string>>;
+  /** The OpenAPI document (JSON text), published without a key at GET /openapi.json. */
+  openApiDocument?: string;
+}
+
+export const OPENAPI_PATH = '/openapi.json';
+
+/** API Gateway refuses a mapping template over 300 KB (a quota that cannot be raised). */
+export const MAPPING_TEMPLATE_MAX_BYTES = 300 * 1024;
+
+/**
+ * JSON text as a response mapping template answers it verbatim. Templates are Velocity, where `$` and `#`
+ * start references and directives; outside strings JSON has neither, and inside strings JSON may spell
+ * any character as `\uXXXX`, so both are escaped that way and the answer parses to the same document.
+ */
+export function verbatimJsonTemplate(json: string): string {
+  return json.replace(/\$/g, '\\u0024').replace(/#/g, '\\u0023');
 }
 
 export interface RouteFunction {
@@ -213,5 +231,49 @@ export class HttpApi extends Construct {
         .addMethod(route.method, new LambdaIntegration(fn.fn, { allowTestInvoke: false }));
       return { route, function: fn };
     });
+
+    if (props.openApiDocument !== undefined) this.publishDocument(props.openApiDocument);
+  }
+
+  /**
+   * GET /openapi.json with no authorizer, answered by API Gateway itself (a Mock integration whose
+   * response template is the document): no function, no cold start, nothing to keep in sync at runtime.
+   */
+  private publishDocument(document: string): void {
+    const template = verbatimJsonTemplate(document);
+    const bytes = Buffer.byteLength(template);
+    if (bytes > MAPPING_TEMPLATE_MAX_BYTES) {
+      throw new Error(
+        `The OpenAPI document is ${bytes} bytes as a mapping template; API Gateway takes at most ${MAPPING_TEMPLATE_MAX_BYTES}`,
+      );
+    }
+    const headers = {
+      'method.response.header.Content-Type': "'application/json'",
+      // A public document: any site's Swagger UI or editor may load it.
+      'method.response.header.Access-Control-Allow-Origin': "'*'",
+    };
+    this.api.root.resourceForPath(OPENAPI_PATH).addMethod(
+      'GET',
+      new MockIntegration({
+        passthroughBehavior: PassthroughBehavior.NEVER,
+        requestTemplates: { 'application/json': '{"statusCode": 200}' },
+        integrationResponses: [
+          {
+            statusCode: '200',
+            responseTemplates: { 'application/json': template },
+            responseParameters: headers,
+          },
+        ],
+      }),
+      {
+        authorizationType: AuthorizationType.NONE,
+        methodResponses: [
+          {
+            statusCode: '200',
+            responseParameters: Object.fromEntries(Object.keys(headers).map((name) => [name, true])),
+          },
+        ],
+      },
+    );
   }
 }

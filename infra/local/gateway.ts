@@ -30,6 +30,13 @@ export interface GatewayOptions {
   maxPayloadBytes: number;
   /** Extra local-only routes (diagnostics): GET, behind the same key check, given the caller's workspace. */
   localRoutes?: Record<string, (workspaceId: number) => unknown>;
+  /** GET routes answered without a key (the API's document and docs page), by exact path. */
+  publicRoutes?: Record<string, () => Promise<{ contentType: string; body: string | Buffer }>>;
+  /**
+   * Checks each answer of a route (the tests check success bodies against the declared response
+   * schemas): a message makes the gateway answer 500 `response_schema_mismatch` instead.
+   */
+  checkAnswer?(handler: RouteHandler, status: number, body: string | Buffer): string | undefined;
   onError?(error: unknown): void;
 }
 
@@ -96,6 +103,12 @@ export class LocalGateway {
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const method = (req.method ?? 'GET').toUpperCase();
+    const publicRoutes = this.options.publicRoutes ?? {};
+    if (method === 'GET' && Object.hasOwn(publicRoutes, url.pathname)) {
+      await drain(req);
+      const answer = await publicRoutes[url.pathname]!();
+      return send(res, 200, answer.body, { 'Content-Type': answer.contentType });
+    }
     const local = this.options.localRoutes?.[url.pathname];
     if (local && method === 'GET') {
       const apiKey = headerValue(flattenHeaders(req), 'x-api-key');
@@ -155,6 +168,12 @@ export class LocalGateway {
       return send(res, 502, { success: false, message: 'Internal error', error: 'internal_error' });
     }
     const resultBody = result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body;
+    const mismatch = this.options.checkAnswer?.(handler, result.statusCode, resultBody);
+    if (mismatch) {
+      const message = `${method} ${match.def.path} answered ${result.statusCode} with a body its declared response schema refuses: ${mismatch}`;
+      this.options.onError?.(new Error(message));
+      return send(res, 500, { success: false, message, error: 'response_schema_mismatch' });
+    }
     send(res, result.statusCode, resultBody, result.headers as Record<string, string> | undefined);
   }
 

@@ -21,6 +21,7 @@ console.log(`promptops is listening on ${service.baseUrl}
   DynamoDB   ${service.dynamodbEndpoint} (table ${service.tableName})
   S3         ${service.s3Endpoint} (bucket ${service.bucketName})
   data       ${dataDir} (endpoints in ${dataDir}/${ENDPOINTS_FILE} for npm run keys)
+  docs       ${service.baseUrl}/docs (the OpenAPI document: ${service.baseUrl}/openapi.json)
   try        curl -H "X-API-KEY: $KEY" ${service.baseUrl}/api/public/v2/requests/1
 API key (X-API-KEY):
 ${service.apiKey}`);

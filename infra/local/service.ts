@@ -9,6 +9,9 @@ import {
   MAX_REQUEST_BODY_BYTES,
   queueUrlEnv,
 } from '#shared/platform/config.ts';
+import { answerMismatch } from '../openapi/answers.ts';
+import { docsPageRoutes } from '../openapi/docs-page.ts';
+import { openApiText } from '../openapi/document.ts';
 import { AUTHORIZER_HANDLER, JOB_QUEUES, type JobQueueDef, ROUTES } from '../routes.ts';
 import { type Emulator, ensureBucket, ensureTable, startDynalite, startS3rver } from './emulators.ts';
 import { type AuthorizerHandler, LocalGateway, type RouteHandler } from './gateway.ts';
@@ -35,6 +38,11 @@ export interface LocalServiceOptions {
   authorizerCacheTtlSeconds?: number;
   /** Base delay of local queue retries. */
   retryDelayMs?: number;
+  /**
+   * Check every success answer against the response schema its route declares, answering 500
+   * `response_schema_mismatch` when it disagrees (the end-to-end tests turn this on).
+   */
+  checkAnswers?: boolean;
   onEvent?(event: LocalEvent): void;
 }
 
@@ -130,6 +138,8 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     const authorizer = await importHandler<AuthorizerHandler>(AUTHORIZER_HANDLER);
 
     const { workspaceId, apiKey } = await seed(dataDir, options.apiKey);
+    // Generated on the first GET /openapi.json, from the handlers loaded above.
+    let openApi: Promise<string> | undefined;
 
     const gateway = new LocalGateway({
       routes: ROUTES,
@@ -144,6 +154,14 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
         '/__local/dead-letters': (workspaceId) =>
           messaging.deadLetters.filter((letter) => messageWorkspace(letter.body) === workspaceId),
       },
+      publicRoutes: {
+        '/openapi.json': async () => {
+          openApi ??= openApiText({}, loadHandler);
+          return { contentType: 'application/json', body: await openApi };
+        },
+        ...docsPageRoutes(),
+      },
+      checkAnswer: options.checkAnswers ? answerMismatch : undefined,
       onError: (error) => console.error('Gateway error', error),
     });
     const baseUrl = await gateway.listen(options.port ?? 3000, options.host);

@@ -77,16 +77,14 @@ export const completionBlueprintSchema = z.looseObject({
   ...common,
 });
 
-export const blueprintSchema = z.discriminatedUnion(
-  'type',
-  [chatBlueprintSchema, completionBlueprintSchema],
-  {
+export const blueprintSchema = z
+  .discriminatedUnion('type', [chatBlueprintSchema, completionBlueprintSchema], {
     error: (issue) =>
       issue.input === undefined
         ? 'Field required'
         : 'must be a prompt blueprint with type "chat" or "completion"',
-  },
-);
+  })
+  .meta({ id: 'PromptBlueprint' });
 
 export type PromptBlueprint = z.infer<typeof blueprintSchema>;
 export type ContentBlock = z.infer<typeof contentBlockSchema>;

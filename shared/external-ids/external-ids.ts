@@ -27,11 +27,20 @@ export const EXTERNAL_ID_ENTITIES = [
 ] as const;
 export type ExternalIdEntity = (typeof EXTERNAL_ID_ENTITIES)[number];
 
-export const externalIdSchema = z.strictObject({
-  source: wellFormedString().min(1).max(128),
-  external_id: wellFormedString().min(1).max(512),
-});
+export const externalIdSchema = z
+  .strictObject({
+    source: wellFormedString().min(1).max(128),
+    external_id: wellFormedString().min(1).max(512),
+  })
+  .meta({ id: 'ExternalId' });
 export type ExternalId = z.infer<typeof externalIdSchema>;
+
+/** The answers of the external-id routes every entity type has (operations.ts). */
+export const externalIdResponses = {
+  attached: z.object({ success: z.literal(true), external_id: externalIdSchema }),
+  list: z.object({ success: z.literal(true), external_ids: z.array(externalIdSchema) }),
+  detached: z.object({ success: z.literal(true) }),
+};
 
 const ENTITY_WORDS: Record<ExternalIdEntity, string> = {
   prompt_template: 'prompt template',

@@ -50,6 +50,12 @@ export interface RouteDefinition<B, Q, P> {
    * real answers against them.
    */
   responses?: Readonly<Record<number, ZodType>>;
+  /**
+   * Error statuses the route can answer beyond those its declaration implies (the OpenAPI document adds
+   * 401, 403, 422, 429 and 500 to every route, 400/413/415 to a route reading a body and 404 to one
+   * with path parameters), e.g. 409 for a conflict or 404 for an id given in the body.
+   */
+  errors?: readonly number[];
   handle(input: RouteInput<B, Q, P>): Promise<unknown>;
 }
 

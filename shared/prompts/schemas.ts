@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { blueprintSchema } from '#shared/blueprints/schema.ts';
 import { externalIdSchema } from '#shared/external-ids/external-ids.ts';
+import { isoTimestamp, jsonObject, pageOf } from '#shared/platform/response-schemas.ts';
 import {
   givenTogether,
   intParam,
@@ -115,3 +116,107 @@ export const toReadOptions = (query: GetTemplateQuery): ReadOptions => ({
   resolveSnippets: query.resolve_snippets ?? true,
   includeLlmKwargs: query.include_llm_kwargs ?? false,
 });
+
+/* Response schemas of the registry's routes (field for field as views.ts builds them). */
+
+const versionMetadata = metadataSchema.nullable();
+
+export const snippetUseSchema = z.object({
+  prompt_name: z.string(),
+  version: z.int(),
+  label: z.string().nullable().meta({ description: 'The label the reference named; null for a version' }),
+});
+
+/** GET /prompt-templates/{identifier}: a version, raw ("Prompt template (raw)"). */
+export const rawTemplateViewSchema = z
+  .object({
+    success: z.literal(true),
+    id: z.int(),
+    prompt_name: z.string(),
+    version: z.int(),
+    workspace_id: z.int(),
+    prompt_template: blueprintSchema,
+    metadata: versionMetadata,
+    commit_message: z.string().nullable(),
+    tags: z.array(z.string()),
+    created_at: isoTimestamp,
+    snippets: z.array(snippetUseSchema),
+    llm_kwargs: jsonObject.optional().meta({ description: 'With include_llm_kwargs=true and a model' }),
+  })
+  .meta({ id: 'PromptTemplateRaw' });
+
+/** POST /rest/prompt-templates. */
+export const publishViewSchema = z
+  .object({
+    id: z.int(),
+    prompt_name: z.string(),
+    prompt_version_id: z.int(),
+    version_number: z.int(),
+    tags: z.array(z.string()),
+    release_labels: z.array(z.string()),
+    prompt_template: blueprintSchema,
+    metadata: versionMetadata,
+    commit_message: z.string().nullable(),
+    external_ids: z.array(externalIdSchema),
+  })
+  .meta({ id: 'PublishedPromptVersion' });
+
+/** An item of GET /prompt-templates: the template with its latest version. */
+export const templateListItemSchema = z
+  .object({
+    id: z.int(),
+    prompt_name: z.string(),
+    prompt_template: blueprintSchema,
+    metadata: versionMetadata,
+    commit_message: z.string().nullable(),
+    version: z.int(),
+    external_ids: z.array(externalIdSchema),
+    is_snippet: z.boolean(),
+    tags: z.array(z.string()),
+    folder_id: z.int().nullable(),
+    release_labels: z.array(z.string()),
+    created_at: isoTimestamp,
+    updated_at: isoTimestamp,
+  })
+  .meta({ id: 'PromptTemplateListItem' });
+
+export const templateListSchema = pageOf(templateListItemSchema);
+
+/** The prompt label object (PATCH /prompt-labels/{id}). */
+export const labelViewSchema = z
+  .object({
+    id: z.int(),
+    name: z.string(),
+    prompt_id: z.int(),
+    prompt_version_id: z.int(),
+    prompt_version_number: z.int(),
+    created_at: isoTimestamp,
+    updated_at: isoTimestamp,
+  })
+  .meta({ id: 'PromptLabel' });
+
+/** GET /prompt-templates/{identifier}/labels. */
+export const labelsViewSchema = z.object({
+  release_labels: z.array(
+    z.object({
+      release_label: z.string(),
+      release_label_id: z.int(),
+      prompt_version_id: z.int(),
+      prompt_version_number: z.int(),
+    }),
+  ),
+});
+
+/** `prompt_version` of POST /log-request: the version a logged request used. */
+export const promptVersionViewSchema = z
+  .object({
+    id: z.int(),
+    prompt_id: z.int(),
+    prompt_name: z.string(),
+    version_number: z.int(),
+    prompt_template: blueprintSchema,
+    metadata: versionMetadata,
+    commit_message: z.string().nullable(),
+    created_at: isoTimestamp,
+  })
+  .meta({ id: 'PromptVersion' });

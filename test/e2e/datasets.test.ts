@@ -644,6 +644,8 @@ describe('from-filter-params', () => {
   const minute = 60_000;
   /** Log id -> its index: what each log looks like follows from the index. */
   const indexOf = new Map<number, number>();
+  /** The id of the log of that index (logs are created 25 at a time: ids do not follow the indexes). */
+  const idOf = (index: number) => [...indexOf].find(([, i]) => i === index)![0];
   const tagsOf = (i: number) => (i % 3 === 0 ? ['prod'] : i % 3 === 1 ? ['staging'] : ['prod', 'beta']);
   const metadataOf = (i: number): Record<string, string> =>
     i % 4 === 0 ? { app: 'checkout' } : i % 4 === 1 ? { app: 'search' } : { user: `u${i}` };
@@ -849,8 +851,7 @@ describe('from-filter-params', () => {
     const answer = await service.call('POST', FROM_FILTER, {
       body: {
         dataset_group_id: groupId,
-        // The logs of index 0 and 1 (ids follow the order the logs were written in, not their index).
-        request_log_ids: [...indexOf].filter(([, i]) => i < 2).map(([id]) => id),
+        request_log_ids: [idOf(0), idOf(1)],
         sort_by: 'request_start_time',
         sort_order: 'asc',
       },

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { App, Stack } from 'aws-cdk-lib';
@@ -8,10 +8,11 @@ import { EventBus } from 'aws-cdk-lib/aws-events';
 import { Bucket } from 'aws-cdk-lib/aws-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Alarms } from '#infra/constructs/alarms.ts';
-import { API_KEY_HEADER, GATEWAY_ERRORS } from '#infra/constructs/http-api.ts';
+import { API_KEY_HEADER, GATEWAY_ERRORS, MAPPING_TEMPLATE_MAX_BYTES } from '#infra/constructs/http-api.ts';
 import { JobQueues } from '#infra/constructs/job-queues.ts';
 import { contentLengthOverRegex } from '#infra/constructs/request-size-guard.ts';
 import { ServiceFunction } from '#infra/constructs/service-function.ts';
+import { OPENAPI_FILE } from '#infra/openapi/document.ts';
 import { JOB_QUEUES, type JobQueueDef, ROUTES } from '#infra/routes.ts';
 import { PromptopsStack } from '#infra/stack.ts';
 import {
@@ -362,7 +363,9 @@ describe('API', () => {
 
   it('puts every route behind the authorizer', () => {
     const [authorizerId] = only(resources(dev, 'AWS::ApiGateway::Authorizer'));
-    const methods = resources(dev, 'AWS::ApiGateway::Method');
+    const methods = resources(dev, 'AWS::ApiGateway::Method').filter(
+      ([, method]) => method.Properties.Integration.Type !== 'MOCK',
+    );
     expect(methods.map(([, method]) => method.Properties.HttpMethod).sort()).toEqual(
       ROUTES.map((route) => route.method).sort(),
     );
@@ -373,6 +376,35 @@ describe('API', () => {
         Integration: { Type: 'AWS_PROXY' },
       });
     }
+  });
+
+  it('publishes the OpenAPI document without a key at GET /openapi.json, answered by API Gateway', () => {
+    const [, method] = only(
+      resources(dev, 'AWS::ApiGateway::Method').filter(([, m]) => m.Properties.Integration.Type === 'MOCK'),
+    );
+    const [resourceId] = only(
+      resources(dev, 'AWS::ApiGateway::Resource').filter(([, r]) => r.Properties.PathPart === 'openapi.json'),
+    );
+    expect(method.Properties).toMatchObject({
+      HttpMethod: 'GET',
+      AuthorizationType: 'NONE',
+      ResourceId: { Ref: resourceId },
+      Integration: { RequestTemplates: { 'application/json': '{"statusCode": 200}' } },
+    });
+    expect(method.Properties.AuthorizerId).toBeUndefined();
+    const [answer] = method.Properties.Integration.IntegrationResponses;
+    expect(answer.StatusCode).toBe('200');
+    expect(answer.ResponseParameters['method.response.header.Content-Type']).toBe("'application/json'");
+    const template: string = answer.ResponseTemplates['application/json'];
+    // No Velocity syntax reaches the template, and it is under API Gateway's 300 KB.
+    expect(template).not.toMatch(/[$#]/);
+    expect(Buffer.byteLength(template)).toBeLessThanOrEqual(MAPPING_TEMPLATE_MAX_BYTES);
+    // What API Gateway answers parses to the committed document, served from the stage's path.
+    const committed = JSON.parse(readFileSync(OPENAPI_FILE, 'utf8'));
+    expect(JSON.parse(template)).toEqual({
+      ...committed,
+      servers: [{ url: '/v1', description: expect.any(String) }],
+    });
   });
 
   it("rewrites API Gateway's own errors to the service's JSON error body", () => {

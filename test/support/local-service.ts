@@ -36,7 +36,15 @@ export interface TestService extends LocalService {
 }
 
 export async function startTestService(options: LocalServiceOptions = {}): Promise<TestService> {
-  const service = await startLocalService({ port: 0, dataDir: null, retryDelayMs: 20, ...options });
+  // Every success answer is checked against its route's declared response schema (a mismatch is a 500
+  // `response_schema_mismatch`, which `call` turns into a failure naming what disagrees).
+  const service = await startLocalService({
+    port: 0,
+    dataDir: null,
+    retryDelayMs: 20,
+    checkAnswers: true,
+    ...options,
+  });
   const dynamo = new DynamoDBClient({ endpoint: service.dynamodbEndpoint });
   const s3 = new S3Client({ endpoint: service.s3Endpoint, forcePathStyle: true });
 
@@ -56,6 +64,10 @@ export async function startTestService(options: LocalServiceOptions = {}): Promi
       parsed = JSON.parse(text);
     } catch {
       // not JSON: the test sees the text
+    }
+    const mismatch = parsed as { error?: unknown; message?: string } | null;
+    if (response.status === 500 && mismatch?.error === 'response_schema_mismatch') {
+      throw new Error(mismatch.message);
     }
     return { status: response.status, body: parsed, headers: response.headers };
   }

@@ -1,0 +1,29 @@
+import { readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ROUTES } from '../routes.ts';
+import { buildOpenApiDocument, loadDocumentedRoutes, type OpenApiOptions } from './generate.ts';
+
+/** Where `npm run openapi` writes the document; the CDK stack publishes this file. */
+export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+export const OPENAPI_FILE = join(REPO_ROOT, 'docs', 'openapi.json');
+
+/**
+ * The document of the route table, as the text `npm run openapi` writes. `load` gives a handler by file
+ * (the local runtime passes the handlers it has loaded).
+ */
+export async function openApiText(options: OpenApiOptions = {}, load?: (file: string) => Promise<unknown>) {
+  const version = (JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string })
+    .version;
+  const routes = await loadDocumentedRoutes(ROUTES, REPO_ROOT, load);
+  return `${JSON.stringify(buildOpenApiDocument(routes, { version, ...options }), null, 2)}\n`;
+}
+
+/**
+ * The committed document as the stack publishes it: minified, with the stage's base path as its server
+ * (a relative URL: clients resolve it against wherever they fetched the document).
+ */
+export function publishedOpenApiText(basePath: string): string {
+  const document = JSON.parse(readFileSync(OPENAPI_FILE, 'utf8')) as Record<string, unknown>;
+  return JSON.stringify({ ...document, servers: [{ url: basePath, description: 'This stage of the API' }] });
+}

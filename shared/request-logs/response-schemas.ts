@@ -1,0 +1,101 @@
+import * as z from 'zod';
+import { blueprintSchema } from '#shared/blueprints/schema.ts';
+import { isoTimestamp, jsonObject, pageFields } from '#shared/platform/response-schemas.ts';
+import { promptVersionViewSchema } from '#shared/prompts/schemas.ts';
+
+/** Response schemas of the request-log routes (field for field as log-request.ts, detail-view.ts and search.ts build them). */
+
+const status = z.enum(['SUCCESS', 'WARNING', 'ERROR']);
+
+/** POST /log-request. */
+export const logRequestResponseSchema = z.object({
+  id: z.int(),
+  prompt_version: promptVersionViewSchema
+    .nullable()
+    .meta({ description: 'The template version the request used, when the log named a prompt' }),
+  status,
+  error_type: z.string().nullable(),
+  error_message: z.string().nullable(),
+});
+
+/** GET /api/public/v2/requests/{request_id}. */
+export const requestLogDetailSchema = z
+  .object({
+    success: z.literal(true),
+    request_id: z.int(),
+    id: z.int(),
+    workspace_id: z.int(),
+    provider: z.string(),
+    model: z.string(),
+    api_type: z.string().nullable(),
+    function_name: z.string(),
+    prompt_blueprint: z.object({
+      prompt_template: blueprintSchema
+        .optional()
+        .meta({ description: 'Left out of a log too large to answer twice: see prompt_template_in' }),
+      prompt_template_in: z.literal('input').optional(),
+      metadata: z.object({
+        model: z.object({ provider: z.string(), name: z.string(), parameters: jsonObject }),
+      }),
+      inference_client_name: z.null(),
+    }),
+    input: blueprintSchema,
+    output: blueprintSchema,
+    parameters: jsonObject,
+    tags: z.array(z.string()),
+    metadata: z.record(z.string(), z.string()),
+    prompt_id: z.int().nullable(),
+    prompt_name: z.string().nullable(),
+    prompt_version_number: z.int().nullable(),
+    prompt_input_variables: jsonObject,
+    input_tokens: z.int(),
+    output_tokens: z.int(),
+    tokens: z.int(),
+    price: z.number(),
+    score: z.number(),
+    scores: z.record(z.string(), z.number()),
+    status,
+    error_type: z.string().nullable(),
+    error_message: z.string().nullable(),
+    request_start_time: isoTimestamp,
+    request_end_time: isoTimestamp,
+    latency_ms: z.number(),
+    trace_id: z.string().nullable(),
+    created_at: isoTimestamp,
+    extra: jsonObject.meta({ description: 'Top-level fields of the logged body the API does not define' }),
+  })
+  .meta({ id: 'RequestLogDetail' });
+
+/** An item of POST /api/public/v2/requests/search. */
+export const requestLogSearchResultSchema = z
+  .object({
+    id: z.int(),
+    engine: z.string(),
+    provider_type: z.string(),
+    input_tokens: z.int(),
+    output_tokens: z.int(),
+    price: z.number(),
+    request_start_time: isoTimestamp,
+    request_end_time: isoTimestamp,
+    latency: z.number().meta({ description: 'Seconds' }),
+    tags_array: z.array(z.string()),
+    metadata: z.array(z.record(z.string(), z.string())),
+    scores: z.array(z.object({ name: z.string(), score: z.number() })),
+    score: z.number(),
+    prompt_name: z.string().nullable().optional(),
+    prompt_id: z.int().nullable(),
+    prompt_version_number: z.int().nullable(),
+    status,
+    error_type: z.string().nullable(),
+    error_message: z.string().nullable(),
+  })
+  .meta({ id: 'RequestLogSearchResult' });
+
+export const requestLogSearchResponseSchema = z.object({
+  success: z.literal(true),
+  items: z.array(requestLogSearchResultSchema),
+  ...pageFields,
+  incomplete_results: z
+    .boolean()
+    .meta({ description: 'True when more logs matched than one search reads: narrow the filters' }),
+});
