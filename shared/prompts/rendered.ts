@@ -70,7 +70,7 @@ export function renderTemplateView(
   if (variables && !request.skip_input_variable_rendering) {
     const rendered = renderBlueprint(blueprint, variables);
     blueprint = rendered.blueprint;
-    if (rendered.missing.length) warnings.push(`Missing input variables: ${rendered.missing.join(', ')}`);
+    if (rendered.missing.length) warnings.push(`Missing input variables: ${listNames(rendered.missing)}`);
   }
 
   const stored = (raw.metadata?.model ?? undefined) as ModelMetadata | undefined;
@@ -103,6 +103,14 @@ export function renderTemplateView(
     llm_kwargs: llmKwargs,
     warning: warnings.length ? warnings.join('; ') : null,
   };
+}
+
+/** Names a warning lists; a template may use thousands of variables. */
+const MAX_WARNED_NAMES = 50;
+
+function listNames(names: string[]): string {
+  const listed = names.slice(0, MAX_WARNED_NAMES).join(', ');
+  return names.length > MAX_WARNED_NAMES ? `${listed} and ${names.length - MAX_WARNED_NAMES} more` : listed;
 }
 
 /**

@@ -37,6 +37,18 @@ describe('renderTemplateView', () => {
     });
   });
 
+  it('names at most 50 missing variables in the warning', () => {
+    const view = raw(null);
+    const names = Array.from({ length: 60 }, (_, i) => `v${i}`);
+    view.prompt_template = {
+      type: 'completion',
+      content: [{ type: 'text', text: names.map((n) => `{${n}}`).join(' ') }],
+    };
+    expect(renderTemplateView(view, {}, {}).warning).toBe(
+      `Missing input variables: ${names.slice(0, 50).join(', ')} and 10 more`,
+    );
+  });
+
   it('describes in metadata.model the provider and model llm_kwargs were built for', () => {
     const toOpenAi = renderTemplateView(raw(anthropic), { provider: 'openai', model: 'gpt-4o' }, null);
     expect(toOpenAi.metadata).toEqual({
