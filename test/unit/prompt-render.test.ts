@@ -97,6 +97,15 @@ describe('jinja2', () => {
     expect(jinja(text)).toEqual({ text: '[][B][][]', missing: ['a', 'd'] });
   });
 
+  it('renders what it can around a missing variable: loops over it run no iteration, filters see ""', () => {
+    expect(
+      jinja('[{% for x in items %}{{ x }}{% endfor %}][{{ a | upper }}][{{ b ~ "!" }}][{{ c | length }}]'),
+    ).toEqual({
+      text: '[][][!][0]',
+      missing: ['items', 'a', 'b', 'c'],
+    });
+  });
+
   it('does not count names the template sets or loops over as missing', () => {
     expect(jinja('{% set x = 1 %}{{ x }}{% for y in [2] %}{{ y }}{% endfor %}')).toEqual({
       text: '12',

@@ -11,7 +11,9 @@
  *
  * Whitespace as Jinja's defaults (and PromptLayer) have it: no trim_blocks, no lstrip_blocks.
  * An undefined variable renders as nothing and is reported as missing, unless the template tests it
- * (`x is defined`, `x is undefined`, `x is none`) or gives it a default (`x | default(...)`).
+ * (`x is defined`, `x is undefined`, `x is none`) or gives it a default (`x | default(...)`). A loop over
+ * it runs no iteration; an operation the interpreter refuses on it (`x | upper`, `x ~ 'a'`) makes the
+ * block render again with it an empty string, as Jinja's lenient undefined would.
  */
 import { Environment, Interpreter, parse, tokenize } from '@huggingface/jinja';
 import type { Rendered, Variables } from './fstring.ts';
@@ -148,20 +150,38 @@ function boundedRange(budget: RenderBudget, start: unknown, stop?: unknown, step
   return Array.from({ length: count }, (_, index) => first + index * by);
 }
 
+/** Renders again at most this many times with newly found missing variables defined (below). */
+const MAX_LENIENT_RETRIES = 5;
+
 export function renderJinja(text: string, scope: Environment, budget: RenderBudget): Rendered {
   const { program, guarded } = compile(text);
-  const interpreter = new BoundedInterpreter(new Environment(scope), budget, guarded);
-  let output: Value;
-  try {
-    output = interpreter.run(program);
-  } catch (error) {
-    if (error instanceof TemplateRenderError) throw error;
-    // A stack overflow from a pathological template is one more template error, never a crash.
-    throw new TemplateRenderError(`jinja2 error: ${describe(error)}`);
+  const missing = new Set<string>();
+  let lenient = scope;
+  let firstError: unknown;
+  for (let attempt = 0; ; attempt++) {
+    const interpreter = new BoundedInterpreter(new Environment(lenient), budget, guarded);
+    try {
+      const rendered = String(interpreter.run(program).value);
+      for (const name of interpreter.missing) missing.add(name);
+      budget.addOutput(rendered.length);
+      return { text: rendered, missing: [...missing] };
+    } catch (error) {
+      if (error instanceof TemplateRenderError) throw error;
+      firstError ??= error;
+      // Jinja's undefined is lenient (PromptLayer's chainable: `x | upper`, `x ~ 'a'` render): a render
+      // that failed on a variable the call lacks runs again with each such variable an empty string.
+      const found = [...interpreter.missing].filter((name) => !missing.has(name));
+      if (!found.length || attempt >= MAX_LENIENT_RETRIES) {
+        // A stack overflow from a pathological template is one more template error, never a crash.
+        throw new TemplateRenderError(`jinja2 error: ${describe(firstError)}`);
+      }
+      lenient = new Environment(lenient);
+      for (const name of found) {
+        missing.add(name);
+        lenient.set(name, '');
+      }
+    }
   }
-  const rendered = String(output.value);
-  budget.addOutput(rendered.length);
-  return { text: rendered, missing: [...interpreter.missing] };
 }
 
 class BoundedInterpreter extends Interpreter {
@@ -184,6 +204,13 @@ class BoundedInterpreter extends Interpreter {
       const node = statement as unknown as AnyNode;
       if (node.type === CHARGE_LOOP) {
         const iterable = this.evaluate(node.inner as Node, environment);
+        // As in Jinja, looping over an undefined variable or an empty string runs no iteration.
+        if (
+          iterable.type === 'UndefinedValue' ||
+          (iterable.type === 'StringValue' && iterable.value === '')
+        ) {
+          return emptyList();
+        }
         this.budget.step(sizeOf(iterable) * LOOP_ITEM_STEPS);
         return iterable;
       }
@@ -315,6 +342,9 @@ function jsonSize(root: Value, indent: number, limit: number): number {
   }
   return total;
 }
+
+const ArrayValue = new Environment().set('list', []).constructor as new (items: Value[]) => Value;
+const emptyList = () => new ArrayValue([]);
 
 /** A string's length, a list's or mapping's item count; 1 for anything else. */
 function sizeOf(value: Value): number {
