@@ -17,6 +17,7 @@ const TARGETS_KB: Record<string, number> = {
   [AUTHORIZER_HANDLER]: 150,
   'functions/http/log-request.ts': 300,
   'functions/http/prompt-template-get.ts': 300,
+  'functions/http/prompt-template-render.ts': 300,
 };
 
 export async function benchBundles(): Promise<BenchRow[]> {

@@ -8,6 +8,7 @@ import { countDynamoWaves, type BenchRow as Row } from './support.ts';
 
 const GET_HANDLER = 'functions/http/prompt-template-get.ts';
 const PUBLISH_HANDLER = 'functions/http/prompt-template-publish.ts';
+const RENDER_HANDLER = 'functions/http/prompt-template-render.ts';
 const HIT_SAMPLES = 20_000;
 
 export async function benchPrompts(): Promise<Row[]> {
@@ -26,6 +27,7 @@ async function measure(workspaceId: number): Promise<Row[]> {
 
   const get = (await import(join(REPO_ROOT, GET_HANDLER))).handler as Handler;
   const publishHandler = (await import(join(REPO_ROOT, PUBLISH_HANDLER))).handler as Handler;
+  const render = (await import(join(REPO_ROOT, RENDER_HANDLER))).handler as Handler;
   const authorizer = toAuthorizerContext({ workspaceId, userId: 1, permissions: FULL_ACCESS });
   const context = { awsRequestId: 'bench' } as Context;
   const event = (init: Partial<APIGatewayProxyEvent>): APIGatewayProxyEvent =>
@@ -140,6 +142,75 @@ async function measure(workspaceId: number): Promise<Row[]> {
   const p50 = samples[Math.floor(HIT_SAMPLES * 0.5)] ?? 0;
   const p99 = samples[Math.floor(HIT_SAMPLES * 0.99)] ?? 0;
 
+  // POST /prompt-templates/{identifier} (the SDK's templates.get): five variables, rendered, with llm_kwargs.
+  const fiveVariables = { name: 'Ann', city: 'Lyon', topic: 'trains', tone: 'warm', words: 120 };
+  const renderTemplates = {
+    'f-string': [
+      'You are a {tone} travel guide for {city}.',
+      'Hello, I am {name}. Tell me about {topic} in {city}, in at most {words} words.',
+    ],
+    jinja2: [
+      'You are a {{ tone }} travel guide for {{ city }}.',
+      'Hello, I am {{ name }}. Tell me about {{ topic | lower }} in {{ city }}{% if words %}, in at most {{ words }} words{% endif %}.',
+    ],
+  } as const;
+  for (const [format, [system, user]] of Object.entries(renderTemplates)) {
+    await call(
+      publishHandler,
+      event({
+        body: JSON.stringify({
+          prompt_template: { prompt_name: `bench-render-${format}` },
+          prompt_version: {
+            prompt_template: {
+              type: 'chat',
+              template_format: format,
+              messages: [
+                { role: 'system', content: [{ type: 'text', text: system }] },
+                { role: 'user', content: [{ type: 'text', text: user }] },
+              ],
+            },
+            metadata: { model: { provider: 'openai', name: 'gpt-4o', parameters: { temperature: 0 } } },
+          },
+        }),
+      }),
+    );
+  }
+  const renderEvent = (format: string, headers: Record<string, string> = {}) =>
+    event({
+      pathParameters: { identifier: `bench-render-${format}` },
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify({ input_variables: fiveVariables, label: undefined }),
+    });
+  const renderMiss = await counted(() => call(render, renderEvent('f-string', noCache)));
+  await call(render, renderEvent('f-string'));
+  const renderHit = await counted(() => call(render, renderEvent('f-string')));
+  const renderLatency = async (format: string) => {
+    const request = renderEvent(format);
+    const answer = await call(render, request);
+    const texts = (answer.llm_kwargs.messages as { content: { text: string }[] }[]).flatMap((message) =>
+      message.content.map((part) => part.text),
+    );
+    if (answer.warning !== null || texts.some((text) => /[{}]/.test(text))) {
+      throw new Error(`bench render of ${format} left placeholders: ${JSON.stringify(answer)}`);
+    }
+    for (let i = 0; i < 2_000; i++) await render(request, context);
+    const times = new Float64Array(HIT_SAMPLES);
+    counter.reset();
+    for (let i = 0; i < HIT_SAMPLES; i++) {
+      const started = performance.now();
+      await render(request, context);
+      times[i] = performance.now() - started;
+    }
+    times.sort();
+    return {
+      calls: counter.calls,
+      p50: times[Math.floor(HIT_SAMPLES * 0.5)] ?? 0,
+      p99: times[Math.floor(HIT_SAMPLES * 0.99)] ?? 0,
+    };
+  };
+  const fstringLatency = await renderLatency('f-string');
+  const jinjaLatency = await renderLatency('jinja2');
+
   const trips = (r: { calls: number; waves: number }) =>
     `${r.calls} call${r.calls === 1 ? '' : 's'} / ${r.waves} round trip${r.waves === 1 ? '' : 's'}`;
   return [
@@ -171,6 +242,22 @@ async function measure(workspaceId: number): Promise<Row[]> {
       value: trips(publishCold),
       target: '<= 4',
     },
+    {
+      name: 'prompt POST (templates.get) by name, 5 variables, cache miss',
+      value: trips(renderMiss),
+      target: `<= 2 (GET: ${byNameMiss.waves})`,
+    },
+    { name: 'prompt POST (templates.get), 5 variables, cache hit', value: trips(renderHit), target: '0' },
+    ...(
+      [
+        ['f-string', fstringLatency],
+        ['jinja2', jinjaLatency],
+      ] as const
+    ).map(([format, latency]) => ({
+      name: `prompt POST cache hit, 5 ${format} variables rendered + llm_kwargs, in-process (${HIT_SAMPLES} calls, ${latency.calls} DynamoDB calls)`,
+      value: `p50 ${latency.p50.toFixed(3)} ms, p99 ${latency.p99.toFixed(3)} ms`,
+      target: 'p50 < 0.3 ms',
+    })),
     {
       name: `prompt GET cache hit latency in-process (${HIT_SAMPLES} calls, ${hitCalls} DynamoDB calls)`,
       value: `p50 ${p50.toFixed(3)} ms, p99 ${p99.toFixed(3)} ms`,

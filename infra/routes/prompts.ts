@@ -22,6 +22,14 @@ export const PROMPT_ROUTES: readonly RouteDef[] = [
     environment: { [PROMPT_CACHE_TTL_ENV]: String(DEFAULT_PROMPT_CACHE_TTL_SECONDS) },
   },
   {
+    // The SDK's `templates.get`: the same read, rendered with the call's input variables.
+    method: 'POST',
+    path: '/prompt-templates/{identifier}',
+    handler: 'functions/http/prompt-template-render.ts',
+    table: 'read',
+    environment: { [PROMPT_CACHE_TTL_ENV]: String(DEFAULT_PROMPT_CACHE_TTL_SECONDS) },
+  },
+  {
     method: 'POST',
     path: '/rest/prompt-templates',
     handler: 'functions/http/prompt-template-publish.ts',

@@ -40,6 +40,8 @@ export interface RouteInput<B, Q, P> {
 
 export interface RouteDefinition<B, Q, P> {
   body?: ZodType<B>;
+  /** An absent body (or JSON `null`) reads as `{}`: for a body whose every field is optional. */
+  optionalBody?: boolean;
   query?: ZodType<Q>;
   path?: ZodType<P>;
   permission: readonly [EntityType, Access];
@@ -116,7 +118,7 @@ function parseRequest<B, Q, P>(
     throw forbidden(`This API key may not ${access} ${entity.replace('_', ' ')}`);
   }
   const headers = lowerCaseHeaders(event.headers);
-  const rawBody = def.body ? readJsonBody(event, headers) : undefined;
+  const rawBody = def.body ? readJsonBody(event, headers, def.optionalBody) : undefined;
   return {
     body: def.body ? validate(def.body, rawBody, 'body') : (undefined as B),
     rawBody,
@@ -154,7 +156,11 @@ function lowerCaseHeaders(headers: APIGatewayProxyEvent['headers'] | null): Reco
 
 const JSON_CONTENT_TYPE = /^(application\/([\w.+-]+\+)?json|text\/plain)\b/i;
 
-function readJsonBody(event: APIGatewayProxyEvent, headers: Record<string, string>): unknown {
+function readJsonBody(
+  event: APIGatewayProxyEvent,
+  headers: Record<string, string>,
+  optional = false,
+): unknown {
   const contentType = headers['content-type'];
   if (contentType && !JSON_CONTENT_TYPE.test(contentType.trim())) {
     throw unsupportedMediaType('Request body must be JSON (Content-Type: application/json)');
@@ -165,7 +171,10 @@ function readJsonBody(event: APIGatewayProxyEvent, headers: Record<string, strin
   if (Buffer.byteLength(text, 'utf-8') > MAX_REQUEST_BODY_BYTES) {
     throw payloadTooLarge(`Request body exceeds ${MAX_REQUEST_BODY_BYTES} bytes`);
   }
-  if (text.trim() === '') throw badRequest('Request body is required', 'invalid_json');
+  if (text.trim() === '') {
+    if (optional) return {};
+    throw badRequest('Request body is required', 'invalid_json');
+  }
   let parsed: unknown;
   try {
     // A leading byte-order mark is allowed (RFC 8259 lets parsers ignore it); JSON.parse would refuse it.
@@ -173,6 +182,7 @@ function readJsonBody(event: APIGatewayProxyEvent, headers: Record<string, strin
   } catch {
     throw badRequest('Request body is not valid JSON', 'invalid_json');
   }
+  if (parsed === null && optional) return {};
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
     throw badRequest('Request body must be a JSON object', 'invalid_body');
   }

@@ -112,10 +112,43 @@ export const ANTHROPIC_DEFAULT_MAX_TOKENS = 1024;
 
 const LOC = ['query', 'include_llm_kwargs'];
 
-export function renderLlmKwargs(blueprint: PromptBlueprint, model: ModelMetadata | undefined | null): Json {
-  if (!model?.provider || !model.name) throw invalid(LOC, 'the template has no model metadata');
+/** A blueprint and model that cannot be turned into a provider request; `renderLlmKwargs` makes it a 422. */
+export class LlmKwargsError extends Error {
+  override name = 'LlmKwargsError';
+}
+
+const unrenderable = (message: string) => new LlmKwargsError(message);
+
+export interface LlmKwargsOptions {
+  /** Where a 422 points (default `query.include_llm_kwargs`). */
+  loc?: (string | number)[];
+  /** `model_parameter_overrides`: merged into the parameters under the target's names (OVERRIDE_NAMES). */
+  overrides?: Json | null;
+}
+
+/** The provider request body; a 422 at `options.loc` when it cannot be built. */
+export function renderLlmKwargs(
+  blueprint: PromptBlueprint,
+  model: ModelMetadata | undefined | null,
+  options: LlmKwargsOptions = {},
+): Json {
+  try {
+    return buildLlmKwargs(blueprint, model, options.overrides);
+  } catch (error) {
+    if (error instanceof LlmKwargsError) throw invalid(options.loc ?? LOC, error.message);
+    throw error;
+  }
+}
+
+/** The provider request body; throws LlmKwargsError when it cannot be built. */
+export function buildLlmKwargs(
+  blueprint: PromptBlueprint,
+  model: ModelMetadata | undefined | null,
+  overrides?: Json | null,
+): Json {
+  if (!model?.provider || !model.name) throw unrenderable('the template has no model metadata');
   const target = targetOf(model.provider, model.api_type);
-  const params = model.parameters ?? {};
+  const params = withOverrides(model.parameters ?? {}, overrides, target);
   if (blueprint.type === 'completion' && (target === 'chat-completions' || target === 'completions')) {
     return {
       model: model.name,
@@ -124,7 +157,7 @@ export function renderLlmKwargs(blueprint: PromptBlueprint, model: ModelMetadata
     };
   }
   if (target === 'completions')
-    throw invalid(LOC, 'a chat template cannot be rendered for the completions API');
+    throw unrenderable('a chat template cannot be rendered for the completions API');
   const conversation = blueprint.type === 'chat' ? fromChat(blueprint) : fromCompletion(blueprint);
   switch (target) {
     case 'chat-completions':
@@ -156,13 +189,22 @@ const FAMILIES = new Map<string, Family>([
 
 const familyOf = (provider: string) => FAMILIES.get(provider.toLowerCase());
 
+/** Whether two provider names take the same request shape (openai and azure-openai do). */
+export const sameFamily = (a: string, b: string) => {
+  const family = familyOf(a);
+  return family !== undefined && family === familyOf(b);
+};
+
+/** The `api_type` a provider's requests take by default: Chat Completions for OpenAI's, none for others. */
+export const defaultApiType = (provider: string) =>
+  familyOf(provider) === 'openai' ? 'chat-completions' : null;
+
 function targetOf(provider: string, apiType: string | null | undefined): Target {
   const family = familyOf(provider);
   if (family === 'anthropic') return 'anthropic';
   if (family === 'google') return 'gemini';
   if (!family) {
-    throw invalid(
-      LOC,
+    throw unrenderable(
       `provider "${provider}" is not supported; llm_kwargs render for ${[...FAMILIES.keys()].join(', ')}`,
     );
   }
@@ -175,11 +217,122 @@ function targetOf(provider: string, apiType: string | null | undefined): Target 
     case 'responses':
       return 'responses';
     default:
-      throw invalid(
-        LOC,
+      throw unrenderable(
         `api_type "${apiType}" is not supported; use chat-completions, completions or responses`,
       );
   }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// model_parameter_overrides
+
+/**
+ * The parameters an override may name in any provider's spelling, and their name per target (null: the
+ * target has no such parameter and the override is dropped). Every other override key is merged as
+ * given, like a stored parameter: Chat Completions and Completions take it verbatim, the other targets
+ * keep only the parameters they know.
+ */
+export const OVERRIDE_NAMES: Readonly<
+  Record<string, { spellings: readonly string[]; to: Record<Target, string | null> }>
+> = {
+  max_tokens: {
+    spellings: [
+      'maxOutputTokens',
+      'max_output_tokens',
+      'maxTokens',
+      'max_tokens',
+      'max_completion_tokens',
+      'maxCompletionTokens',
+    ],
+    to: {
+      'chat-completions': 'max_completion_tokens',
+      completions: 'max_tokens',
+      responses: 'max_output_tokens',
+      anthropic: 'max_tokens',
+      gemini: 'maxOutputTokens',
+    },
+  },
+  temperature: {
+    spellings: ['temperature'],
+    to: {
+      'chat-completions': 'temperature',
+      completions: 'temperature',
+      responses: 'temperature',
+      anthropic: 'temperature',
+      gemini: 'temperature',
+    },
+  },
+  top_p: {
+    spellings: ['topP', 'top_p'],
+    to: {
+      'chat-completions': 'top_p',
+      completions: 'top_p',
+      responses: 'top_p',
+      anthropic: 'top_p',
+      gemini: 'topP',
+    },
+  },
+  top_k: {
+    spellings: ['topK', 'top_k'],
+    to: { 'chat-completions': null, completions: null, responses: null, anthropic: 'top_k', gemini: 'topK' },
+  },
+  stop: {
+    spellings: ['stop', 'stopSequences', 'stop_sequences'],
+    to: {
+      'chat-completions': 'stop',
+      completions: 'stop',
+      responses: null,
+      anthropic: 'stop_sequences',
+      gemini: 'stopSequences',
+    },
+  },
+  frequency_penalty: {
+    spellings: ['frequencyPenalty', 'frequency_penalty'],
+    to: {
+      'chat-completions': 'frequency_penalty',
+      completions: 'frequency_penalty',
+      responses: null,
+      anthropic: null,
+      gemini: 'frequencyPenalty',
+    },
+  },
+  presence_penalty: {
+    spellings: ['presencePenalty', 'presence_penalty'],
+    to: {
+      'chat-completions': 'presence_penalty',
+      completions: 'presence_penalty',
+      responses: null,
+      anthropic: null,
+      gemini: 'presencePenalty',
+    },
+  },
+  seed: {
+    spellings: ['seed'],
+    to: { 'chat-completions': 'seed', completions: 'seed', responses: null, anthropic: null, gemini: 'seed' },
+  },
+};
+
+const OVERRIDE_BY_SPELLING = new Map(
+  Object.values(OVERRIDE_NAMES).flatMap((entry) =>
+    entry.spellings.map((spelling) => [spelling, entry] as const),
+  ),
+);
+
+/** The stored parameters with the overrides merged in; a known parameter replaces all its spellings. */
+function withOverrides(params: Json, overrides: Json | null | undefined, target: Target): Json {
+  if (!overrides) return params;
+  const merged: Json = { ...params };
+  for (const [key, value] of Object.entries(overrides)) {
+    const known = OVERRIDE_BY_SPELLING.get(key);
+    if (!known) {
+      merged[key] = value;
+      continue;
+    }
+    for (const spelling of known.spellings) delete merged[spelling];
+    const name = known.to[target];
+    if (name) merged[name] = value;
+  }
+  return merged;
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -244,7 +397,7 @@ function fromChat(blueprint: ChatBlueprint): Conversation {
       case 'placeholder':
         return [];
       default:
-        throw invalid(LOC, `message role "${message.role}" cannot be rendered`);
+        throw unrenderable(`message role "${message.role}" cannot be rendered`);
     }
   });
   const functions: FunctionDefinition[] = [];
@@ -271,10 +424,10 @@ function toChoice(choice: ToolChoice | null | undefined): Choice | undefined {
   if (typeof choice === 'string') {
     if (choice === 'auto' || choice === 'none' || choice === 'required') return choice;
     if (choice === 'any') return 'required';
-    throw invalid(LOC, `tool_choice "${choice}" is not supported`);
+    throw unrenderable(`tool_choice "${choice}" is not supported`);
   }
   const name = choice.function?.name ?? choice.name;
-  if (!name) throw invalid(LOC, 'tool_choice names no function');
+  if (!name) throw unrenderable('tool_choice names no function');
   return { name };
 }
 
@@ -350,7 +503,7 @@ function parseArguments(call: Call): Json {
     parsed = undefined;
   }
   const args = obj(parsed);
-  if (!args) throw invalid(LOC, `the arguments of tool call "${call.id}" are not a JSON object`);
+  if (!args) throw unrenderable(`the arguments of tool call "${call.id}" are not a JSON object`);
   return args;
 }
 
@@ -735,7 +888,7 @@ function geminiChoice(choice: Choice): Json {
 function geminiParts(turn: Turn, callNames: Map<string, string>): Json[] {
   if (turn.role === 'tool') {
     const name = turn.name ?? callNames.get(turn.callId ?? '');
-    if (!name) throw invalid(LOC, `tool message "${turn.callId}" answers no known tool call`);
+    if (!name) throw unrenderable(`tool message "${turn.callId}" answers no known tool call`);
     const text = textOf(turn.parts);
     // A structured response is passed as is; plain text goes under `output`, the key Gemini documents.
     return [{ functionResponse: { name, response: obj(tryParse(text)) ?? { output: text } } }];

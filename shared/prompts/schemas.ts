@@ -53,6 +53,16 @@ export const publishBodySchema = z.object({
 });
 export type PublishBody = z.output<typeof publishBodySchema>;
 
+/** A read selects a version by number or by label, never both. */
+function versionOrLabel(
+  select: { version?: number | null; label?: string | null },
+  ctx: z.RefinementCtx,
+): void {
+  if (select.version != null && select.label != null) {
+    ctx.addIssue({ code: 'custom', path: ['label'], message: 'version and label are mutually exclusive' });
+  }
+}
+
 export const getTemplateQuerySchema = z
   .object({
     version: intParam(1, Number.MAX_SAFE_INTEGER).optional(),
@@ -60,12 +70,28 @@ export const getTemplateQuerySchema = z
     resolve_snippets: queryBoolean.optional(),
     include_llm_kwargs: queryBoolean.optional(),
   })
-  .superRefine((query, ctx) => {
-    if (query.version !== undefined && query.label !== undefined) {
-      ctx.addIssue({ code: 'custom', path: ['label'], message: 'version and label are mutually exclusive' });
-    }
-  });
+  .superRefine(versionOrLabel);
 export type GetTemplateQuery = z.output<typeof getTemplateQuerySchema>;
+
+/**
+ * POST /prompt-templates/{identifier} (what the SDK's `templates.get` sends). `input_variables` values
+ * may be any JSON (jinja2 reads lists and objects); `metadata_filters` is accepted and ignored;
+ * `skip_input_variable_rendering` is the SDK's client cache asking for the template unrendered.
+ */
+export const renderTemplateBodySchema = z
+  .object({
+    version: z.int().min(1).max(Number.MAX_SAFE_INTEGER).nullish(),
+    label: labelNameSchema.nullish(),
+    workspace_id: z.int().nullish(),
+    provider: z.string().min(1).max(64).nullish(),
+    model: z.string().min(1).max(256).nullish(),
+    input_variables: jsonObject.nullish(),
+    metadata_filters: jsonObject.nullish(),
+    model_parameter_overrides: jsonObject.nullish(),
+    skip_input_variable_rendering: z.boolean().nullish(),
+  })
+  .superRefine(versionOrLabel);
+export type RenderTemplateBody = z.output<typeof renderTemplateBodySchema>;
 
 /** An ISO 8601 date-time or epoch seconds, as a query string; parses to epoch milliseconds. */
 const queryTimestamp = z.string().transform((text, ctx) => {
@@ -220,3 +246,16 @@ export const promptVersionViewSchema = z
     created_at: isoTimestamp,
   })
   .meta({ id: 'PromptVersion' });
+
+/** The answer of POST /prompt-templates/{identifier}: the raw view, rendered, with two fields more. */
+export const renderedTemplateSchema = rawTemplateViewSchema
+  .extend({
+    llm_kwargs: jsonObject
+      .nullable()
+      .describe('The provider request built from the rendered template; null without model metadata.'),
+    warning: z
+      .string()
+      .nullable()
+      .describe('Missing input variables, or why llm_kwargs could not be built; null when all is well.'),
+  })
+  .meta({ id: 'PromptTemplateRendered' });

@@ -240,20 +240,26 @@ describe('functions', () => {
       for (const [name, value] of Object.entries(route.environment ?? {})) expect(env[name]).toBe(value);
     }
     const readers = ROUTES.filter((route) => route.environment && PROMPT_CACHE_TTL_ENV in route.environment);
-    expect(readers.map(routeLabel)).toEqual(['GET /prompt-templates/{identifier}']);
+    expect(readers.map(routeLabel)).toEqual([
+      'GET /prompt-templates/{identifier}',
+      'POST /prompt-templates/{identifier}',
+    ]);
     const withTtl = resources(dev, 'AWS::Lambda::Function').filter(
       ([, fn]) => fn.Properties.Environment?.Variables?.[PROMPT_CACHE_TTL_ENV] !== undefined,
     );
     expect(withTtl.map(([, fn]) => fn.Properties.Description)).toEqual(readers.map(routeLabel));
   });
 
-  it('gives the prompt GET function its cache TTL: the default, or promptCacheTtlSeconds', () => {
-    const ttl = (template: Template) =>
-      functionByDescription(template, 'GET /prompt-templates/{identifier}')[1].Properties.Environment
-        .Variables[PROMPT_CACHE_TTL_ENV];
-    expect(ttl(dev)).toBe(String(DEFAULT_PROMPT_CACHE_TTL_SECONDS));
-    expect(ttl(prod)).toBe('5');
-  });
+  it.each(['GET', 'POST'])(
+    'gives the prompt %s function its cache TTL: the default, or promptCacheTtlSeconds',
+    (method) => {
+      const ttl = (template: Template) =>
+        functionByDescription(template, `${method} /prompt-templates/{identifier}`)[1].Properties.Environment
+          .Variables[PROMPT_CACHE_TTL_ENV];
+      expect(ttl(dev)).toBe(String(DEFAULT_PROMPT_CACHE_TTL_SECONDS));
+      expect(ttl(prod)).toBe('5');
+    },
+  );
 
   it.each([-1, Number.NaN, Number.POSITIVE_INFINITY, 1e21])(
     'refuses promptCacheTtlSeconds %s at synth',

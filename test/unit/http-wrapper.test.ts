@@ -254,6 +254,25 @@ describe('http wrapper: bad bodies', () => {
     expect(answer.body.message).toBe('Request body is required');
   });
 
+  it.each([
+    ['missing', null],
+    ['empty', ''],
+    ['JSON null', 'null'],
+  ])('reads a %s body as {} on a route whose body is optional', async (_what, body) => {
+    const optional = httpRoute({
+      body: z.object({ note: z.string().optional() }),
+      optionalBody: true,
+      permission: ['request_logs', 'read'],
+      handle: async ({ body, rawBody }) => ({ body, rawBody }),
+    });
+
+    const answer = await invoke(optional, { body });
+
+    expect(answer.status).toBe(200);
+    expect(answer.body).toEqual({ body: {}, rawBody: {} });
+    expectErrorBody(await invoke(optional, { body: '[]' }), 400, 'invalid_body');
+  });
+
   it('answers 400 when a base64 body does not decode to JSON', async () => {
     const answer = await invoke(createThing, {
       body: Buffer.from([0xff, 0xfe, 0x00, 0x7b]).toString('base64'),

@@ -680,3 +680,66 @@ describe('422 cases', () => {
     );
   });
 });
+
+describe('model_parameter_overrides', () => {
+  const simple: ChatBlueprint = {
+    type: 'chat',
+    messages: [{ role: 'user', content: [{ type: 'text', text: 'Hi' }] }],
+  };
+  const stored = { temperature: 0.2, max_tokens: 100, frequency_penalty: 0.5, stop: ['END'] };
+  const build = (provider: string, overrides: Record<string, unknown>, api_type?: string) =>
+    renderLlmKwargs(simple, { provider, name: 'm', api_type, parameters: stored }, { overrides });
+
+  it('maps each known parameter to the provider name, replacing every stored spelling of it', () => {
+    const overrides = { maxOutputTokens: 500, topP: 0.9, temperature: 1, stopSequences: ['STOP'] };
+    const { messages: _m, ...openai } = build('openai', overrides);
+    expect(openai).toEqual({
+      model: 'm',
+      temperature: 1,
+      frequency_penalty: 0.5,
+      stop: ['STOP'],
+      max_completion_tokens: 500,
+      top_p: 0.9,
+    });
+    const { messages: _a, ...anthropic } = build('anthropic', overrides);
+    expect(anthropic).toEqual({
+      model: 'm',
+      temperature: 1,
+      max_tokens: 500,
+      top_p: 0.9,
+      stop_sequences: ['STOP'],
+    });
+    expect(build('google', { ...overrides, top_k: 40 }).generationConfig).toEqual({
+      temperature: 1,
+      maxOutputTokens: 500,
+      topP: 0.9,
+      topK: 40,
+      stopSequences: ['STOP'],
+      frequencyPenalty: 0.5,
+    });
+    const responses = build('openai', { max_tokens: 64 }, 'responses');
+    expect(responses.max_output_tokens).toBe(64);
+  });
+
+  it('drops a known parameter the provider does not have', () => {
+    expect(build('openai', { topK: 5 })).not.toHaveProperty('top_k');
+    expect(build('anthropic', { seed: 7 })).not.toHaveProperty('seed');
+  });
+
+  it('merges other keys as given: verbatim for Chat Completions, only known ones elsewhere', () => {
+    expect(build('openai', { reasoning_effort: 'low' }).reasoning_effort).toBe('low');
+    expect(build('anthropic', { reasoning_effort: 'low', top_k: 3 })).toMatchObject({ top_k: 3 });
+    expect(build('anthropic', { reasoning_effort: 'low' })).not.toHaveProperty('reasoning_effort');
+  });
+
+  it('points an error at the location the caller names', () => {
+    expect(() =>
+      renderLlmKwargs(simple, { provider: 'mistral', name: 'm' }, { loc: ['body', 'provider'] }),
+    ).toThrow(
+      expect.objectContaining({
+        status: 422,
+        detail: [expect.objectContaining({ loc: ['body', 'provider'] })],
+      }),
+    );
+  });
+});

@@ -1,0 +1,26 @@
+import * as z from 'zod';
+import { httpRoute } from '#shared/platform/http.ts';
+import { getRenderedTemplate } from '#shared/prompts/rendered.ts';
+import { renderedTemplateSchema, renderTemplateBodySchema } from '#shared/prompts/schemas.ts';
+
+/**
+ * POST /prompt-templates/{identifier}: what the PromptLayer SDK's `templates.get` calls. The template
+ * as the GET reads it (through the same cache), rendered with `input_variables`, with `llm_kwargs`.
+ */
+export const handler = httpRoute({
+  path: z.object({ identifier: z.string().min(1) }),
+  body: renderTemplateBodySchema,
+  // The SDK sends no body at all for `templates.get(name)`.
+  optionalBody: true,
+  permission: ['prompts', 'read'],
+  responses: { 200: renderedTemplateSchema },
+  handle: ({ path, body, rawBody, auth, headers }) =>
+    getRenderedTemplate(
+      auth.workspaceId,
+      path.identifier,
+      body,
+      // Values exactly as sent: a parsed record would lose a variable called `__proto__`.
+      body.input_variables ? (rawBody as { input_variables: Record<string, unknown> }).input_variables : null,
+      /\bno-cache\b/i.test(headers['cache-control'] ?? ''),
+    ),
+});

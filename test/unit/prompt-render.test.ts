@@ -1,0 +1,379 @@
+import { describe, expect, it } from 'vitest';
+import type { PromptBlueprint } from '#shared/blueprints/schema.ts';
+import { AppError } from '#shared/platform/errors.ts';
+import { renderBlueprint, withMessageFormats } from '#shared/prompts/render/blueprint.ts';
+import { renderFString } from '#shared/prompts/render/fstring.ts';
+import { jinjaVariables, renderJinja } from '#shared/prompts/render/jinja.ts';
+import { MAX_RENDERED_CHARS, RenderBudget, TemplateRenderError } from '#shared/prompts/render/limits.ts';
+
+const fstring = (text: string, variables: Record<string, unknown> = {}) =>
+  renderFString(text, variables, new RenderBudget());
+
+const jinja = (text: string, variables: Record<string, unknown> = {}) => {
+  const budget = new RenderBudget();
+  return renderJinja(text, jinjaVariables(variables, budget), budget);
+};
+
+/** The error a template gets, as the client sees it. */
+function renderError(text: string, variables: Record<string, unknown> = {}, format = 'jinja2'): AppError {
+  try {
+    renderBlueprint(
+      { type: 'completion', content: [{ type: 'text', text }], template_format: format } as PromptBlueprint,
+      variables,
+    );
+  } catch (error) {
+    if (error instanceof AppError) return error;
+    throw error;
+  }
+  throw new Error('the template rendered');
+}
+
+describe('f-string', () => {
+  it('replaces each {name} by its variable', () => {
+    expect(fstring('Hello {name}, you are {age}: {name}!', { name: 'Ann', age: 31 })).toEqual({
+      text: 'Hello Ann, you are 31: Ann!',
+      missing: [],
+    });
+  });
+
+  it('reads {{ and }} as literal braces, and never as placeholders', () => {
+    expect(fstring('{{name}} is {name}; a set: {{1, 2}}', { name: 'x' }).text).toBe(
+      '{name} is x; a set: {1, 2}',
+    );
+    expect(fstring('{{{name}}}', { name: 'x' }).text).toBe('{x}');
+  });
+
+  it('leaves other braces (JSON in a prompt) as they are', () => {
+    const text = 'Answer as {"answer": "…"} or { } or {not a name} or {';
+    expect(fstring(text, { answer: 'no' })).toEqual({ text, missing: [] });
+  });
+
+  it('leaves a placeholder without a variable as it is, and names it once', () => {
+    expect(fstring('{a} {b} {a} {c}', { b: 'B' })).toEqual({ text: '{a} B {a} {c}', missing: ['a', 'c'] });
+  });
+
+  it('accepts and ignores a conversion or format part', () => {
+    expect(fstring('{x!r} {x:>10}', { x: 'v' }).text).toBe('v v');
+  });
+
+  it('writes lists and objects as JSON, null as nothing', () => {
+    expect(fstring('{a}|{b}|{c}|{d}', { a: [1, 'two'], b: { k: true }, c: null, d: false }).text).toBe(
+      '[1,"two"]|{"k":true}||false',
+    );
+  });
+
+  it('reads only the variables given, not properties every object has', () => {
+    expect(fstring('{constructor} {toString} {__proto__}', {})).toEqual({
+      text: '{constructor} {toString} {__proto__}',
+      missing: ['constructor', 'toString', '__proto__'],
+    });
+    const sent = JSON.parse('{"__proto__": "proto", "constructor": "ctor"}');
+    expect(fstring('{__proto__} {constructor}', sent).text).toBe('proto ctor');
+  });
+
+  it('refuses to build a text past the bound, however short the template', () => {
+    const text = '{big}'.repeat(50);
+    expect(() => fstring(text, { big: 'x'.repeat(100_000) })).toThrow(TemplateRenderError);
+  });
+});
+
+describe('jinja2', () => {
+  it('renders variables, loops, conditions, filters and nested values', () => {
+    const text =
+      'Hi {{ user.name | upper }}!{% for item in items %} {{ loop.index }}.{{ item }}{% endfor %}' +
+      '{% if vip %} (VIP){% endif %}';
+    expect(jinja(text, { user: { name: 'ann' }, items: ['a', 'b'], vip: true })).toEqual({
+      text: 'Hi ANN! 1.a 2.b (VIP)',
+      missing: [],
+    });
+  });
+
+  it('keeps whitespace as Jinja does by default (no trim_blocks, no lstrip_blocks)', () => {
+    expect(jinja('{% if true %}\nyes\n{% endif %}').text).toBe('\nyes\n');
+  });
+
+  it('renders a missing variable as nothing and names it, unless the template guards it', () => {
+    const text = '[{{ a }}][{{ b | default("B") }}][{% if c is defined %}{{ c }}{% endif %}][{{ d.e }}]';
+    expect(jinja(text)).toEqual({ text: '[][B][][]', missing: ['a', 'd'] });
+  });
+
+  it('renders what it can around a missing variable: loops over it run no iteration, filters see ""', () => {
+    expect(
+      jinja('[{% for x in items %}{{ x }}{% endfor %}][{{ a | upper }}][{{ b ~ "!" }}][{{ c | length }}]'),
+    ).toEqual({
+      text: '[][][!][0]',
+      missing: ['items', 'a', 'b', 'c'],
+    });
+  });
+
+  it('does not count names the template sets or loops over as missing', () => {
+    expect(jinja('{% set x = 1 %}{{ x }}{% for y in [2] %}{{ y }}{% endfor %}')).toEqual({
+      text: '12',
+      missing: [],
+    });
+  });
+
+  it('lets a variable shadow a global, as in Jinja', () => {
+    expect(jinja('{{ range }}', { range: 'mine' }).text).toBe('mine');
+  });
+
+  it('reaches no JavaScript object, prototype or constructor', () => {
+    for (const text of [
+      "{{ ''.__class__ }}",
+      "{{ ''.constructor }}",
+      '{{ [].__proto__ }}',
+      '{{ {}.constructor }}',
+      '{{ cycler.__init__.__globals__ }}',
+      '{{ self.__init__ }}',
+      '{{ namespace.constructor }}',
+      '{{ lipsum }}{{ config }}{{ process }}{{ globalThis }}',
+    ]) {
+      expect(jinja(text).text, text).toBe('');
+    }
+  });
+
+  it('refuses a template that calls what it cannot reach, and runs nothing', () => {
+    for (const text of [
+      '{{ range.constructor("return process.env")() }}',
+      "{{ ''.constructor.constructor('return process')() }}",
+      '{{ namespace.constructor("return process.env.AWS_SECRET_ACCESS_KEY")() }}',
+    ]) {
+      const error = renderError(text);
+      expect(error.status).toBe(422);
+      expect(error.code).toBe('template_render_error');
+      expect(error.message).toContain('Cannot call something that is not a function');
+    }
+  });
+
+  it('prints functions as <function>, never as their source', () => {
+    expect(jinja("{{ range }}|{{ range ~ '' }}|{{ 'x'.upper }}|{{ namespace }}").text).toBe(
+      '<function>|<function>|<function>|<function>',
+    );
+  });
+
+  it('names a syntax error', () => {
+    const error = renderError('Hello {{ name ');
+    expect(error.status).toBe(422);
+    expect(error.message).toMatch(
+      /^Cannot render prompt_template\.content\[0\]\.text \(jinja2\): jinja2 syntax error/,
+    );
+    expect(error.detail).toEqual([
+      { loc: ['prompt_template', 'content', 0, 'text'], msg: expect.any(String), type: 'template_error' },
+    ]);
+  });
+
+  it("reports the template's own raise_exception", () => {
+    expect(renderError('{{ raise_exception("no tools here") }}').message).toContain(
+      'the template raised an error: no tools here',
+    );
+  });
+
+  describe('bounds', () => {
+    const bounded = (text: string, variables: Record<string, unknown> = {}) => {
+      const error = renderError(text, variables);
+      expect(error.status).toBe(422);
+      expect(error.detail?.[0]?.type).toBe('template_limit');
+      return error.message;
+    };
+
+    it('refuses a huge range before making it', () => {
+      expect(bounded('{% for i in range(100000000) %}x{% endfor %}')).toContain(
+        'range() of more than 100,000 items',
+      );
+    });
+
+    it('bounds nested loops, even with empty bodies', () => {
+      expect(
+        bounded('{% for i in range(10000) %}{% for j in range(10000) %}{% endfor %}{% endfor %}'),
+      ).toContain('evaluation steps');
+    });
+
+    it('bounds a long loop', () => {
+      expect(bounded('{% for i in range(90000) %}{{ i }}{% endfor %}')).toContain('evaluation steps');
+    });
+
+    it('bounds a string that doubles in a loop', () => {
+      expect(
+        bounded('{% set s = "ab" %}{% for i in range(40) %}{% set s = s ~ s %}{% endfor %}{{ s }}'),
+      ).toContain('a string of more than 2,000,000 characters');
+    });
+
+    it('bounds a list that doubles in a loop', () => {
+      expect(
+        bounded(
+          '{% set ns = namespace(l=[1]) %}{% for i in range(40) %}{% set ns.l = ns.l + ns.l %}{% endfor %}',
+        ),
+      ).toContain('a list of more than 100,000 items');
+    });
+
+    it('bounds one-step growth: indent, replace, join, tojson', () => {
+      expect(bounded('{{ "a\\nb" | indent(100000000) }}')).toContain('indent would make a string');
+      expect(bounded('{{ big.replace("", big) }}', { big: 'x'.repeat(10_000) })).toContain(
+        'replace would make',
+      );
+      expect(bounded('{{ big | replace("x", big) }}', { big: 'x'.repeat(10_000) })).toContain(
+        'replace would make',
+      );
+      expect(
+        bounded('{{ items | join(big) }}', { items: Array(1000).fill('a'), big: 'x'.repeat(10_000) }),
+      ).toContain('join would make');
+      const deep = JSON.parse(`${'['.repeat(200)}${'"x",'.repeat(5000)}"x"${']'.repeat(200)}`);
+      expect(bounded('{{ deep | tojson(indent=100) }}', { deep })).toContain('tojson would make');
+    });
+
+    it('bounds work on large values, however few the steps', () => {
+      expect(
+        bounded('{% for i in range(200) %}{% set x = big.upper() %}{% endfor %}', {
+          big: 'x'.repeat(1_000_000),
+        }),
+      ).toContain('characters and items processed');
+    });
+
+    it('bounds recursion', () => {
+      expect(bounded('{% macro f(n) %}{{ f(n + 1) }}{% endmacro %}{{ f(0) }}')).toContain('nested more than');
+      expect(
+        bounded(
+          '{% macro f(n) %}{% if n > 0 %}{{ f(n - 1) }}{{ f(n - 1) }}{% endif %}{% endmacro %}{{ f(30) }}',
+        ),
+      ).toContain('evaluation steps');
+    });
+  });
+});
+
+describe('renderBlueprint', () => {
+  const chat = (messages: unknown[], extra: Record<string, unknown> = {}) =>
+    ({ type: 'chat', messages, ...extra }) as PromptBlueprint;
+  const text = (value: string) => ({ type: 'text', text: value });
+
+  it('renders every text block of every message, each in its own format, and nothing else', () => {
+    const blueprint = chat([
+      { role: 'system', content: [text('You are {role}.')] },
+      {
+        role: 'user',
+        template_format: 'jinja2',
+        content: [
+          text('{{ question }} {x}'),
+          { type: 'image_url', image_url: { url: 'https://x/{role}.png' } },
+          text('{% for t in tags %}#{{ t }} {% endfor %}'),
+        ],
+      },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{"q": "{role}"}' } }],
+      },
+    ]);
+    const before = structuredClone(blueprint);
+    const { blueprint: rendered, missing } = renderBlueprint(blueprint, {
+      role: 'a guide',
+      question: 'Why?',
+      tags: ['a', 'b'],
+    });
+    expect(rendered).toEqual(
+      chat([
+        { role: 'system', content: [text('You are a guide.')] },
+        {
+          role: 'user',
+          template_format: 'jinja2',
+          content: [
+            text('Why? {x}'),
+            { type: 'image_url', image_url: { url: 'https://x/{role}.png' } },
+            text('#a #b '),
+          ],
+        },
+        before.type === 'chat' ? before.messages[2] : undefined,
+      ]),
+    );
+    expect(missing).toEqual([]);
+    expect(blueprint).toEqual(before);
+  });
+
+  it('takes the template-wide format for messages without their own', () => {
+    const blueprint = chat([{ role: 'user', content: [text('{{ a }} {a}')] }], { template_format: 'jinja2' });
+    const rendered = renderBlueprint(blueprint, { a: 'A' }).blueprint;
+    expect(rendered.type === 'chat' && rendered.messages[0]).toEqual({
+      role: 'user',
+      template_format: 'jinja2',
+      content: [text('A {a}')],
+    });
+  });
+
+  it('renders completion content in the template format', () => {
+    const blueprint = {
+      type: 'completion',
+      content: [text('{{ a }} {a}'), text('{{ b }}')],
+      template_format: 'jinja2',
+    };
+    expect(renderBlueprint(blueprint as PromptBlueprint, { a: 1 })).toEqual({
+      blueprint: { ...blueprint, content: [text('1 {a}'), text('')] },
+      missing: ['b'],
+    });
+  });
+
+  it('gathers missing variables across blocks, each once, in order of first use', () => {
+    const blueprint = chat([
+      { role: 'system', content: [text('{b} {a}')] },
+      { role: 'user', template_format: 'jinja2', content: [text('{{ c }}{{ a }}')] },
+    ]);
+    expect(renderBlueprint(blueprint, {}).missing).toEqual(['b', 'a', 'c']);
+  });
+
+  it('replaces a placeholder message by the messages of its variable, or keeps it and names it', () => {
+    const blueprint = chat([
+      { role: 'system', content: [text('Be brief.')] },
+      { role: 'placeholder', name: 'history', content: null },
+      { role: 'user', content: [text('{q}')] },
+    ]);
+    const history = [
+      { role: 'user', content: [text('Hi {q}')] },
+      { role: 'assistant', content: [text('Hello')] },
+    ];
+    const rendered = renderBlueprint(blueprint, { history, q: 'now' }).blueprint;
+    expect(rendered.type === 'chat' && rendered.messages).toEqual([
+      { role: 'system', content: [text('Be brief.')] },
+      ...history,
+      { role: 'user', content: [text('now')] },
+    ]);
+    expect(renderBlueprint(blueprint, { q: 'now' }).missing).toEqual(['history']);
+    const error = (() => {
+      try {
+        renderBlueprint(blueprint, { history: 'not messages', q: '' });
+      } catch (caught) {
+        return caught as AppError;
+      }
+    })();
+    expect(error?.status).toBe(422);
+    expect(error?.detail?.[0]?.loc).toEqual(['body', 'input_variables', 'history']);
+  });
+
+  it('points a template error at its block', () => {
+    const blueprint = chat([
+      { role: 'system', content: [text('ok')] },
+      { role: 'user', template_format: 'jinja2', content: [text('fine'), text('{% for %}')] },
+    ]);
+    expect(() => renderBlueprint(blueprint, {})).toThrow(
+      expect.objectContaining({
+        status: 422,
+        code: 'template_render_error',
+        detail: [expect.objectContaining({ loc: ['prompt_template', 'messages', 1, 'content', 1, 'text'] })],
+      }),
+    );
+  });
+
+  it('bounds the whole template, not only each block', () => {
+    const half = 'x'.repeat(MAX_RENDERED_CHARS / 2 + 1);
+    const blueprint = chat([
+      { role: 'user', content: [text('{v}')] },
+      { role: 'user', content: [text('{v}')] },
+    ]);
+    expect(() => renderBlueprint(blueprint, { v: half })).toThrow(expect.objectContaining({ status: 422 }));
+  });
+
+  it('marks each message with the template-wide jinja2 format (for the SDK cache), and only then', () => {
+    const jinjaChat = chat([{ role: 'user', content: [text('x')] }], { template_format: 'jinja2' });
+    const marked = withMessageFormats(jinjaChat);
+    expect(marked.type === 'chat' && marked.messages[0]?.template_format).toBe('jinja2');
+    const fChat = chat([{ role: 'user', content: [text('x')] }], { template_format: 'f-string' });
+    expect(withMessageFormats(fChat)).toBe(fChat);
+  });
+});
