@@ -39,12 +39,41 @@ export async function logRequest(
   body: LogRequestBody,
   raw: RawBody,
 ): Promise<LogRequestResult> {
-  const promptVersion: VersionRecord | undefined =
-    body.prompt_id != null || body.prompt_name != null
-      ? await findLoggedPromptVersion(workspaceId, body)
-      : undefined;
+  const promptVersion = await resolveLogPrompt(workspaceId, body);
+  const record = await newRequestLog(workspaceId, body, raw, promptVersion);
+  await putRequestLog(record);
+  return {
+    id: record.id,
+    prompt_version: promptVersion ? toPromptVersionView(promptVersion) : null,
+    status: record.status,
+    error_type: record.error_type,
+    error_message: record.error_message,
+  };
+}
+
+/**
+ * The template version a log names (prompt_id or prompt_name, with prompt_version_number), or undefined
+ * when it names none. An unknown one is a 422. Callers that record several logs resolve every prompt
+ * first, so that a bad one refuses the whole call before anything is written.
+ */
+export function resolveLogPrompt(
+  workspaceId: number,
+  body: LogRequestBody,
+): Promise<VersionRecord | undefined> {
+  return body.prompt_id != null || body.prompt_name != null
+    ? findLoggedPromptVersion(workspaceId, body)
+    : Promise.resolve(undefined);
+}
+
+/** The record of a new log, with its id allocated; `putRequestLog` stores it. */
+export async function newRequestLog(
+  workspaceId: number,
+  body: LogRequestBody,
+  raw: RawBody,
+  promptVersion: VersionRecord | undefined,
+): Promise<RequestLogRecord> {
   const id = await nextId('request_log');
-  const record: RequestLogRecord = {
+  return {
     id,
     workspace_id: workspaceId,
     provider: body.provider,
@@ -73,13 +102,5 @@ export async function logRequest(
     request_end_time: body.request_end_time,
     created_at: Date.now(),
     extra: undefinedFields(raw),
-  };
-  await putRequestLog(record);
-  return {
-    id,
-    prompt_version: promptVersion ? toPromptVersionView(promptVersion) : null,
-    status: record.status,
-    error_type: record.error_type,
-    error_message: record.error_message,
   };
 }
