@@ -96,7 +96,9 @@ describe('storing spans and reading a trace', () => {
 
     expect(created).toEqual({
       success: true,
-      spans: expect.arrayContaining([{ span_id: root, trace_id: trace, name: `span ${root}`, request_log_id: null }]),
+      spans: expect.arrayContaining([
+        { span_id: root, trace_id: trace, name: `span ${root}`, request_log_id: null },
+      ]),
       request_logs: [],
     });
     expect(created.spans).toHaveLength(4);
@@ -173,7 +175,10 @@ describe('storing spans and reading a trace', () => {
     const items = await service.countItems();
 
     await postOk(batch);
-    await postOk([{ ...batch[0], name: 'renamed' }, { ...batch[0], name: 'renamed' }]);
+    await postOk([
+      { ...batch[0], name: 'renamed' },
+      { ...batch[0], name: 'renamed' },
+    ]);
 
     expect(await service.countItems()).toBe(items);
     const body = await traceOk(trace);
@@ -200,7 +205,10 @@ describe('storing spans and reading a trace', () => {
   });
 
   it('answers 404 for an unknown trace and 422 for a malformed id', async () => {
-    expect(await getTrace(hex(16))).toMatchObject({ status: 404, body: { success: false, error: 'not_found' } });
+    expect(await getTrace(hex(16))).toMatchObject({
+      status: 404,
+      body: { success: false, error: 'not_found' },
+    });
     expect((await getTrace('not-hex')).status).toBe(422);
     expect((await getTrace('a'.repeat(65))).status).toBe(422);
   });
@@ -217,9 +225,15 @@ describe('validation writes nothing', () => {
     ['a parent id with a key separator', () => [sdkSpan(trace, hex(8), 'a#b', [0, 1])]],
     ['an end before the start', () => [sdkSpan(trace, hex(8), null, [10, 5])]],
     ['a time with a fraction', () => [sdkSpan(trace, hex(8), null, [0, 1], { start_time: 1.5 })]],
-    ['a time in seconds as an ISO string', () => [sdkSpan(trace, hex(8), null, [0, 1], { end_time: '2024-01-01' })]],
+    [
+      'a time in seconds as an ISO string',
+      () => [sdkSpan(trace, hex(8), null, [0, 1], { end_time: '2024-01-01' })],
+    ],
     ['an unknown kind', () => [sdkSpan(trace, hex(8), null, [0, 1], { kind: 'CLIENT' })]],
-    ['an unknown status code', () => [sdkSpan(trace, hex(8), null, [0, 1], { status: { status_code: 'OK' } })]],
+    [
+      'an unknown status code',
+      () => [sdkSpan(trace, hex(8), null, [0, 1], { status: { status_code: 'OK' } })],
+    ],
     ['attributes that are not an object', () => [sdkSpan(trace, hex(8), null, [0, 1], { attributes: [] })]],
   ])('refuses %s with a 422', async (_, spans) => {
     const answer = await service.rejected('POST', '/spans-bulk', { body: { spans: spans() } });
@@ -243,7 +257,9 @@ describe('validation writes nothing', () => {
   it('refuses a log_request naming an unknown prompt, before any log or span is written', async () => {
     const spans = [
       sdkSpan(trace, hex(8), null, [0, 1], { log_request: logRequestBody() }),
-      sdkSpan(trace, hex(8), null, [0, 1], { log_request: logRequestBody({ prompt_name: 'no such prompt' }) }),
+      sdkSpan(trace, hex(8), null, [0, 1], {
+        log_request: logRequestBody({ prompt_name: 'no such prompt' }),
+      }),
     ];
 
     const answer = await service.rejected('POST', '/spans-bulk', { body: { spans } });
@@ -255,9 +271,9 @@ describe('validation writes nothing', () => {
   it('answers 401 without a key and 403 for a read-only key', async () => {
     const spans = [sdkSpan(trace, hex(8), null, [0, 1])];
     expect((await service.rejected('POST', '/spans-bulk', { key: null, body: { spans } })).status).toBe(401);
-    expect((await service.rejected('POST', '/spans-bulk', { key: readOnlyKey, body: { spans } })).status).toBe(
-      403,
-    );
+    expect(
+      (await service.rejected('POST', '/spans-bulk', { key: readOnlyKey, body: { spans } })).status,
+    ).toBe(403);
   });
 });
 
@@ -296,7 +312,11 @@ describe('request-log links', () => {
 
   it('links a log named by an attribute or by the SDK function_output, with a summary', async () => {
     const trace = hex(16);
-    const [byAttribute, byOutput, byString] = [await loggedRequest(), await loggedRequest(), await loggedRequest()];
+    const [byAttribute, byOutput, byString] = [
+      await loggedRequest(),
+      await loggedRequest(),
+      await loggedRequest(),
+    ];
     const spans = [
       sdkSpan(trace, 'a1', null, [0, 10], { attributes: { 'promptlayer.request_id': byAttribute } }),
       sdkSpan(trace, 'a2', 'a1', [1, 2], {

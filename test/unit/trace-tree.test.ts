@@ -25,7 +25,11 @@ describe('buildSpanTree', () => {
       [span('c', 'a', 30), span('b', 'a', 20), span('a', null, 10), span('d', 'c', 40)],
       'a(b,c(d))',
     ],
-    ['equal start times ordered by span id', [span('r', null, 1), span('y', 'r', 5), span('x', 'r', 5)], 'r(x,y)'],
+    [
+      'equal start times ordered by span id',
+      [span('r', null, 1), span('y', 'r', 5), span('x', 'r', 5)],
+      'r(x,y)',
+    ],
     [
       'a span whose parent is missing is a root, in start order',
       [span('a', null, 10), span('o', 'gone', 5), span('b', 'a', 20)],
