@@ -89,7 +89,17 @@ export const spansBulkBodySchema = z.object({
   spans: z
     .array(spanSchema)
     .max(MAX_SPANS_PER_CALL, `at most ${MAX_SPANS_PER_CALL} spans per call: send the rest in another call`),
-  close_after: z.boolean().nullish(),
+  /**
+   * PromptLayer closes the batch's traces to later spans when this is true. Not supported here: true is
+   * refused (a 422) rather than ignored, so no client believes a trace is closed when it is not.
+   */
+  close_after: z
+    .boolean()
+    .nullish()
+    .refine(
+      (close) => close !== true,
+      'closing traces is not supported: send close_after false or leave it out',
+    ),
 });
 export type SpansBulkBody = z.output<typeof spansBulkBodySchema>;
 
@@ -118,9 +128,6 @@ export const spansBulkResponseSchema = z.object({
     }),
   ),
   request_logs: z.array(z.object({ id: z.int(), span_id: z.string(), trace_id: z.string() })),
-  rejected_span_ids: z.array(z.string()).optional(),
-  rejected_trace_ids: z.array(z.string()).optional(),
-  rejection_reason: z.literal('trace_closed').optional(),
 });
 
 const spanStatusView = z.object({ status_code: z.string(), description: z.string().nullable() });

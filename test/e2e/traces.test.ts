@@ -242,6 +242,17 @@ describe('validation writes nothing', () => {
     expect(answer.body.error).toBe('validation_error');
   });
 
+  it('refuses close_after true (closing traces is not supported) and accepts false', async () => {
+    const spans = [sdkSpan(trace, hex(8), null, [0, 1])];
+
+    const refused = await service.rejected('POST', '/spans-bulk', { body: { spans, close_after: true } });
+
+    expect(refused.body.detail[0].loc).toEqual(['body', 'close_after']);
+    expect((await service.call('POST', '/spans-bulk', { body: { spans, close_after: false } })).status).toBe(
+      201,
+    );
+  });
+
   it('refuses a bad log_request in any span, before any log or span is written', async () => {
     const spans = [
       sdkSpan(trace, hex(8), null, [0, 1], { log_request: logRequestBody() }),
