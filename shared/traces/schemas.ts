@@ -10,7 +10,7 @@ import { parseNanos } from './span-time.ts';
 export const MAX_SPANS_PER_CALL = 1000;
 
 /** Trace and span ids land in table keys: hexadecimal only, bounded, compared in lower case. */
-const HEX_ID = /^[0-9a-f]{1,64}$/i;
+const HEX_ID = /^[0-9a-fA-F]{1,64}$/;
 export const hexId = (what: string) =>
   z
     .string()
