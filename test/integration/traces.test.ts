@@ -164,6 +164,6 @@ describe('reading a trace', () => {
     const withDetail = answer.spans.filter((s) => s.attributes);
     expect(withDetail.map((s) => s.span_id)).toEqual(['c0', 'c1', 'c2', 'c3', 'c4', 'c5']);
     expect(answer.spans[9]).toMatchObject({ span_id: 'c9', detail_omitted: true });
-    expect(answer.spans[9].attributes).toBeUndefined();
+    expect(answer.spans[9]?.attributes).toBeUndefined();
   });
 });
