@@ -39,8 +39,8 @@ export async function logRequest(
   body: LogRequestBody,
   raw: RawBody,
 ): Promise<LogRequestResult> {
-  const promptVersion = await resolveLogPrompt(workspaceId, body);
-  const record = await newRequestLog(workspaceId, body, raw, promptVersion);
+  const promptVersion = namesPrompt(body) ? await findLoggedPromptVersion(workspaceId, body) : undefined;
+  const record = newRequestLog(await nextId('request_log'), workspaceId, body, raw, promptVersion);
   await putRequestLog(record);
   return {
     id: record.id,
@@ -52,27 +52,21 @@ export async function logRequest(
 }
 
 /**
- * The template version a log names (prompt_id or prompt_name, with prompt_version_number), or undefined
- * when it names none. An unknown one is a 422. Callers that record several logs resolve every prompt
+ * Whether a log names a prompt (prompt_id or prompt_name): then `findLoggedPromptVersion` resolves the
+ * version it used, and an unknown one is a 422. Callers that record several logs resolve every prompt
  * first, so that a bad one refuses the whole call before anything is written.
  */
-export function resolveLogPrompt(
-  workspaceId: number,
-  body: LogRequestBody,
-): Promise<VersionRecord | undefined> {
-  return body.prompt_id != null || body.prompt_name != null
-    ? findLoggedPromptVersion(workspaceId, body)
-    : Promise.resolve(undefined);
-}
+export const namesPrompt = (body: LogRequestBody): boolean =>
+  body.prompt_id != null || body.prompt_name != null;
 
-/** The record of a new log, with its id allocated; `putRequestLog` stores it. */
-export async function newRequestLog(
+/** The record of a new log with id `id` (from `nextId('request_log')`); `putRequestLog` stores it. */
+export function newRequestLog(
+  id: number,
   workspaceId: number,
   body: LogRequestBody,
   raw: RawBody,
   promptVersion: VersionRecord | undefined,
-): Promise<RequestLogRecord> {
-  const id = await nextId('request_log');
+): RequestLogRecord {
   return {
     id,
     workspace_id: workspaceId,

@@ -1,8 +1,10 @@
 import { forEachLimited } from '#shared/platform/concurrency.ts';
 import { AppError } from '#shared/platform/errors.ts';
 import { validationError } from '#shared/platform/http.ts';
+import { nextId } from '#shared/platform/ids.ts';
+import { findLoggedPromptVersion } from '#shared/prompts/read.ts';
 import type { VersionRecord } from '#shared/prompts/records.ts';
-import { newRequestLog, type RawBody, resolveLogPrompt } from '#shared/request-logs/log-request.ts';
+import { namesPrompt, newRequestLog, type RawBody } from '#shared/request-logs/log-request.ts';
 import { type LogRequestBody, logRequestBodySchema } from '#shared/request-logs/log-request-schema.ts';
 import type { RequestLogRecord } from '#shared/request-logs/record.ts';
 import { putRequestLog, requestLogsByIds } from '#shared/request-logs/repository.ts';
@@ -109,7 +111,7 @@ export async function createSpansBulk(
   const created: SpansBulkResult['request_logs'] = [];
   await forEachLimited(toCreate, LOGS_IN_FLIGHT, async (plan) => {
     const log = plan.log!;
-    const record = await newRequestLog(workspaceId, log.body, log.raw, log.prompt);
+    const record = newRequestLog(await nextId('request_log'), workspaceId, log.body, log.raw, log.prompt);
     await putRequestLog(record);
     links.set(plan, { id: record.id, summary: summarize(record) });
     created.push({ id: record.id, span_id: plan.span.context.span_id, trace_id: plan.span.context.trace_id });
@@ -157,7 +159,8 @@ function validateLog(plan: PlannedSpan, rawLog: JsonObject): NonNullable<Planned
 /** The prompt a span's log names; a 422 about it says which span. */
 async function resolvePrompt(workspaceId: number, plan: PlannedSpan): Promise<VersionRecord | undefined> {
   try {
-    return await resolveLogPrompt(workspaceId, plan.log!.body);
+    const { body } = plan.log!;
+    return namesPrompt(body) ? await findLoggedPromptVersion(workspaceId, body) : undefined;
   } catch (error) {
     if (!(error instanceof AppError) || error.status !== 422 || !error.detail) throw error;
     const where = ['body', 'spans', plan.index, 'log_request'];
