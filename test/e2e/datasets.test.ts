@@ -819,7 +819,8 @@ describe('from-filter-params', () => {
     const answer = await service.call('POST', FROM_FILTER, {
       body: {
         dataset_group_id: groupId,
-        request_log_ids: [...indexOf.keys()].slice(0, 2),
+        // The logs of index 0 and 1: the map's order is the order the concurrent log calls answered in.
+        request_log_ids: [...indexOf].filter(([, i]) => i < 2).map(([id]) => id),
         sort_order: 'asc',
       },
     });
