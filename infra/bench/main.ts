@@ -18,6 +18,8 @@ const SECTIONS: Record<string, () => Promise<BenchRow[]>> = {
   prompts: async () => (await import('./prompts.ts')).benchPrompts(),
   search: async () => withLocalService(async () => (await import('./search.ts')).benchSearch()),
   datasets: async () => (await import('./datasets.ts')).benchDatasets(),
+  traces: async () => withLocalService(async () => (await import('./traces.ts')).benchTraceCalls()),
+  'traces-latency': async () => (await import('./traces.ts')).benchTraceLatency(),
 };
 
 /** Runs a section against the local runtime's emulators (in memory), which set the functions' env. */

@@ -39,12 +39,35 @@ export async function logRequest(
   body: LogRequestBody,
   raw: RawBody,
 ): Promise<LogRequestResult> {
-  const promptVersion: VersionRecord | undefined =
-    body.prompt_id != null || body.prompt_name != null
-      ? await findLoggedPromptVersion(workspaceId, body)
-      : undefined;
-  const id = await nextId('request_log');
-  const record: RequestLogRecord = {
+  const promptVersion = namesPrompt(body) ? await findLoggedPromptVersion(workspaceId, body) : undefined;
+  const record = newRequestLog(await nextId('request_log'), workspaceId, body, raw, promptVersion);
+  await putRequestLog(record);
+  return {
+    id: record.id,
+    prompt_version: promptVersion ? toPromptVersionView(promptVersion) : null,
+    status: record.status,
+    error_type: record.error_type,
+    error_message: record.error_message,
+  };
+}
+
+/**
+ * Whether a log names a prompt (prompt_id or prompt_name): then `findLoggedPromptVersion` resolves the
+ * version it used, and an unknown one is a 422. Callers that record several logs resolve every prompt
+ * first, so that a bad one refuses the whole call before anything is written.
+ */
+export const namesPrompt = (body: LogRequestBody): boolean =>
+  body.prompt_id != null || body.prompt_name != null;
+
+/** The record of a new log with id `id` (from `nextId('request_log')`); `putRequestLog` stores it. */
+export function newRequestLog(
+  id: number,
+  workspaceId: number,
+  body: LogRequestBody,
+  raw: RawBody,
+  promptVersion: VersionRecord | undefined,
+): RequestLogRecord {
+  return {
     id,
     workspace_id: workspaceId,
     provider: body.provider,
@@ -73,13 +96,5 @@ export async function logRequest(
     request_end_time: body.request_end_time,
     created_at: Date.now(),
     extra: undefinedFields(raw),
-  };
-  await putRequestLog(record);
-  return {
-    id,
-    prompt_version: promptVersion ? toPromptVersionView(promptVersion) : null,
-    status: record.status,
-    error_type: record.error_type,
-    error_message: record.error_message,
   };
 }
