@@ -1,4 +1,5 @@
 import type { JobQueueDef, RouteDef } from './route-types.ts';
+import { CLIENT_ROUTES } from './routes/clients.ts';
 import { DATASET_JOB_QUEUES, DATASET_ROUTES } from './routes/datasets.ts';
 import { PROMPT_ROUTES } from './routes/prompts.ts';
 import { REQUEST_LOG_ROUTES } from './routes/request-logs.ts';
@@ -10,7 +11,12 @@ export type { HttpMethod, JobQueueDef, RouteDef } from './route-types.ts';
  * row and the local gateway serves the same rows. Rows live with their feature under `routes/`;
  * adding an endpoint = one handler file + one row there.
  */
-export const ROUTES: readonly RouteDef[] = [...REQUEST_LOG_ROUTES, ...PROMPT_ROUTES, ...DATASET_ROUTES];
+export const ROUTES: readonly RouteDef[] = [
+  ...REQUEST_LOG_ROUTES,
+  ...CLIENT_ROUTES,
+  ...PROMPT_ROUTES,
+  ...DATASET_ROUTES,
+];
 
 /** The job queues, by name, and the worker each one feeds. */
 export const JOB_QUEUES: Readonly<Record<string, JobQueueDef>> = { ...DATASET_JOB_QUEUES };

@@ -1,7 +1,7 @@
 import { nextId } from '#shared/platform/ids.ts';
 import { findLoggedPromptVersion } from '#shared/prompts/read.ts';
-import type { VersionRecord } from '#shared/prompts/records.ts';
 import { toPromptVersionView } from '#shared/prompts/views.ts';
+import { requireGroup } from './groups.ts';
 import { type LogRequestBody, logRequestBodySchema } from './log-request-schema.ts';
 import type { RequestLogRecord } from './record.ts';
 import { putRequestLog } from './repository.ts';
@@ -32,17 +32,24 @@ function undefinedFields(raw: RawBody): JsonObject | undefined {
 /**
  * Records one request. Validation has already happened, so the only writes are the id block (amortised)
  * and the log itself: one PutItem on the common path, plus an S3 put for an oversized log. A log that
- * names a prompt (prompt_id or prompt_name) first reads that template version: an unknown one is a 422.
+ * names a prompt (prompt_id or prompt_name) first reads that template version: an unknown one is a 422;
+ * one that names a group reads it alongside: an unknown one is a 404.
  */
 export async function logRequest(
   workspaceId: number,
   body: LogRequestBody,
   raw: RawBody,
 ): Promise<LogRequestResult> {
-  const promptVersion: VersionRecord | undefined =
+  const [promptVersion] = await Promise.all([
     body.prompt_id != null || body.prompt_name != null
-      ? await findLoggedPromptVersion(workspaceId, body)
-      : undefined;
+      ? findLoggedPromptVersion(workspaceId, {
+          prompt_id: body.prompt_id,
+          prompt_name: body.prompt_name,
+          prompt_version_number: body.prompt_version_number,
+        })
+      : undefined,
+    body.group_id != null ? requireGroup(workspaceId, body.group_id) : undefined,
+  ]);
   const id = await nextId('request_log');
   const record: RequestLogRecord = {
     id,
@@ -72,6 +79,7 @@ export async function logRequest(
     request_start_time: body.request_start_time,
     request_end_time: body.request_end_time,
     created_at: Date.now(),
+    group_id: body.group_id ?? null,
     extra: undefinedFields(raw),
   };
   await putRequestLog(record);
