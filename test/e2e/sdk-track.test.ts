@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { PromptLayer } from 'promptlayer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { logRequestBody, startTestService, type TestService } from '#test/support/local-service.ts';
-import { publish, uniqueName } from '#test/support/prompts.ts';
+import { OPENAI_MODEL, publish, publishBody, uniqueName } from '#test/support/prompts.ts';
 
 /**
  * The PromptLayer SDK's tracking calls against the local service: `track.*`, `group.create`,
@@ -451,6 +451,109 @@ describe('POST /track-request as run() sends it', () => {
       parameters: { model: 'mistral-large', prompt_text: 'hi' },
       extra: { request_response: { result: 'hello' } },
     });
+  });
+});
+
+/**
+ * The SDK's run() fetches the template with `POST /prompt-templates/{identifier}` first. Until that route
+ * is on this branch (it is built separately), a loopback stand-in answers it with what our
+ * `GET /prompt-templates/{identifier}` answers (the template with its `llm_kwargs`) and passes every other
+ * call through to the service unchanged: what run() then sends to /track-request, and reads back, is real.
+ */
+async function standInForTemplatePost(): Promise<{ url: string; close(): Promise<void> }> {
+  const server = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const body = Buffer.concat(chunks).toString('utf8');
+    const url = new URL(req.url ?? '/', service.baseUrl);
+    const headers = Object.fromEntries(
+      Object.entries(req.headers).filter(([name]) => ['content-type', 'x-api-key'].includes(name)),
+    ) as Record<string, string>;
+    let answer: Response;
+    if (req.method === 'POST' && /^\/prompt-templates\/[^/]+$/.test(url.pathname)) {
+      const params = JSON.parse(body || '{}') as { version?: number; label?: string };
+      if (params.version != null) url.searchParams.set('version', String(params.version));
+      if (params.label != null) url.searchParams.set('label', params.label);
+      url.searchParams.set('include_llm_kwargs', 'true');
+      answer = await fetch(url, { headers });
+    } else {
+      answer = await fetch(url, { method: req.method, headers, body: body || undefined });
+    }
+    res.writeHead(answer.status, { 'Content-Type': 'application/json' });
+    res.end(await answer.text());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+describe('run()', () => {
+  it('calls OpenAI with the template and logs the call through /track-request, with prompt, group and tags', async () => {
+    stubAnswers.set('/v1/chat/completions', {
+      ...CHAT_COMPLETION,
+      choices: [{ index: 0, message: { role: 'assistant', content: 'Sunny.' }, finish_reason: 'stop' }],
+    });
+    const name = uniqueName('sdk-run-openai');
+    const body = publishBody(name);
+    const version = body.prompt_version as Record<string, unknown>;
+    version.metadata = { model: { ...OPENAI_MODEL, api_type: 'chat-completions' } };
+    const published = await service.call('POST', '/rest/prompt-templates', { body });
+    expect(published.status).toBe(201);
+    const template = published.body;
+    const group = (await pl.group.create()) as number;
+    const standIn = await standInForTemplatePost();
+    const saved = { url: process.env.OPENAI_BASE_URL, key: process.env.OPENAI_API_KEY };
+    process.env.OPENAI_BASE_URL = stubUrl;
+    process.env.OPENAI_API_KEY = 'sk-stub';
+    try {
+      // run() loads the provider SDK with require: the SDK's CommonJS build (see wrappedOpenAI).
+      const { PromptLayer: CommonJsPromptLayer } = createRequire(import.meta.url)('promptlayer');
+      const runner = new CommonJsPromptLayer({ apiKey: service.apiKey, baseURL: standIn.url });
+      const result = await runner.run({
+        promptName: name,
+        inputVariables: { question: 'Weather?' },
+        tags: ['run-e2e'],
+        metadata: { flow: 'run' },
+        groupId: group,
+      });
+      expect(result).toMatchObject({
+        request_id: expect.any(Number),
+        raw_response: { id: 'chatcmpl-1' },
+        prompt_blueprint: {
+          prompt_template: { type: 'chat', messages: expect.any(Array) },
+          metadata: { model: { provider: 'openai', name: 'gpt-4o-2024-08-06' } },
+        },
+      });
+      const messages = result.prompt_blueprint.prompt_template.messages;
+      expect(messages.at(-1)).toEqual({ role: 'assistant', content: [{ type: 'text', text: 'Sunny.' }] });
+
+      const log = await detail(result.request_id);
+      expect(log).toMatchObject({
+        provider: 'openai',
+        function_name: 'openai.chat.completions.create',
+        prompt_id: template.id,
+        prompt_name: name,
+        prompt_version_number: 1,
+        prompt_input_variables: { question: 'Weather?' },
+        group_id: group,
+        tags: ['run-e2e'],
+        metadata: { flow: 'run' },
+        input_tokens: 31,
+        output_tokens: 17,
+        parameters: { model: 'gpt-4o', temperature: 0.2, stream: false },
+        input: { type: 'chat', messages: [{ role: 'system' }, { role: 'user' }] },
+        output: { messages: [{ role: 'assistant', content: [{ type: 'text', text: 'Sunny.' }] }] },
+      });
+      expect(log.span_id).toEqual(expect.any(String));
+    } finally {
+      process.env.OPENAI_BASE_URL = saved.url;
+      process.env.OPENAI_API_KEY = saved.key;
+      if (saved.url === undefined) delete process.env.OPENAI_BASE_URL;
+      if (saved.key === undefined) delete process.env.OPENAI_API_KEY;
+      await standIn.close();
+    }
   });
 });
 
