@@ -166,9 +166,16 @@ describe('track.* and group.create', () => {
     expect(await pl.track.group({ request_id: first, group_id: group as number })).toBe(true);
     expect(await pl.track.group({ request_id: second, group_id: group as number })).toBe(true);
 
+    // log-request takes group_id too; an unknown group is a 404 and nothing is stored.
+    const third = await logged({ group_id: group });
+    const unknown = await service.rejected('POST', '/log-request', {
+      body: logRequestBody({ group_id: other + 1000 }),
+    });
+    expect(unknown).toMatchObject({ status: 404, body: { error: 'not_found' } });
+
     expect(await detail(first)).toMatchObject({ group_id: group });
     const { items } = await search([{ field: 'group_id', operator: 'eq', value: group }]);
-    expect(items.map((item: { id: number }) => item.id).sort()).toEqual([first, second].sort());
+    expect(items.map((item: { id: number }) => item.id).sort()).toEqual([first, second, third].sort());
   });
 
   it('answers 404 for an unknown group, and for a log or group of another workspace', async () => {
