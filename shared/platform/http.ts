@@ -110,22 +110,26 @@ async function parseRequest<B, Q, P>(
   context: Context,
 ): Promise<RouteInput<B, Q, P>> {
   const headers = lowerCaseHeaders(event.headers);
-  let rawBody: unknown;
+  // A body's `api_key` is a credential, on any route: taken out before anything else sees the body, so it
+  // is never validated into an echo, stored (log-request keeps undefined fields) or logged.
+  let rawBody: Record<string, unknown> | undefined;
   let auth: AuthContext | undefined;
   if (def.auth === 'body') {
-    // The key is in the body: read it first, then take the key out before anything else sees the body.
-    const { api_key: bodyKey, ...rest } = readJsonBody(event, headers);
-    rawBody = rest;
+    let bodyKey: unknown;
+    ({ api_key: bodyKey, ...rawBody } = readJsonBody(event, headers));
     auth = await authenticateBodyKey(bodyKey, headers['x-api-key']);
   } else {
     auth = fromAuthorizerContext(event.requestContext?.authorizer);
     // API Gateway only invokes a route after the authorizer allowed the key; a missing context is a fault.
     if (!auth) throw new Error('Route invoked without an authorizer context');
-    rawBody = def.body ? readJsonBody(event, headers) : undefined;
   }
   const [entity, access] = def.permission;
   if (!allows(auth.permissions, entity, access)) {
     throw forbidden(`This API key may not ${access} ${entity.replace('_', ' ')}`);
+  }
+  if (def.auth !== 'body' && def.body) {
+    const { api_key: _credential, ...rest } = readJsonBody(event, headers);
+    rawBody = rest;
   }
   return {
     body: def.body ? validate(def.body, rawBody, 'body') : (undefined as B),

@@ -157,7 +157,7 @@ describe('track.* and group.create', () => {
 
   it('creates groups and attaches logs to them; logs are found by group_id', async () => {
     const group = await pl.group.create();
-    const other = await pl.group.create();
+    const other = (await pl.group.create()) as number;
     expect(group).toEqual(expect.any(Number));
     expect(other).not.toBe(group);
     const first = await logged();

@@ -179,3 +179,22 @@ describe('the decision cache', () => {
     expect(lookups()).toBe(MAX_CACHED_KEYS + 2);
   });
 });
+
+describe('header-key routes', () => {
+  it("never hand a body's api_key to the route either (log-request would store it as an extra field)", async () => {
+    const headerRoute = httpRoute({
+      body: z.looseObject({ request_id: z.int() }),
+      permission: ['request_logs', 'edit'],
+      handle: async ({ body, rawBody }) => ({ body, rawBody }),
+    });
+    const withAuthorizer = {
+      ...event({ api_key: KEY, request_id: 3 }),
+      requestContext: {
+        authorizer: { workspaceId: '42', userId: '7', permissions: '{"request_logs":"edit"}' },
+      } as unknown as APIGatewayProxyEvent['requestContext'],
+    };
+    const result = await headerRoute(withAuthorizer, { awsRequestId: 'req-2' } as Context);
+    expect(JSON.parse(result.body)).toEqual({ body: { request_id: 3 }, rawBody: { request_id: 3 } });
+    expect(lookups()).toBe(0);
+  });
+});
