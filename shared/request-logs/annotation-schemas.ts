@@ -1,5 +1,4 @@
 import * as z from 'zod';
-import { DEFAULT_SCORE_NAME } from './annotations.ts';
 
 /** Bodies of the routes that annotate a logged request afterwards, shared by the routes that take them. */
 
@@ -36,6 +35,9 @@ export const trackMetadataBodySchema = z.object({
   request_id: requestIdField,
   metadata: metadataField,
 });
+
+/** The score a log's `score` field shows: a score given without a name. */
+export const DEFAULT_SCORE_NAME = 'default';
 
 /** Body of POST /rest/track-score and /library-track-score; no name is the `default` score. */
 export const trackScoreBodySchema = z.object({

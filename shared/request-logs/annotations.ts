@@ -1,5 +1,6 @@
 import { findLoggedPromptVersion } from '#shared/prompts/read.ts';
 import type { VersionRecord } from '#shared/prompts/records.ts';
+import { DEFAULT_SCORE_NAME } from './annotation-schemas.ts';
 import { requireGroup } from './groups.ts';
 import type { RequestLogRecord } from './record.ts';
 import { updateRequestLog } from './repository.ts';
@@ -7,11 +8,11 @@ import { updateRequestLog } from './repository.ts';
 /**
  * What a client adds to a logged request afterwards: named scores (POST /rest/track-score,
  * /library-track-score), metadata (/rest/track-metadata, /library-track-metadata), a group
- * (/track-group) and the prompt version it used (/library-track-prompt). Each is a read-modify-write under optimistic concurrency
- * (repository.updateRequestLog), so concurrent calls on one log all land. The merges are pure: records
- * are never mutated (the filter engine relies on that).
+ * (/track-group) and the prompt version it used (/library-track-prompt). Each is a read-modify-write
+ * under optimistic concurrency (repository.updateRequestLog), so concurrent calls on one log all land.
+ * The merges are pure: records are never mutated (the filter engine relies on that).
  */
-export const DEFAULT_SCORE_NAME = 'default';
+export { DEFAULT_SCORE_NAME };
 
 /** Sets `scores[name]`; the `default` score is also the log's `score`. Other names are kept. */
 export function withScore(record: RequestLogRecord, name: string, score: number): RequestLogRecord {
