@@ -61,7 +61,7 @@ export async function trackRequest(
     kwargs,
     request_response: body.request_response,
   });
-  const candidate: RawBody = {
+  let candidate: RawBody = {
     provider: body.provider_type,
     model: converted.model ?? 'unknown',
     api_type: converted.api_type,
@@ -80,13 +80,29 @@ export async function trackRequest(
       : {}),
     // Kept as extra fields of the log: the span the call was made in, and a response no conversion read.
     ...(body.span_id != null ? { span_id: body.span_id } : {}),
-    ...(converted.known ? {} : { request_response: body.request_response }),
+    ...(converted.known ? {} : unconverted(kwargs, body.request_response)),
   };
-  const parsed = logRequestBodySchema.safeParse(candidate);
+  let parsed = logRequestBodySchema.safeParse(candidate);
+  if (!parsed.success && parsed.error.issues.some((issue) => BLUEPRINTS.has(issue.path[0]))) {
+    // A provider payload the conversion kept a block of that no blueprint allows: logged as an unknown
+    // call rather than refused (the client's fields are still checked).
+    candidate = { ...candidate, ...unconverted(kwargs, body.request_response) };
+    parsed = logRequestBodySchema.safeParse(candidate);
+  }
   if (!parsed.success) throw validationError(parsed.error, ['body']);
   const logged: LogRequestResult = await logRequest(workspaceId, parsed.data, candidate);
   return { success: true, request_id: logged.id, prompt_blueprint: requestBlueprint(candidate) };
 }
+
+const BLUEPRINTS = new Set<PropertyKey | undefined>(['input', 'output']);
+
+/** What a call of no known API logs: empty blueprints, the whole request, the raw response. */
+const unconverted = (kwargs: Record<string, unknown>, response: unknown): RawBody => ({
+  input: { type: 'chat', messages: [] },
+  output: { type: 'chat', messages: [] },
+  parameters: kwargs,
+  request_response: response,
+});
 
 /**
  * The request as one prompt blueprint, as PromptLayer answers it: the conversation with the model's

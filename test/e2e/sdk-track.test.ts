@@ -564,6 +564,30 @@ describe('run()', () => {
   });
 });
 
+describe('POST /track-request: odd payloads', () => {
+  it('keeps a known call whose blocks no blueprint allows as an unknown one, rather than refusing it', async () => {
+    const kwargs = {
+      model: 'gpt-4o',
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'x', annotations: 'not a list' }] }],
+    };
+    const answer = await service.call('POST', '/track-request', {
+      key: null,
+      body: runBody({
+        function_name: 'openai.chat.completions.create',
+        provider_type: 'openai',
+        kwargs,
+        request_response: {},
+      }),
+    });
+    expect(answer.status).toBe(200);
+    expect(await detail(answer.body.request_id)).toMatchObject({
+      input: { type: 'chat', messages: [] },
+      parameters: kwargs,
+      extra: { request_response: {} },
+    });
+  });
+});
+
 describe('body-key authentication and refusals', () => {
   const routes: [string, Record<string, unknown>][] = [
     ['/library-track-metadata', { request_id: 1, metadata: { a: 'b' } }],
