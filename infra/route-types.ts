@@ -1,3 +1,5 @@
+import type { RouteAuth } from '#shared/platform/auth-context.ts';
+
 /** The shape of a route-table row and of a job-queue row (see routes.ts). */
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -24,6 +26,12 @@ export interface RouteDef {
   path: string;
   /** Handler file (exports `handler`), relative to the repository root. */
   handler: string;
+  /**
+   * Where the API key is (default `header`). `body`: the JSON body's `api_key`, which the gateway's
+   * authorizer cannot read, so the route has no gateway authorizer and its handler checks the key (its
+   * `httpRoute` definition says `auth: 'body'` too).
+   */
+  auth?: RouteAuth;
   /** Table access the function is granted: read-only routes get read-only grants. */
   table: 'read' | 'write';
   bucket?: 'read' | 'write';

@@ -1,4 +1,5 @@
 import type { JobQueueDef, RouteDef } from './route-types.ts';
+import { CLIENT_ROUTES } from './routes/clients.ts';
 import { DATASET_JOB_QUEUES, DATASET_ROUTES } from './routes/datasets.ts';
 import { PROMPT_ROUTES } from './routes/prompts.ts';
 import { REQUEST_LOG_ROUTES } from './routes/request-logs.ts';
@@ -13,6 +14,7 @@ export type { HttpMethod, JobQueueDef, RouteDef } from './route-types.ts';
  */
 export const ROUTES: readonly RouteDef[] = [
   ...REQUEST_LOG_ROUTES,
+  ...CLIENT_ROUTES,
   ...PROMPT_ROUTES,
   ...DATASET_ROUTES,
   ...TRACE_ROUTES,

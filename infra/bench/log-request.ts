@@ -108,3 +108,57 @@ export async function benchLogRequestLatency(): Promise<BenchRow[]> {
     mock.restore();
   }
 }
+
+/** A /track-request body as the SDK's OpenAI wrapper sends it: a chat completion of about 10 KB. */
+export function trackRequestBody(apiKey: string, i: number): string {
+  const filler = 'The quick brown fox jumps over the lazy dog. '.repeat(105);
+  const now = Date.now();
+  return JSON.stringify({
+    api_key: apiKey,
+    function_name: 'openai.chat.completions.create',
+    provider_type: 'openai',
+    kwargs: { model: 'gpt-4o', temperature: 0.2, messages: [{ role: 'user', content: `#${i} ${filler}` }] },
+    request_response: {
+      id: `chatcmpl-${i}`,
+      object: 'chat.completion',
+      model: 'gpt-4o-2024-08-06',
+      choices: [{ index: 0, message: { role: 'assistant', content: filler }, finish_reason: 'stop' }],
+      usage: { prompt_tokens: 2400, completion_tokens: 2300, total_tokens: 4700 },
+    },
+    request_start_time: new Date(now - 1200).toISOString(),
+    request_end_time: new Date(now).toISOString(),
+    tags: ['bench'],
+    return_pl_id: true,
+  });
+}
+
+/** Against the running local emulators: DynamoDB calls per tracked request (key check included). */
+export async function benchTrackRequestCalls(apiKey: string): Promise<BenchRow[]> {
+  const { documentClient } = await import('#shared/platform/dynamo.ts');
+  const { handler } = await import('#functions/http/track-request.ts');
+  const counter = countDynamoCalls(documentClient());
+  const calls = 500;
+  for (let i = 0; i < calls; i++) {
+    const event = {
+      ...proxyEvent(trackRequestBody(apiKey, i)),
+      path: '/track-request',
+      resource: '/track-request',
+    };
+    // No authorizer context: the route checks the body's key itself.
+    event.requestContext = { authorizer: null } as unknown as APIGatewayProxyEvent['requestContext'];
+    const result = await handler(event, benchContext);
+    if (result.statusCode !== 200)
+      throw new Error(`track-request answered ${result.statusCode}: ${result.body}`);
+  }
+  const puts = counter.get('PutItemCommand');
+  const blocks = counter.get('UpdateItemCommand');
+  const keyReads = counter.get('GetItemCommand');
+  const other = counter.total() - puts - blocks - keyReads;
+  return [
+    {
+      name: 'track-request: DynamoDB calls per call (10 KB chat completion, 500 calls)',
+      value: `${fmt(counter.total() / calls, 3)} (PutItem ${fmt(puts / calls, 3)}, id block ${fmt(blocks / calls, 3)}, key lookups ${keyReads}, other ${other})`,
+      target: '1 write per call, as log-request',
+    },
+  ];
+}

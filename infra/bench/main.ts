@@ -10,6 +10,10 @@ import type { BenchRow } from './support.ts';
 const SECTIONS: Record<string, () => Promise<BenchRow[]>> = {
   'log-request': async () =>
     withLocalService(async () => (await import('./log-request.ts')).benchLogRequestCalls()),
+  'track-request': async () =>
+    withLocalService(async (service) =>
+      (await import('./log-request.ts')).benchTrackRequestCalls(service.apiKey),
+    ),
   latency: async () => (await import('./log-request.ts')).benchLogRequestLatency(),
   bundles: async () => (await import('./bundles.ts')).benchBundles(),
   throughput: async () => (await import('./throughput.ts')).benchThroughput(),
@@ -23,11 +27,13 @@ const SECTIONS: Record<string, () => Promise<BenchRow[]>> = {
 };
 
 /** Runs a section against the local runtime's emulators (in memory), which set the functions' env. */
-async function withLocalService(run: () => Promise<BenchRow[]>): Promise<BenchRow[]> {
+async function withLocalService(
+  run: (service: { apiKey: string }) => Promise<BenchRow[]>,
+): Promise<BenchRow[]> {
   const { startLocalService } = await import('../local/service.ts');
   const service = await startLocalService({ port: 0, dataDir: null });
   try {
-    return await run();
+    return await run(service);
   } finally {
     await service.stop();
   }

@@ -137,8 +137,9 @@ export interface RouteFunction {
 }
 
 /**
- * The REST API: one Lambda per route row behind the key authorizer, API Gateway's error answers in the
- * service's error shape, JSON access logs and X-Ray tracing on the stage.
+ * The REST API: one Lambda per route row behind the key authorizer (except rows whose key is in the
+ * body, which their handler checks), API Gateway's error answers in the service's error shape, JSON
+ * access logs and X-Ray tracing on the stage.
  */
 export class HttpApi extends Construct {
   readonly api: RestApi;
@@ -226,9 +227,14 @@ export class HttpApi extends Construct {
         logRetention: props.logRetention,
         environment,
       });
+      // A body-key route has no gateway authorizer: its handler checks the key (shared/auth/key-cache.ts).
       this.api.root
         .resourceForPath(route.path)
-        .addMethod(route.method, new LambdaIntegration(fn.fn, { allowTestInvoke: false }));
+        .addMethod(
+          route.method,
+          new LambdaIntegration(fn.fn, { allowTestInvoke: false }),
+          route.auth === 'body' ? { authorizationType: AuthorizationType.NONE } : undefined,
+        );
       return { route, function: fn };
     });
 

@@ -12,8 +12,9 @@ import type { RouteDef } from '../routes.ts';
 
 /**
  * The local stand-in for API Gateway: matches the route table, enforces the request-size ceiling,
- * runs the key authorizer first (caching its decision per key for the deployed TTL), then invokes the
- * route's handler with a REST-API proxy event and writes its answer back.
+ * runs the key authorizer first (caching its decision per key for the deployed TTL; not for routes
+ * whose key is in the body, which their handler checks), then invokes the route's handler with a
+ * REST-API proxy event and writes its answer back.
  */
 export type RouteHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 export type AuthorizerHandler = (
@@ -143,11 +144,16 @@ export class LocalGateway {
       return send(res, 413, tooLarge(this.options.maxBodyBytes), { Connection: 'close' });
 
     const headers = flattenHeaders(req);
-    const apiKey = headerValue(headers, 'x-api-key');
-    if (!apiKey) return send(res, 401, { success: false, message: 'Missing API key', error: 'unauthorized' });
-    const decision = await this.authorize(apiKey, method, match.def.path);
-    if (!decision.context)
-      return send(res, 401, { success: false, message: 'Invalid API key', error: 'unauthorized' });
+    // A body-key route has no authorizer, as in the stack: its handler checks the key.
+    let decision: CachedDecision | undefined;
+    if (match.def.auth !== 'body') {
+      const apiKey = headerValue(headers, 'x-api-key');
+      if (!apiKey)
+        return send(res, 401, { success: false, message: 'Missing API key', error: 'unauthorized' });
+      decision = await this.authorize(apiKey, method, match.def.path);
+      if (!decision.context)
+        return send(res, 401, { success: false, message: 'Invalid API key', error: 'unauthorized' });
+    }
 
     const handler = await this.options.loadHandler(match.def.handler);
     const event = toProxyEvent(req, url, method, match, headers, body, decision);
@@ -272,7 +278,7 @@ function toProxyEvent(
   match: { def: RouteDef; params: Record<string, string> },
   headers: Record<string, string>,
   body: Buffer,
-  decision: CachedDecision,
+  decision: CachedDecision | undefined,
 ): APIGatewayProxyEvent {
   // Keyed by client text: without a prototype, `?constructor=` or `?__proto__=` are names like any other
   // (as in API Gateway's event, which is parsed JSON where `__proto__` is an own property).
@@ -300,7 +306,7 @@ function toProxyEvent(
     requestContext: {
       accountId: '000000000000',
       apiId: 'local',
-      authorizer: { ...decision.context, principalId: decision.principalId },
+      authorizer: decision ? { ...decision.context, principalId: decision.principalId } : null,
       httpMethod: method,
       path: `/${STAGE}${url.pathname}`,
       stage: STAGE,

@@ -29,7 +29,7 @@ export interface DocumentedRoute {
  * (the SDK's tracking calls). Reads the route row's `auth` field.
  */
 export function routeAuth(route: RouteDef): 'header' | 'body' {
-  return (route as RouteDef & { auth?: 'header' | 'body' }).auth ?? 'header';
+  return route.auth ?? 'header';
 }
 
 export const API_KEY_SECURITY_SCHEME = 'ApiKeyHeader';

@@ -28,10 +28,13 @@ const keyItemKey = (hash: string) => ({ PK: `APIKEY#${hash}`, SK: 'APIKEY' });
 const workspaceKeysIndex = (workspaceId: number) => `W#${workspaceId}#APIKEYS`;
 
 /** Resolves a presented key; undefined for an unknown or revoked key. */
-export async function findApiKey(key: string): Promise<AuthContext | undefined> {
-  const { Item } = await dynamo.send(
-    new GetCommand({ TableName: table(), Key: keyItemKey(hashApiKey(key)) }),
-  );
+export function findApiKey(key: string): Promise<AuthContext | undefined> {
+  return findApiKeyByHash(hashApiKey(key));
+}
+
+/** As findApiKey, for a key already hashed (hashApiKey). */
+export async function findApiKeyByHash(hash: string): Promise<AuthContext | undefined> {
+  const { Item } = await dynamo.send(new GetCommand({ TableName: table(), Key: keyItemKey(hash) }));
   if (!Item || Item.revokedAt) return undefined;
   return { workspaceId: Item.workspaceId, userId: Item.userId, permissions: Item.permissions };
 }

@@ -16,6 +16,13 @@ export type EntityType = (typeof ENTITY_TYPES)[number];
 export type Access = 'read' | 'edit';
 export type Permissions = Partial<Record<EntityType, Access>>;
 
+/**
+ * Where a route finds the API key: the X-API-KEY header, checked by the gateway's key authorizer
+ * before the route runs, or the JSON body's `api_key` (the PromptLayer SDK's tracking routes), which no
+ * gateway authorizer can read, so the HTTP wrapper checks it (falling back to the header).
+ */
+export type RouteAuth = 'header' | 'body';
+
 export interface AuthContext {
   workspaceId: number;
   userId: number;

@@ -2,12 +2,14 @@ import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { ZodType } from 'zod';
 import * as z from 'zod';
+import { authenticateApiKey } from '#shared/auth/key-cache.ts';
 import {
   type Access,
   type AuthContext,
   allows,
   type EntityType,
   fromAuthorizerContext,
+  type RouteAuth,
 } from './auth-context.ts';
 import { MAX_JSON_DEPTH, MAX_REQUEST_BODY_BYTES } from './config.ts';
 import {
@@ -17,6 +19,7 @@ import {
   forbidden,
   invalid,
   payloadTooLarge,
+  unauthorized,
   unsupportedMediaType,
 } from './errors.ts';
 import { logger } from './logger.ts';
@@ -45,6 +48,12 @@ export interface RouteDefinition<B, Q, P> {
   query?: ZodType<Q>;
   path?: ZodType<P>;
   permission: readonly [EntityType, Access];
+  /**
+   * Where the API key is: `header` (default; the gateway's authorizer checked it) or `body` (`api_key`
+   * in the JSON body, checked here; the route's table row must say `auth: 'body'` too). The body's
+   * `api_key` never reaches `handle`: it is removed from `body` and `rawBody`.
+   */
+  auth?: RouteAuth;
   /** Success status when `handle` returns a plain value. */
   status?: number;
   /**
@@ -96,7 +105,7 @@ export function httpRoute<B = undefined, Q = undefined, P = undefined>(
       },
     })
     .handler(async (event, context) => {
-      const input = parseRequest(def, event, context);
+      const input = await parseRequest(def, event, context);
       const result = await def.handle(input);
       return result instanceof HttpResponse
         ? json(result.status, result.body, result.headers)
@@ -105,20 +114,33 @@ export function httpRoute<B = undefined, Q = undefined, P = undefined>(
   return Object.assign(handler, { definition: def }) as unknown as HttpHandler;
 }
 
-function parseRequest<B, Q, P>(
+async function parseRequest<B, Q, P>(
   def: RouteDefinition<B, Q, P>,
   event: APIGatewayProxyEvent,
   context: Context,
-): RouteInput<B, Q, P> {
-  const auth = fromAuthorizerContext(event.requestContext?.authorizer);
-  // API Gateway only invokes a route after the authorizer allowed the key; a missing context is a fault.
-  if (!auth) throw new Error('Route invoked without an authorizer context');
+): Promise<RouteInput<B, Q, P>> {
+  const headers = lowerCaseHeaders(event.headers);
+  // A body's `api_key` is a credential, on any route: taken out before anything else sees the body, so it
+  // is never validated into an echo, stored (log-request keeps undefined fields) or logged.
+  let rawBody: Record<string, unknown> | undefined;
+  let auth: AuthContext | undefined;
+  if (def.auth === 'body') {
+    let bodyKey: unknown;
+    ({ api_key: bodyKey, ...rawBody } = readJsonBody(event, headers, def.optionalBody));
+    auth = await authenticateBodyKey(bodyKey, headers['x-api-key']);
+  } else {
+    auth = fromAuthorizerContext(event.requestContext?.authorizer);
+    // API Gateway only invokes a route after the authorizer allowed the key; a missing context is a fault.
+    if (!auth) throw new Error('Route invoked without an authorizer context');
+  }
   const [entity, access] = def.permission;
   if (!allows(auth.permissions, entity, access)) {
     throw forbidden(`This API key may not ${access} ${entity.replace('_', ' ')}`);
   }
-  const headers = lowerCaseHeaders(event.headers);
-  const rawBody = def.body ? readJsonBody(event, headers, def.optionalBody) : undefined;
+  if (def.auth !== 'body' && def.body) {
+    const { api_key: _credential, ...rest } = readJsonBody(event, headers, def.optionalBody);
+    rawBody = rest;
+  }
   return {
     body: def.body ? validate(def.body, rawBody, 'body') : (undefined as B),
     rawBody,
@@ -130,6 +152,19 @@ function parseRequest<B, Q, P>(
     headers,
     requestId: context.awsRequestId,
   };
+}
+
+/**
+ * The caller of a body-key route: the body's `api_key`, else the X-API-KEY header, checked with the
+ * authorizer's lookup and cache. Missing: 401 "Missing API key"; unknown, revoked or not a string: 401
+ * "Invalid API key", as the gateway answers for header keys.
+ */
+async function authenticateBodyKey(bodyKey: unknown, headerKey: string | undefined): Promise<AuthContext> {
+  const key = bodyKey ?? headerKey;
+  if (key === undefined || key === null || key === '') throw unauthorized('Missing API key');
+  const auth = typeof key === 'string' ? await authenticateApiKey(key) : undefined;
+  if (!auth) throw unauthorized('Invalid API key');
+  return auth;
 }
 
 /** API Gateway's REST API hands path parameters over still percent-encoded (`my%20prompt`). */
@@ -160,7 +195,7 @@ function readJsonBody(
   event: APIGatewayProxyEvent,
   headers: Record<string, string>,
   optional = false,
-): unknown {
+): Record<string, unknown> {
   const contentType = headers['content-type'];
   if (contentType && !JSON_CONTENT_TYPE.test(contentType.trim())) {
     throw unsupportedMediaType('Request body must be JSON (Content-Type: application/json)');
@@ -189,7 +224,7 @@ function readJsonBody(
   if (exceedsDepth(parsed, MAX_JSON_DEPTH)) {
     throw badRequest(`Request body is nested more than ${MAX_JSON_DEPTH} levels deep`, 'json_too_deep');
   }
-  return parsed;
+  return parsed as Record<string, unknown>;
 }
 
 export { MAX_JSON_DEPTH };

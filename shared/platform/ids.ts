@@ -11,6 +11,7 @@ export type IdKind =
   | 'user'
   | 'api_key'
   | 'request_log'
+  | 'group'
   | 'prompt'
   | 'prompt_version'
   | 'prompt_label'

@@ -7,8 +7,23 @@ const ISO_DATE_TIME =
   /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-](\d{2}):?(\d{2}))?)?$/i;
 
 /**
- * A timestamp as the API accepts it: an ISO 8601 string (no zone means UTC) or epoch seconds, as the
- * Python SDK sends. Parses to epoch milliseconds.
+ * Numbers above this are epoch milliseconds, at or below it epoch seconds: the one rule for every
+ * timestamp the API accepts. 1e11 seconds is the year 5138, 1e11 milliseconds March 1973, so neither
+ * reading of a real timestamp crosses it (the Python SDK sends `time.time()`, the JS SDK `Date.now()`).
+ */
+export const EPOCH_MS_THRESHOLD = 1e11;
+
+/** True when a numeric timestamp counts milliseconds (see EPOCH_MS_THRESHOLD). */
+export const isEpochMilliseconds = (value: number) => value > EPOCH_MS_THRESHOLD;
+
+/** A numeric timestamp in epoch milliseconds, whichever unit it was sent in. */
+export const epochToMs = (value: number) => (isEpochMilliseconds(value) ? value : value * 1000);
+
+export const TIMESTAMP_FORMS = 'an ISO 8601 date-time, epoch seconds or epoch milliseconds';
+
+/**
+ * A timestamp as the API accepts it: an ISO 8601 string (no zone means UTC) or an epoch number, in
+ * seconds (the Python SDK) or milliseconds (`Date.now()`). Parses to epoch milliseconds.
  */
 export const timestampSchema = z.unknown().transform((value, ctx) => {
   if (value === undefined) {
@@ -17,7 +32,7 @@ export const timestampSchema = z.unknown().transform((value, ctx) => {
   }
   const ms = typeof value === 'string' || typeof value === 'number' ? parseTimestamp(value) : undefined;
   if (ms === undefined) {
-    ctx.addIssue({ code: 'custom', message: 'must be an ISO 8601 date-time or epoch seconds' });
+    ctx.addIssue({ code: 'custom', message: `must be ${TIMESTAMP_FORMS}` });
     return z.NEVER;
   }
   return ms;
@@ -25,7 +40,7 @@ export const timestampSchema = z.unknown().transform((value, ctx) => {
 
 export function parseTimestamp(value: string | number): number | undefined {
   if (typeof value === 'number') {
-    const ms = value * 1000;
+    const ms = epochToMs(value);
     return Number.isFinite(ms) && ms >= 0 && ms <= MAX_EPOCH_MS ? Math.round(ms) : undefined;
   }
   const text = value.trim();

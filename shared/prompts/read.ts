@@ -113,20 +113,36 @@ export async function readTemplate(
   }
 }
 
+/** What a logged request (or a later link to a prompt) says about the prompt it used. */
+export interface LoggedPromptRef {
+  prompt_id?: number | null;
+  prompt_name?: string | null;
+  prompt_version_number?: number | null;
+  /** A release label instead of a version number (track-prompt). */
+  label?: string | null;
+}
+
 /**
- * The version a logged request names (POST /log-request): by prompt_id or prompt_name, the given
- * version or the latest. Anything unknown is a 422: the log's body is what is wrong.
+ * The version a logged request names (POST /log-request, /track-request, /library-track-prompt): by
+ * prompt_id or prompt_name, the given version or label, or the latest. Anything unknown is a 422 by
+ * default, the log's body being what is wrong; `onMissing: 'not_found'` answers 404 instead, for a route
+ * whose subject is the prompt (linking an existing log to it).
  */
 export async function findLoggedPromptVersion(
   workspaceId: number,
-  ref: { prompt_id?: number | null; prompt_name?: string | null; prompt_version_number?: number | null },
+  ref: LoggedPromptRef,
+  onMissing: 'invalid' | 'not_found' = 'invalid',
 ): Promise<VersionRecord> {
-  const select = { version: ref.prompt_version_number ?? undefined };
+  // The same finding in a 422 about the body's field, or a 404 about the thing.
+  const missing = (field: string, invalidMsg: string, notFoundMsg: string) =>
+    onMissing === 'invalid' ? invalid(['body', field], invalidMsg) : notFound(notFoundMsg);
+  const unknownId = (id: number) =>
+    missing('prompt_id', `unknown prompt template id ${id}`, `Prompt template ${id} not found`);
+  const select = { version: ref.prompt_version_number ?? undefined, label: ref.label ?? undefined };
   let name = ref.prompt_name ?? undefined;
   if (ref.prompt_id != null) {
     const named = await getTemplateName(workspaceId, ref.prompt_id);
-    if (named === undefined)
-      throw invalid(['body', 'prompt_id'], `unknown prompt template id ${ref.prompt_id}`);
+    if (named === undefined) throw unknownId(ref.prompt_id);
     if (name !== undefined && name !== named) {
       throw invalid(
         ['body', 'prompt_name'],
@@ -136,20 +152,27 @@ export async function findLoggedPromptVersion(
     name = named;
   }
   const result = await lookupByName(workspaceId, name ?? '', select);
-  const loc = ref.prompt_id != null ? 'prompt_id' : 'prompt_name';
   if ('found' in result) {
-    if (ref.prompt_id != null && result.found.head.id !== ref.prompt_id) {
-      throw invalid(['body', 'prompt_id'], `unknown prompt template id ${ref.prompt_id}`);
-    }
+    if (ref.prompt_id != null && result.found.head.id !== ref.prompt_id) throw unknownId(ref.prompt_id);
     return result.found.version;
   }
-  if (result.missing === 'version') {
-    throw invalid(
-      ['body', 'prompt_version_number'],
-      `prompt template ${result.head.name} has no version ${select.version}`,
-    );
+  switch (result.missing) {
+    case 'version':
+      throw missing(
+        'prompt_version_number',
+        `prompt template ${result.head.name} has no version ${select.version}`,
+        `Version ${select.version} of prompt template ${result.head.name} not found`,
+      );
+    case 'label':
+      throw missing(
+        'label',
+        `prompt template ${result.head.name} has no label ${select.label}`,
+        `Label ${select.label} of prompt template ${result.head.name} not found`,
+      );
+    case 'template':
+      if (ref.prompt_id != null) throw unknownId(ref.prompt_id);
+      throw missing('prompt_name', `unknown prompt template ${name}`, `Prompt template ${name} not found`);
   }
-  throw invalid(['body', loc], `unknown prompt template ${ref.prompt_id ?? name}`);
 }
 
 /**

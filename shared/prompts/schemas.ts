@@ -10,7 +10,7 @@ import {
   sortOrderNeedsSortBy,
   wellFormedString,
 } from '#shared/platform/schemas.ts';
-import { parseTimestamp } from '#shared/platform/time.ts';
+import { parseTimestamp, TIMESTAMP_FORMS } from '#shared/platform/time.ts';
 
 /** Request schemas of the prompt registry's routes (bounds from the reference OpenAPI). */
 
@@ -93,11 +93,11 @@ export const renderTemplateBodySchema = z
   .superRefine(versionOrLabel);
 export type RenderTemplateBody = z.output<typeof renderTemplateBodySchema>;
 
-/** An ISO 8601 date-time or epoch seconds, as a query string; parses to epoch milliseconds. */
+/** A timestamp (ISO 8601 or epoch seconds or milliseconds), as a query string; parses to epoch ms. */
 const queryTimestamp = z.string().transform((text, ctx) => {
   const ms = parseTimestamp(/^\d+(\.\d+)?$/.test(text) ? Number(text) : text);
   if (ms === undefined) {
-    ctx.addIssue({ code: 'custom', message: 'must be an ISO 8601 date-time or epoch seconds' });
+    ctx.addIssue({ code: 'custom', message: `must be ${TIMESTAMP_FORMS}` });
     return z.NEVER;
   }
   return ms;

@@ -1,6 +1,7 @@
 import * as z from 'zod';
+import { wellFormedString } from '#shared/platform/schemas.ts';
 
-/** Fields of the track-score and track-metadata bodies that are rules of the domain, not of one route. */
+/** Bodies of the routes that annotate a logged request afterwards, shared by the routes that take them. */
 
 /** A logged request's id; the reference OpenAPI also allows it as a string of digits. */
 export const requestIdField = z.preprocess(
@@ -29,3 +30,57 @@ export const metadataField = z
     }
   })
   .pipe(z.record(z.string(), z.string()));
+
+/** Body of POST /rest/track-metadata and /library-track-metadata. */
+export const trackMetadataBodySchema = z.object({
+  request_id: requestIdField,
+  metadata: metadataField,
+});
+
+/** The score a log's `score` field shows: a score given without a name. */
+export const DEFAULT_SCORE_NAME = 'default';
+
+/** Body of POST /rest/track-score and /library-track-score; no name is the `default` score. */
+export const trackScoreBodySchema = z.object({
+  request_id: requestIdField,
+  score: z.int().min(0).max(100),
+  name: wellFormedString()
+    .min(1)
+    .max(255)
+    .nullish()
+    .transform((name) => name ?? DEFAULT_SCORE_NAME),
+});
+
+/** A group's id (POST /create-group answers it). */
+export const groupIdField = z.preprocess(
+  (value) => (typeof value === 'string' && /^\d{1,16}$/.test(value) ? Number(value) : value),
+  z.int().min(1),
+);
+
+/** Body of POST /track-group. */
+export const trackGroupBodySchema = z.object({ request_id: requestIdField, group_id: groupIdField });
+
+/** Body of POST /library-track-prompt: a template by name, at a version or label (else the latest). */
+export const trackPromptBodySchema = z
+  .object({
+    request_id: requestIdField,
+    prompt_name: z.string().min(1),
+    prompt_input_variables: z
+      .record(z.string(), z.unknown())
+      .nullish()
+      .transform((v) => v ?? {}),
+    version: z
+      .preprocess(
+        (value) => (typeof value === 'string' && /^\d{1,9}$/.test(value) ? Number(value) : value),
+        z.int().gt(0),
+      )
+      .nullish(),
+    label: z.string().min(1).nullish(),
+  })
+  .refine((body) => body.version == null || body.label == null, {
+    path: ['label'],
+    message: 'give version or label, not both',
+  });
+
+/** What the tracking routes answer. */
+export const trackResponseSchema = z.object({ success: z.literal(true), message: z.string() });

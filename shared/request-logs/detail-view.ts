@@ -61,8 +61,11 @@ function fullDetail(record: RequestLogRecord) {
     request_start_time: toIso(record.request_start_time),
     request_end_time: toIso(record.request_end_time),
     latency_ms: record.request_end_time - record.request_start_time,
+    group_id: record.group_id ?? null,
     // An SDK that sends its trace id as an extra field gets it back where the reference puts it.
     trace_id: typeof record.extra?.trace_id === 'string' ? record.extra.trace_id : null,
+    // The tracing span the request was made in (track-request's span_id), kept as an extra field.
+    span_id: typeof record.extra?.span_id === 'string' ? record.extra.span_id : null,
     created_at: toIso(record.created_at),
     extra: record.extra ?? {},
   };

@@ -45,6 +45,7 @@ export const logRequestBodySchema = z
     prompt_id: z.int().min(1).nullish(),
     prompt_version_number: z.int().gt(0).nullish(),
     prompt_input_variables: orDefault(jsonObject, {}),
+    group_id: z.int().min(1).nullish(),
     input_tokens: orDefault(nonNegativeInt, 0),
     output_tokens: orDefault(nonNegativeInt, 0),
     price: orDefault(z.number().min(0), 0),

@@ -2,6 +2,7 @@ import { nextId } from '#shared/platform/ids.ts';
 import { findLoggedPromptVersion } from '#shared/prompts/read.ts';
 import type { VersionRecord } from '#shared/prompts/records.ts';
 import { toPromptVersionView } from '#shared/prompts/views.ts';
+import { requireGroup } from './groups.ts';
 import { type LogRequestBody, logRequestBodySchema } from './log-request-schema.ts';
 import type { RequestLogRecord } from './record.ts';
 import { putRequestLog } from './repository.ts';
@@ -32,14 +33,15 @@ function undefinedFields(raw: RawBody): JsonObject | undefined {
 /**
  * Records one request. Validation has already happened, so the only writes are the id block (amortised)
  * and the log itself: one PutItem on the common path, plus an S3 put for an oversized log. A log that
- * names a prompt (prompt_id or prompt_name) first reads that template version: an unknown one is a 422.
+ * names a prompt (prompt_id or prompt_name) first reads that template version: an unknown one is a 422;
+ * one that names a group reads it alongside: an unknown one is a 404.
  */
 export async function logRequest(
   workspaceId: number,
   body: LogRequestBody,
   raw: RawBody,
 ): Promise<LogRequestResult> {
-  const promptVersion = namesPrompt(body) ? await findLoggedPromptVersion(workspaceId, body) : undefined;
+  const promptVersion = await resolveLogReferences(workspaceId, body);
   const record = newRequestLog(await nextId('request_log'), workspaceId, body, raw, promptVersion);
   await putRequestLog(record);
   return {
@@ -49,6 +51,22 @@ export async function logRequest(
     error_type: record.error_type,
     error_message: record.error_message,
   };
+}
+
+/**
+ * Checks what a log refers to before anything is written, and answers the prompt version it used: the
+ * prompt (an unknown one is a 422) and the group (an unknown one is a 404), read side by side. Callers that
+ * record several logs resolve every log first, so that a bad one refuses the whole call.
+ */
+export async function resolveLogReferences(
+  workspaceId: number,
+  body: LogRequestBody,
+): Promise<VersionRecord | undefined> {
+  const [promptVersion] = await Promise.all([
+    namesPrompt(body) ? findLoggedPromptVersion(workspaceId, body) : undefined,
+    body.group_id != null ? requireGroup(workspaceId, body.group_id) : undefined,
+  ]);
+  return promptVersion;
 }
 
 /**
@@ -95,6 +113,7 @@ export function newRequestLog(
     request_start_time: body.request_start_time,
     request_end_time: body.request_end_time,
     created_at: Date.now(),
+    group_id: body.group_id ?? null,
     extra: undefinedFields(raw),
   };
 }

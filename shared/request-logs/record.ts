@@ -28,6 +28,8 @@ export interface RequestLogRecord {
   request_start_time: number;
   request_end_time: number;
   created_at: number;
+  /** The group the log is attached to (groups.ts); absent in logs stored before groups existed. */
+  group_id?: number | null;
   /** Top-level fields of the request that the API does not define, kept as sent (e.g. an SDK's trace_id). */
   extra?: Record<string, unknown>;
 }

@@ -283,9 +283,11 @@ const MAX_UPDATE_ATTEMPTS = 30;
 /**
  * Read-modify-write of one log under optimistic concurrency: read the item and its `docVersion`,
  * apply `change` to the record, write the new doc only if the version is still the one read, and start
- * over when another writer got there first. Index keys never change, so UpdateItem leaves them alone.
+ * over when another writer got there first. Index keys that do not change are left alone.
  * A doc held in S3 is written under a new object key first and the pointer swapped by the same
- * conditional write; the replaced object is deleted afterwards. Throws 404 for an unknown id.
+ * conditional write; the replaced object is deleted afterwards. A change that moves the log to other
+ * index partitions (a prompt linked afterwards) rewrites those index keys in the same write. Throws 404
+ * for an unknown id.
  */
 export async function updateRequestLog(
   workspaceId: number,
@@ -299,20 +301,23 @@ export async function updateRequestLog(
     );
     if (!Item) throw notFound(`Request ${id} not found`);
     const version = typeof Item.docVersion === 'number' ? Item.docVersion : 0;
-    const record = change(await readDoc(Item));
+    const before = await readDoc(Item);
+    const record = change(before);
     const doc = JSON.stringify(record);
     // A repeated call (a client retry) changes nothing: no write, no index replication.
     if (doc === Item.doc) return record;
     const docKey = Buffer.byteLength(doc, 'utf8') > ITEM_DOC_LIMIT_BYTES ? rewrittenObjectKey(record) : null;
     if (docKey) await putObject(docKey, doc);
+    const index = indexKeyChanges(before, record);
     try {
       await dynamo.send(
         new UpdateCommand({
           TableName: table(),
           Key: key,
-          UpdateExpression: docKey
-            ? 'SET docKey = :body, docVersion = :next REMOVE doc'
-            : 'SET doc = :body, docVersion = :next REMOVE docKey',
+          UpdateExpression: [
+            `SET ${[docKey ? 'docKey = :body' : 'doc = :body', 'docVersion = :next', ...index.set].join(', ')}`,
+            `REMOVE ${[docKey ? 'doc' : 'docKey', ...index.remove].join(', ')}`,
+          ].join(' '),
           ConditionExpression:
             version === 0
               ? 'attribute_exists(PK) AND attribute_not_exists(docVersion)'
@@ -321,6 +326,7 @@ export async function updateRequestLog(
             ':body': docKey ?? doc,
             ':next': version + 1,
             ...(version === 0 ? {} : { ':read': version }),
+            ...index.values,
           },
         }),
       );
@@ -335,6 +341,21 @@ export async function updateRequestLog(
     if (typeof Item.docKey === 'string' && Item.docKey !== docKey) await discardObject(Item.docKey);
     return record;
   }
+}
+
+/** The index key attributes to set and remove when a change moves a log (e.g. to a prompt's partition). */
+function indexKeyChanges(before: RequestLogRecord, after: RequestLogRecord) {
+  const old = requestLogIndexKeys(before);
+  const now = requestLogIndexKeys(after);
+  const set: string[] = [];
+  const values: Record<string, string> = {};
+  for (const [name, value] of Object.entries(now)) {
+    if (old[name] === value) continue;
+    set.push(`${name} = :${name}`);
+    values[`:${name}`] = value;
+  }
+  const remove = Object.keys(old).filter((name) => !(name in now));
+  return { set, remove, values };
 }
 
 /** Best effort: an object nothing points at is only wasted bytes, never wrong data. */

@@ -87,5 +87,6 @@ export function toSearchResult(record: RequestLogRecord) {
     status: record.status,
     error_type: record.error_type,
     error_message: record.error_message,
+    group_id: record.group_id ?? null,
   };
 }

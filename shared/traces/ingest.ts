@@ -2,9 +2,8 @@ import { forEachLimited } from '#shared/platform/concurrency.ts';
 import { AppError } from '#shared/platform/errors.ts';
 import { validationError } from '#shared/platform/http.ts';
 import { nextId } from '#shared/platform/ids.ts';
-import { findLoggedPromptVersion } from '#shared/prompts/read.ts';
 import type { VersionRecord } from '#shared/prompts/records.ts';
-import { namesPrompt, newRequestLog, type RawBody } from '#shared/request-logs/log-request.ts';
+import { newRequestLog, type RawBody, resolveLogReferences } from '#shared/request-logs/log-request.ts';
 import { type LogRequestBody, logRequestBodySchema } from '#shared/request-logs/log-request-schema.ts';
 import type { RequestLogRecord } from '#shared/request-logs/record.ts';
 import { putRequestLog, requestLogsByIds } from '#shared/request-logs/repository.ts';
@@ -156,11 +155,11 @@ function validateLog(plan: PlannedSpan, rawLog: JsonObject): NonNullable<Planned
   return { body: result.data, raw };
 }
 
-/** The prompt a span's log names; a 422 about it says which span. */
+/** The prompt a span's log names (its group checked too); a 422 about it says which span. */
 async function resolvePrompt(workspaceId: number, plan: PlannedSpan): Promise<VersionRecord | undefined> {
   try {
     const { body } = plan.log!;
-    return namesPrompt(body) ? await findLoggedPromptVersion(workspaceId, body) : undefined;
+    return await resolveLogReferences(workspaceId, body);
   } catch (error) {
     if (!(error instanceof AppError) || error.status !== 422 || !error.detail) throw error;
     const where = ['body', 'spans', plan.index, 'log_request'];

@@ -505,12 +505,12 @@ describe('POST /log-request: bodies at the edges', () => {
 
   it('keeps fields the API does not define and answers an SDK trace_id where the reference puts it', async () => {
     const created = await service.call('POST', '/log-request', {
-      body: logRequestBody({ trace_id: 'trace-123', group_id: 7, custom: { nested: [1, 'two'] } }),
+      body: logRequestBody({ trace_id: 'trace-123', span_ref: 7, custom: { nested: [1, 'two'] } }),
     });
     const read = await service.call('GET', `/api/public/v2/requests/${created.body.id}`);
 
     expect(read.body.trace_id).toBe('trace-123');
-    expect(read.body.extra).toEqual({ trace_id: 'trace-123', group_id: 7, custom: { nested: [1, 'two'] } });
+    expect(read.body.extra).toEqual({ trace_id: 'trace-123', span_ref: 7, custom: { nested: [1, 'two'] } });
   });
 
   it('bounds the error message that quotes a huge client value', async () => {

@@ -101,6 +101,7 @@ describe('POST /api/public/v2/requests/search', () => {
         status: 'SUCCESS',
         error_type: null,
         error_message: null,
+        group_id: null,
       },
     ]);
   });

@@ -367,7 +367,7 @@ describe('API', () => {
     expect(actions.some((action) => action.startsWith('s3:') || action.startsWith('sqs:'))).toBe(false);
   });
 
-  it('puts every route behind the authorizer', () => {
+  it('puts every route behind the authorizer, except the body-key routes, which have none', () => {
     const [authorizerId] = only(resources(dev, 'AWS::ApiGateway::Authorizer'));
     const methods = resources(dev, 'AWS::ApiGateway::Method').filter(
       ([, method]) => method.Properties.Integration.Type !== 'MOCK',
@@ -375,13 +375,27 @@ describe('API', () => {
     expect(methods.map(([, method]) => method.Properties.HttpMethod).sort()).toEqual(
       ROUTES.map((route) => route.method).sort(),
     );
-    for (const [, method] of methods) {
-      expect(method.Properties).toMatchObject({
-        AuthorizationType: 'CUSTOM',
-        AuthorizerId: { Ref: authorizerId },
-        Integration: { Type: 'AWS_PROXY' },
-      });
+    for (const route of ROUTES) {
+      const [functionId] = functionByDescription(dev, `${route.method} ${route.path}`);
+      const method = methods.find(([, { Properties }]) =>
+        JSON.stringify(Properties.Integration?.Uri ?? '').includes(`"${functionId}"`),
+      );
+      expect(method, `${route.method} ${route.path}`).toBeDefined();
+      const properties = method![1].Properties;
+      expect(properties.Integration).toMatchObject({ Type: 'AWS_PROXY' });
+      if (route.auth === 'body') {
+        expect(properties.AuthorizationType, route.path).toBe('NONE');
+        expect(properties.AuthorizerId, route.path).toBeUndefined();
+      } else {
+        expect(properties).toMatchObject({
+          AuthorizationType: 'CUSTOM',
+          AuthorizerId: { Ref: authorizerId },
+        });
+      }
     }
+    expect(ROUTES.filter((route) => route.auth === 'body').map((route) => route.path)).toEqual(
+      expect.arrayContaining(['/track-request', '/library-track-metadata', '/create-group']),
+    );
   });
 
   it('publishes the OpenAPI document without a key at GET /openapi.json, answered by API Gateway', () => {

@@ -164,7 +164,7 @@ describe('number fields', () => {
   });
 });
 
-describe('time fields (ISO 8601 or epoch seconds; a value names its day, minute, second or ms)', () => {
+describe('time fields (ISO 8601, epoch seconds or ms; a value names its day, minute, second or ms)', () => {
   const start = 'request_start_time';
   it('is', () => {
     expect(m({ field: start, operator: 'is', value: '2024-05-01T12:00:00.250Z' })).toBe(true);
@@ -176,6 +176,10 @@ describe('time fields (ISO 8601 or epoch seconds; a value names its day, minute,
     expect(m({ field: start, operator: 'is', value: T0 / 1000 - 0.25 })).toBe(true); // whole second
     expect(m({ field: start, operator: 'is', value: T0 / 1000 })).toBe(true); // 1714564800.25: exact ms
     expect(m({ field: start, operator: 'is', value: T0 / 1000 + 1 })).toBe(false);
+    // Above 1e11 a number counts milliseconds (Date.now()) and names that millisecond.
+    expect(m({ field: start, operator: 'is', value: T0 })).toBe(true);
+    expect(m({ field: start, operator: 'is', value: T0 + 1 })).toBe(false);
+    expect(m({ field: start, operator: 'after', value: T0 - 1 })).toBe(true);
   });
 
   it('reads offsets, and a missing zone as UTC', () => {
@@ -558,7 +562,7 @@ describe('422s name the filter', () => {
         { field: 'cost', operator: 'between', value: [1, 'x'] },
         { field: 'tags', operator: 'in', value: 'prod' },
         { field: 'request_start_time', operator: 'after', value: 'yesterday' },
-        { field: 'request_start_time', operator: 'after', value: 1714564800000 }, // epoch ms
+        { field: 'request_start_time', operator: 'after', value: 1e16 }, // past the year 9999
         { field: 'request_start_time', operator: 'is', value: '2024-02-30' },
         { field: 'input_tokens', operator: 'gt', value: '10' },
         { field: 'status', operator: 'is', value: 'success' },

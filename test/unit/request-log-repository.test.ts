@@ -130,6 +130,29 @@ describe('updateRequestLog', () => {
     expect(ddb.commandCalls(UpdateCommand)).toHaveLength(0);
   });
 
+  it('leaves the index keys alone when they do not change', async () => {
+    ddb.on(GetCommand).resolves({ Item: item(1) });
+    ddb.on(UpdateCommand).resolves({});
+    await updateRequestLog(WS, 1, (r) => ({ ...r, score: 5 }));
+    const [update] = ddb.commandCalls(UpdateCommand).map((call) => call.args[0].input);
+    expect(update?.UpdateExpression).toBe('SET doc = :body, docVersion = :next REMOVE docKey');
+  });
+
+  it("moves the log to its prompt's GSI2 partition, in the same write, when a prompt is linked afterwards", async () => {
+    const stored = { request_start_time: 1_700_000_000_000, status: 'SUCCESS', prompt_id: null };
+    ddb.on(GetCommand).resolves({ Item: item(6, { doc: doc(6, stored as Partial<RequestLogRecord>) }) });
+    ddb.on(UpdateCommand).resolves({});
+    await updateRequestLog(WS, 6, (r) => ({ ...r, prompt_id: 12 }));
+    const [update] = ddb.commandCalls(UpdateCommand).map((call) => call.args[0].input);
+    expect(update?.UpdateExpression).toBe(
+      'SET doc = :body, docVersion = :next, GSI2PK = :GSI2PK, GSI2SK = :GSI2SK REMOVE docKey',
+    );
+    expect(update?.ExpressionAttributeValues).toMatchObject({
+      ':GSI2PK': `W#${WS}#RLP#12#${6 % 4}`,
+      ':GSI2SK': '001700000000000#0000000000000006',
+    });
+  });
+
   it('gives up with a 409 after repeated conflicts, and a 404 for an unknown log', async () => {
     ddb.on(GetCommand).resolves({ Item: item(1) });
     ddb.on(UpdateCommand).rejects(conflict);

@@ -1,4 +1,5 @@
 import type { ErrorDetail } from '#shared/platform/errors.ts';
+import { TIMESTAMP_FORMS } from '#shared/platform/time.ts';
 import { FIELDS, type FieldDef, OPERATORS, STATUSES } from '#shared/request-logs/filters/fields.ts';
 import { type Filter, MAX_LIST_ITEMS } from '#shared/request-logs/filters/schema.ts';
 import { parseTimeSpan } from '#shared/request-logs/filters/time.ts';
@@ -48,7 +49,7 @@ const asNumber: Parse<number> = (v) => (typeof v === 'number' && Number.isFinite
 /** Nested values are compared in their string form: metadata values are strings, so 5 and "5" are equal. */
 const asScalarText: Parse<string> = (v) =>
   typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' ? String(v) : undefined;
-const TIME_FORM = 'an ISO 8601 date-time string or epoch seconds';
+const TIME_FORM = TIMESTAMP_FORMS;
 
 function readOne<T>(c: Ctx, parse: Parse<T>, what: string): T | undefined {
   const parsed = parse(c.value);

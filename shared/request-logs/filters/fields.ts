@@ -67,6 +67,7 @@ const OUTPUT_JSON = 30;
  * | output_keys           | array   | top-level keys of that JSON (an object's; none for an array)       |
  * | input_variables       | nested  | prompt_input_variables                                             |
  * | input_variable_keys   | array   | keys of prompt_input_variables                                     |
+ * | group_id              | number  | group_id (nullable)                                                |
  */
 export const FIELDS: Record<string, FieldDef> = {
   pl_id: { kind: 'number', cost: FIELD, get: (r) => r.id },
@@ -101,4 +102,5 @@ export const FIELDS: Record<string, FieldDef> = {
   output_keys: { kind: 'array', cost: OUTPUT_JSON, get: (r) => viewOf(r).outputKeys },
   input_variables: { kind: 'nested', cost: FIELD, get: (r) => r.prompt_input_variables },
   input_variable_keys: { kind: 'array', cost: KEYS, get: (r) => viewOf(r).inputVariableKeys },
+  group_id: { kind: 'number', cost: FIELD, get: (r) => r.group_id ?? null },
 };

@@ -1,16 +1,19 @@
+import { isEpochMilliseconds } from '#shared/platform/time.ts';
+
 /**
  * A time value of a filter read as the span it names, [start, end) in epoch ms: a date names its UTC day,
  * a date-time without seconds its minute, with seconds its second, with a fraction its millisecond;
- * epoch seconds name their second, or their millisecond when fractional. So `is "2024-05-01"` is that
- * day, and a timestamp copied from an API answer (ISO with milliseconds) matches exactly.
+ * epoch seconds name their second, or their millisecond when fractional; epoch milliseconds (numbers above
+ * EPOCH_MS_THRESHOLD) name their millisecond. So `is "2024-05-01"` is that day, and a timestamp copied
+ * from an API answer (ISO with milliseconds, or `Date.now()`) matches exactly.
  */
 export interface TimeSpan {
   start: number;
   end: number;
 }
 
-// 9999-12-31T23:59:59Z: anything larger is almost surely epoch milliseconds sent as seconds.
-const MAX_EPOCH_SECONDS = 253_402_300_799;
+// 9999-12-31T23:59:59.999Z.
+const MAX_EPOCH_MS = 253_402_300_799_999;
 
 const ISO_8601 =
   /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?([Zz]|[+-]\d{2}(?::?\d{2})?)?)?$/;
@@ -19,10 +22,11 @@ const DAY = 86_400_000;
 
 export function parseTimeSpan(value: unknown): TimeSpan | undefined {
   if (typeof value === 'number') {
-    if (!Number.isFinite(value) || Math.abs(value) > MAX_EPOCH_SECONDS) return undefined;
-    if (Number.isInteger(value)) return { start: value * 1000, end: value * 1000 + 1000 };
-    const ms = Math.round(value * 1000);
-    return { start: ms, end: ms + 1 };
+    if (!Number.isFinite(value)) return undefined;
+    const millis = isEpochMilliseconds(value);
+    const ms = Math.round(millis ? value : value * 1000);
+    if (Math.abs(ms) > MAX_EPOCH_MS) return undefined;
+    return { start: ms, end: ms + (millis || !Number.isInteger(value) ? 1 : 1000) };
   }
   if (typeof value !== 'string') return undefined;
   const m = ISO_8601.exec(value.trim());

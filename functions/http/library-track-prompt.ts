@@ -1,0 +1,15 @@
+import { httpRoute } from '#shared/platform/http.ts';
+import { trackPromptBodySchema, trackResponseSchema } from '#shared/request-logs/annotation-schemas.ts';
+import { trackPrompt } from '#shared/request-logs/annotations.ts';
+
+/** POST /library-track-prompt (the SDK's `track.prompt`): links a logged request to a prompt version. */
+export const handler = httpRoute({
+  auth: 'body',
+  body: trackPromptBodySchema,
+  permission: ['request_logs', 'edit'],
+  responses: { 200: trackResponseSchema },
+  handle: async ({ body, auth }) => {
+    await trackPrompt(auth.workspaceId, body.request_id, body);
+    return { success: true, message: 'Prompt tracked successfully' };
+  },
+});

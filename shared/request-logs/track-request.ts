@@ -1,0 +1,123 @@
+import * as z from 'zod';
+import { clip, validationError } from '#shared/platform/http.ts';
+import { type LogRequestResult, logRequest, type RawBody } from './log-request.ts';
+import { logRequestBodySchema } from './log-request-schema.ts';
+import { convertTrackedCall } from './providers/index.ts';
+
+/**
+ * POST /track-request: what the PromptLayer SDK reports after it called a provider (its `run()` and its
+ * OpenAI / Anthropic wrappers). The provider's request (`kwargs`) and response (`request_response`) are
+ * turned into a request log (providers/) and stored by log-request's own code, so every rule of a log
+ * (timestamps, tags, metadata, statuses, prompt and group references) is checked in one place, and the
+ * write is log-request's: one PutItem.
+ */
+const jsonObject = z.record(z.string(), z.unknown());
+
+/** The fields of the SDK's body that are not log-request's; the others are checked as log-request's. */
+export const trackRequestBodySchema = z.looseObject({
+  function_name: z.string().nullish(),
+  provider_type: z.string().min(1),
+  args: z.array(z.unknown()).nullish(),
+  kwargs: jsonObject.nullish(),
+  request_response: z.unknown(),
+  prompt_version: z.int().gt(0).nullish(),
+  return_pl_id: z.boolean().nullish(),
+  return_prompt_blueprint: z.boolean().nullish(),
+  span_id: z.string().max(256).nullish(),
+});
+export type TrackRequestBody = z.output<typeof trackRequestBodySchema>;
+
+/** Fields copied as they are into the log-request body (checked there). */
+const LOG_FIELDS = [
+  'request_start_time',
+  'request_end_time',
+  'tags',
+  'metadata',
+  'prompt_id',
+  'prompt_input_variables',
+  'group_id',
+  'status',
+  'error_type',
+  'score',
+] as const;
+
+/** The error message a log keeps (log-request's bound): a provider's may be longer, and is cut rather than refused. */
+const MAX_ERROR_MESSAGE = 1024;
+
+export interface TrackRequestResult {
+  success: true;
+  request_id: number;
+  prompt_blueprint: Record<string, unknown>;
+}
+
+export async function trackRequest(
+  workspaceId: number,
+  body: TrackRequestBody,
+  raw: RawBody,
+): Promise<TrackRequestResult> {
+  const kwargs = body.kwargs ?? {};
+  const converted = convertTrackedCall({
+    function_name: body.function_name ?? '',
+    kwargs,
+    request_response: body.request_response,
+  });
+  let candidate: RawBody = {
+    provider: body.provider_type,
+    model: converted.model ?? 'unknown',
+    api_type: converted.api_type,
+    function_name: body.function_name ?? '',
+    input: converted.input,
+    output: converted.output,
+    parameters: converted.parameters,
+    input_tokens: converted.input_tokens,
+    output_tokens: converted.output_tokens,
+    prompt_version_number: body.prompt_version,
+    ...Object.fromEntries(
+      LOG_FIELDS.filter((name) => raw[name] !== undefined).map((name) => [name, raw[name]]),
+    ),
+    ...(typeof raw.error_message === 'string'
+      ? { error_message: clip(raw.error_message, MAX_ERROR_MESSAGE) }
+      : {}),
+    // Kept as extra fields of the log: the span the call was made in, and a response no conversion read.
+    ...(body.span_id != null ? { span_id: body.span_id } : {}),
+    ...(converted.known ? {} : unconverted(kwargs, body.request_response)),
+  };
+  let parsed = logRequestBodySchema.safeParse(candidate);
+  if (!parsed.success && parsed.error.issues.some((issue) => BLUEPRINTS.has(issue.path[0]))) {
+    // A provider payload the conversion kept a block of that no blueprint allows: logged as an unknown
+    // call rather than refused (the client's fields are still checked).
+    candidate = { ...candidate, ...unconverted(kwargs, body.request_response) };
+    parsed = logRequestBodySchema.safeParse(candidate);
+  }
+  if (!parsed.success) throw validationError(parsed.error, ['body']);
+  const logged: LogRequestResult = await logRequest(workspaceId, parsed.data, candidate);
+  return { success: true, request_id: logged.id, prompt_blueprint: requestBlueprint(candidate) };
+}
+
+const BLUEPRINTS = new Set<PropertyKey | undefined>(['input', 'output']);
+
+/** What a call of no known API logs: empty blueprints, the whole request, the raw response. */
+const unconverted = (kwargs: Record<string, unknown>, response: unknown): RawBody => ({
+  input: { type: 'chat', messages: [] },
+  output: { type: 'chat', messages: [] },
+  parameters: kwargs,
+  request_response: response,
+});
+
+/**
+ * The request as one prompt blueprint, as PromptLayer answers it: the conversation with the model's
+ * answer as its last message, and the model. (`run()` hands it to the caller as `prompt_blueprint`.)
+ */
+function requestBlueprint(log: RawBody): Record<string, unknown> {
+  const input = log.input as Record<string, unknown>;
+  const output = log.output as Record<string, unknown>;
+  const template =
+    input.type === 'chat' && output.type === 'chat'
+      ? { ...input, messages: [...(input.messages as unknown[]), ...(output.messages as unknown[])] }
+      : output;
+  return {
+    prompt_template: template,
+    metadata: { model: { provider: log.provider, name: log.model, parameters: log.parameters } },
+    inference_client_name: null,
+  };
+}
