@@ -5,7 +5,8 @@ import type { BenchRow } from './support.ts';
  * `npm run bench`: the service's performance numbers (budgets in docs/local-development.md), printed as
  * one table. Each section runs in a fresh child process, as a cold Lambda would: one section's memory,
  * JIT state or AWS clients (created once per process, against the emulators it started) never count
- * against the next. A section that needs the local emulators starts its own. `npm run bench -- <section...>` runs only those.
+ * against the next. A section that needs the local emulators starts its own. `npm run bench --
+ * <section...>` runs only those.
  */
 const SECTIONS: Record<string, () => Promise<BenchRow[]>> = {
   'log-request': async () =>
