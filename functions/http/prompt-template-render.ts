@@ -1,14 +1,18 @@
 import * as z from 'zod';
 import { httpRoute } from '#shared/platform/http.ts';
 import { getRenderedTemplate } from '#shared/prompts/rendered.ts';
-import { renderedTemplateSchema, renderTemplateBodySchema } from '#shared/prompts/schemas.ts';
+import {
+  renderedTemplateSchema,
+  renderTemplateBodySchema,
+  templateIdentifierSchema,
+} from '#shared/prompts/schemas.ts';
 
 /**
  * POST /prompt-templates/{identifier}: what the PromptLayer SDK's `templates.get` calls. The template
  * as the GET reads it (through the same cache), rendered with `input_variables`, with `llm_kwargs`.
  */
 export const handler = httpRoute({
-  path: z.object({ identifier: z.string().min(1) }),
+  path: z.object({ identifier: templateIdentifierSchema }),
   body: renderTemplateBodySchema,
   // The SDK sends no body at all for `templates.get(name)`.
   optionalBody: true,
