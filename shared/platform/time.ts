@@ -38,6 +38,19 @@ export const timestampSchema = z.unknown().transform((value, ctx) => {
   return ms;
 });
 
+/**
+ * A timestamp sent in a query string: the same forms as timestampSchema, a string of digits (with an
+ * optional fraction) read as an epoch number. Parses to epoch milliseconds.
+ */
+export const queryTimestampSchema = z.string().transform((text, ctx) => {
+  const ms = parseTimestamp(/^\d+(\.\d+)?$/.test(text) ? Number(text) : text);
+  if (ms === undefined) {
+    ctx.addIssue({ code: 'custom', message: `must be ${TIMESTAMP_FORMS}` });
+    return z.NEVER;
+  }
+  return ms;
+});
+
 export function parseTimestamp(value: string | number): number | undefined {
   if (typeof value === 'number') {
     const ms = epochToMs(value);
