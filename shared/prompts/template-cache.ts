@@ -1,4 +1,4 @@
-import { TtlCache } from './cache.ts';
+import { TtlCache } from '#shared/platform/ttl-cache.ts';
 import {
   DEFAULT_PROMPT_CACHE_TTL_SECONDS,
   PROMPT_CACHE_TTL_ENV,
