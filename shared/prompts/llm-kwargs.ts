@@ -6,7 +6,7 @@
  * `responses`), OpenAI legacy Completions (completion templates), Anthropic Messages, Gemini generateContent.
  * The blueprint is first read into one provider-neutral conversation, then written out per provider.
  *
- * Decisions (the spec says the structure is provider-specific and may change without notice):
+ * Decisions (PromptLayer documents `llm_kwargs` as provider-specific and subject to change without notice):
  * - Template variables stay unfilled, as in the raw read; placeholder messages are filled at run time,
  *   so they are dropped, as are media variables and provider-output blocks (tool results, code runs).
  * - OpenAI content keeps the array-of-parts form: it is lossless (several blocks, images) and every role
