@@ -54,7 +54,7 @@ export const publishBodySchema = z.object({
 export type PublishBody = z.output<typeof publishBodySchema>;
 
 /** A read selects a version by number or by label, never both. */
-function versionOrLabel(
+export function versionOrLabel(
   select: { version?: number | null; label?: string | null },
   ctx: z.RefinementCtx,
 ): void {
