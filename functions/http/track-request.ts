@@ -15,5 +15,6 @@ export const handler = httpRoute({
       prompt_blueprint: z.record(z.string(), z.unknown()),
     }),
   },
+  errors: [404],
   handle: ({ body, rawBody, auth }) => trackRequest(auth.workspaceId, body, rawBody as RawBody),
 });
