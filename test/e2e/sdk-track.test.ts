@@ -602,8 +602,7 @@ describe('body-key authentication and refusals', () => {
   });
 
   it('refuses a read-only key with 403', async () => {
-    const { createApiKey } = await import('#shared/auth/api-keys.ts');
-    const { key } = await createApiKey(service.workspaceId, { permissions: { request_logs: 'read' } });
+    const key = await service.keyWithPermissions({ request_logs: 'read' });
     const answer = await service.rejected('POST', '/create-group', { key: null, body: { api_key: key } });
     expect(answer).toMatchObject({ status: 403, body: { error: 'forbidden' } });
   });
