@@ -227,8 +227,6 @@ function readJsonBody(
   return parsed as Record<string, unknown>;
 }
 
-export { MAX_JSON_DEPTH };
-
 /** Iterative, so a hostile body cannot exhaust the stack here either. */
 function exceedsDepth(root: object, limit: number): boolean {
   const stack: [unknown, number][] = [[root, 1]];
