@@ -1,7 +1,7 @@
 import * as z from 'zod';
 
 /** Latest accepted instant (year 9999): beyond it Date cannot round-trip an ISO string. */
-const MAX_EPOCH_MS = 253_402_300_799_999;
+export const MAX_EPOCH_MS = 253_402_300_799_999;
 
 const ISO_DATE_TIME =
   /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-](\d{2}):?(\d{2}))?)?$/i;
