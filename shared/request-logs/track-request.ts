@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { clip, validationError } from '#shared/platform/http.ts';
+import { clip, validationError } from '#shared/platform/errors.ts';
 import { type LogRequestResult, logRequest, type RawBody } from './log-request.ts';
 import { logRequestBodySchema } from './log-request-schema.ts';
 import { convertTrackedCall } from './providers/index.ts';

@@ -1,6 +1,5 @@
 import { forEachLimited } from '#shared/platform/concurrency.ts';
-import { AppError } from '#shared/platform/errors.ts';
-import { validationError } from '#shared/platform/http.ts';
+import { AppError, validationError } from '#shared/platform/errors.ts';
 import { nextId } from '#shared/platform/ids.ts';
 import type { VersionRecord } from '#shared/prompts/records.ts';
 import { newRequestLog, type RawBody, resolveLogReferences } from '#shared/request-logs/log-request.ts';
