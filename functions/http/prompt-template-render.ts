@@ -6,6 +6,7 @@ import {
   renderTemplateBodySchema,
   templateIdentifierSchema,
 } from '#shared/prompts/schemas.ts';
+import { wantsFreshRead } from '#shared/prompts/template-cache.ts';
 
 /**
  * POST /prompt-templates/{identifier}: what the PromptLayer SDK's `templates.get` calls. The template
@@ -25,6 +26,6 @@ export const handler = httpRoute({
       body,
       // Values exactly as sent: a parsed record would lose a variable called `__proto__`.
       body.input_variables ? (rawBody as { input_variables: Record<string, unknown> }).input_variables : null,
-      /\bno-cache\b/i.test(headers['cache-control'] ?? ''),
+      wantsFreshRead(headers),
     ),
 });

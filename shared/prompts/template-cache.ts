@@ -39,6 +39,10 @@ export function invalidateTemplate(workspaceId: number, name: string): void {
   cache?.invalidate(templateTag(workspaceId, name));
 }
 
+/** A client's `Cache-Control: no-cache` asks for a fresh read (the answer is then cached again). */
+export const wantsFreshRead = (headers: Readonly<Record<string, string>>): boolean =>
+  /\bno-cache\b/i.test(headers['cache-control'] ?? '');
+
 /** Forgets the cache and reads the TTL again (tests). */
 export function resetTemplateCache(): void {
   ttlSeconds = promptCacheTtlSeconds();
