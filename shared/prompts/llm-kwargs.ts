@@ -22,11 +22,12 @@
  *   left with nothing a provider can take are dropped rather than sent empty.
  */
 import { invalid } from '#shared/platform/errors.ts';
+import { isJsonObject, type JsonObject } from '#shared/platform/json.ts';
 
 // ---------------------------------------------------------------------------------------------------------
 // Stored shapes (loose on purpose: zod-inferred blueprints and raw JSON both fit)
 
-type Json = Record<string, unknown>;
+type Json = JsonObject;
 
 export interface ContentBlock {
   type: string;
@@ -961,9 +962,7 @@ const camelCase = (key: string) => key.replace(/_([a-z])/g, (_, letter: string) 
 const asList = (value: unknown) => (Array.isArray(value) ? value : [value]);
 const str = (value: unknown) => (typeof value === 'string' ? value : undefined);
 
-function obj(value: unknown): Json | undefined {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Json) : undefined;
-}
+const obj = (value: unknown): Json | undefined => (isJsonObject(value) ? value : undefined);
 
 function tryParse(text: string): unknown {
   try {
