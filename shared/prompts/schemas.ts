@@ -26,8 +26,8 @@ const modelSchema = z.looseObject({
   name: z.string().min(1),
   model_config_display_name: z.string().max(255).nullish(),
   base_model: z.string().max(100).nullish(),
-  parameters: z.record(z.string(), z.unknown()).nullish(),
-  display_params: z.record(z.string(), z.unknown()).nullish(),
+  parameters: jsonObject.nullish(),
+  display_params: jsonObject.nullish(),
   api_type: z.string().nullish(),
 });
 
