@@ -8,6 +8,7 @@ export const handler = httpRoute({
   body: trackPromptBodySchema,
   permission: ['request_logs', 'edit'],
   responses: { 200: trackResponseSchema },
+  errors: [404, 409],
   handle: async ({ body, auth }) => {
     await trackPrompt(auth.workspaceId, body.request_id, body);
     return { success: true, message: 'Prompt tracked successfully' };

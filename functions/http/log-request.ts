@@ -8,6 +8,7 @@ export const handler = httpRoute({
   body: logRequestBodySchema,
   permission: ['request_logs', 'edit'],
   responses: { 201: logRequestResponseSchema },
+  errors: [404],
   status: 201,
   handle: ({ body, rawBody, auth }) => logRequest(auth.workspaceId, body, rawBody as RawBody),
 });

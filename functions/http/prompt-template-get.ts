@@ -7,6 +7,7 @@ import {
   templateIdentifierSchema,
   toReadOptions,
 } from '#shared/prompts/schemas.ts';
+import { wantsFreshRead } from '#shared/prompts/template-cache.ts';
 
 /** GET /prompt-templates/{identifier}: a template version, raw, through the container's cache. */
 export const handler = httpRoute({
@@ -15,10 +16,5 @@ export const handler = httpRoute({
   permission: ['prompts', 'read'],
   responses: { 200: rawTemplateViewSchema },
   handle: ({ path, query, auth, headers }) =>
-    getRawTemplate(
-      auth.workspaceId,
-      path.identifier,
-      toReadOptions(query),
-      /\bno-cache\b/i.test(headers['cache-control'] ?? ''),
-    ),
+    getRawTemplate(auth.workspaceId, path.identifier, toReadOptions(query), wantsFreshRead(headers)),
 });

@@ -1,14 +1,19 @@
 import * as z from 'zod';
 import { httpRoute } from '#shared/platform/http.ts';
 import { getRenderedTemplate } from '#shared/prompts/rendered.ts';
-import { renderedTemplateSchema, renderTemplateBodySchema } from '#shared/prompts/schemas.ts';
+import {
+  renderedTemplateSchema,
+  renderTemplateBodySchema,
+  templateIdentifierSchema,
+} from '#shared/prompts/schemas.ts';
+import { wantsFreshRead } from '#shared/prompts/template-cache.ts';
 
 /**
  * POST /prompt-templates/{identifier}: what the PromptLayer SDK's `templates.get` calls. The template
  * as the GET reads it (through the same cache), rendered with `input_variables`, with `llm_kwargs`.
  */
 export const handler = httpRoute({
-  path: z.object({ identifier: z.string().min(1) }),
+  path: z.object({ identifier: templateIdentifierSchema }),
   body: renderTemplateBodySchema,
   // The SDK sends no body at all for `templates.get(name)`.
   optionalBody: true,
@@ -21,6 +26,6 @@ export const handler = httpRoute({
       body,
       // Values exactly as sent: a parsed record would lose a variable called `__proto__`.
       body.input_variables ? (rawBody as { input_variables: Record<string, unknown> }).input_variables : null,
-      /\bno-cache\b/i.test(headers['cache-control'] ?? ''),
+      wantsFreshRead(headers),
     ),
 });

@@ -8,6 +8,7 @@ export const handler = httpRoute({
   body: trackGroupBodySchema,
   permission: ['request_logs', 'edit'],
   responses: { 200: trackResponseSchema },
+  errors: [404, 409],
   handle: async ({ body, auth }) => {
     await trackGroup(auth.workspaceId, body.request_id, body.group_id);
     return { success: true, message: 'Group tracked successfully' };

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { httpRoute } from '#shared/platform/http.ts';
+import { jsonObject } from '#shared/platform/schemas.ts';
 import type { RawBody } from '#shared/request-logs/log-request.ts';
 import { trackRequest, trackRequestBodySchema } from '#shared/request-logs/track-request.ts';
 
@@ -12,8 +13,9 @@ export const handler = httpRoute({
     200: z.object({
       success: z.literal(true),
       request_id: z.int(),
-      prompt_blueprint: z.record(z.string(), z.unknown()),
+      prompt_blueprint: jsonObject,
     }),
   },
+  errors: [404],
   handle: ({ body, rawBody, auth }) => trackRequest(auth.workspaceId, body, rawBody as RawBody),
 });

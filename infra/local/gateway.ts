@@ -8,6 +8,7 @@ import type {
   APIGatewayRequestAuthorizerEvent,
   Context,
 } from 'aws-lambda';
+import { TtlCache } from '#shared/platform/ttl-cache.ts';
 import type { RouteDef } from '../routes.ts';
 
 /**
@@ -48,20 +49,22 @@ interface CompiledRoute {
 }
 
 interface CachedDecision {
-  expiresAt: number;
   context: Record<string, string> | undefined;
   principalId: string;
 }
 
 const STAGE = 'local';
+const MAX_CACHED_DECISIONS = 1000;
 
 export class LocalGateway {
   private readonly routes: CompiledRoute[];
-  private readonly decisions = new Map<string, CachedDecision>();
+  /** The authorizer's decisions by key, for the deployed TTL (bounded: a flood of made-up keys). */
+  private readonly decisions: TtlCache<CachedDecision>;
   private server: Server | undefined;
 
   constructor(private readonly options: GatewayOptions) {
     this.routes = options.routes.map(compileRoute);
+    this.decisions = new TtlCache(options.authorizerCacheTtlSeconds * 1000, MAX_CACHED_DECISIONS);
   }
 
   async listen(port: number, host = '127.0.0.1'): Promise<string> {
@@ -200,7 +203,7 @@ export class LocalGateway {
 
   private async authorize(apiKey: string, method: string, path: string): Promise<CachedDecision> {
     const cached = this.decisions.get(apiKey);
-    if (cached && cached.expiresAt > Date.now()) return cached;
+    if (cached) return cached;
     const result = await this.options.authorizer({
       type: 'REQUEST',
       methodArn: `arn:aws:execute-api:local:000000000000:local/${STAGE}/${method}${path}`,
@@ -217,7 +220,6 @@ export class LocalGateway {
     });
     const allowed = result.policyDocument.Statement.some((statement) => statement.Effect === 'Allow');
     const decision: CachedDecision = {
-      expiresAt: Date.now() + this.options.authorizerCacheTtlSeconds * 1000,
       context: allowed ? ((result.context ?? {}) as Record<string, string>) : undefined,
       principalId: result.principalId,
     };

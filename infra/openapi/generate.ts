@@ -117,11 +117,10 @@ export function operationId(documented: DocumentedRoute): string {
   return base.replace(/-(\w)/g, (_, letter: string) => letter.toUpperCase());
 }
 
-/** "POST /path (spec 1): records a thing. More." -> "Records a thing." and the whole text. */
+/** "POST /path: records a thing. More." -> "Records a thing." and the whole text. */
 function summaryAndDescription(documented: DocumentedRoute): { summary: string; description?: string } {
   const comment = (documented.comment ?? '')
     .replace(/^(GET|POST|PUT|PATCH|DELETE)\s+\S+/, '')
-    .replace(/\s*\(spec \d+\)/g, '')
     .replace(/^\s*[:.]\s*/, '')
     .trim();
   const fallback = operationId(documented)

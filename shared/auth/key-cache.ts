@@ -1,5 +1,6 @@
 import type { AuthContext } from '#shared/platform/auth-context.ts';
 import { AUTHORIZER_CACHE_TTL_SECONDS } from '#shared/platform/config.ts';
+import { TtlCache } from '#shared/platform/ttl-cache.ts';
 import { findApiKeyByHash, hashApiKey } from './api-keys.ts';
 
 /**
@@ -12,22 +13,16 @@ import { findApiKeyByHash, hashApiKey } from './api-keys.ts';
  */
 export const MAX_CACHED_KEYS = 1000;
 
-interface Decision {
-  expiresAt: number;
-  auth: AuthContext | undefined;
-}
-
-const decisions = new Map<string, Decision>();
+/** Each key's decision by its hash: its context, or null for a refused key. */
+const decisions = new TtlCache<AuthContext | null>(AUTHORIZER_CACHE_TTL_SECONDS * 1000, MAX_CACHED_KEYS);
 
 /** The key's workspace and permissions; undefined for an unknown or revoked key. */
 export async function authenticateApiKey(key: string, now = Date.now()): Promise<AuthContext | undefined> {
   const hash = hashApiKey(key);
-  const cached = decisions.get(hash);
-  if (cached && cached.expiresAt > now) return cached.auth;
+  const cached = decisions.get(hash, now);
+  if (cached !== undefined) return cached ?? undefined;
   const auth = await findApiKeyByHash(hash);
-  decisions.delete(hash); // re-inserted last: Map order is then oldest first
-  decisions.set(hash, { expiresAt: now + AUTHORIZER_CACHE_TTL_SECONDS * 1000, auth });
-  while (decisions.size > MAX_CACHED_KEYS) decisions.delete(decisions.keys().next().value as string);
+  decisions.set(hash, auth ?? null, [], { now });
   return auth;
 }
 

@@ -13,7 +13,7 @@ import {
   sortOrderNeedsSortBy,
   wellFormedString,
 } from '#shared/platform/schemas.ts';
-import { parseTimestamp, toIso } from '#shared/platform/time.ts';
+import { queryTimestampSchema, toIso } from '#shared/platform/time.ts';
 import {
   type FilterParams,
   type FilterParamsListing,
@@ -186,15 +186,6 @@ export async function getDatasetView(workspaceId: number, datasetId: number) {
   return { success: true as const, message: 'success', dataset: await toDatasetView(dataset, externalIds) };
 }
 
-const queryTime = z.string().transform((value, ctx) => {
-  const ms = parseTimestamp(value);
-  if (ms === undefined) {
-    ctx.addIssue({ code: 'custom', message: 'must be an ISO 8601 date-time' });
-    return z.NEVER;
-  }
-  return ms;
-});
-
 /**
  * The query of GET /datasets as a query string carries it. The reference's filters by prompt, prompt
  * version, label, report or creator are validated and ignored: datasets here are not linked to those.
@@ -207,10 +198,10 @@ export const listDatasetsQuerySchema = z
     ...paginationQuery(100, 10),
     sort_by: z.enum(LIST_SORT_FIELDS).optional(),
     sort_order: z.enum(['asc', 'desc']).optional(),
-    created_after: queryTime.optional(),
-    created_before: queryTime.optional(),
-    updated_after: queryTime.optional(),
-    updated_before: queryTime.optional(),
+    created_after: queryTimestampSchema.optional(),
+    created_before: queryTimestampSchema.optional(),
+    updated_after: queryTimestampSchema.optional(),
+    updated_before: queryTimestampSchema.optional(),
     external_source: externalIdSchema.shape.source.optional(),
     external_id: externalIdSchema.shape.external_id.optional(),
     workspace_id: idParam.optional(),

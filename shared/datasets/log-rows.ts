@@ -1,3 +1,4 @@
+import { isJsonObject as isObject } from '#shared/platform/json.ts';
 import { RecordView } from '#shared/request-logs/filters/record-view.ts';
 import type { RequestLogRecord } from '#shared/request-logs/record.ts';
 
@@ -50,9 +51,6 @@ export class LogRowBuilder {
     };
   }
 }
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** A log's value by name: a variable (the whole name first), a request field, or a dot path into one. */
 export function resolveField(record: RequestLogRecord, name: string): unknown {

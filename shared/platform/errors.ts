@@ -1,3 +1,5 @@
+import type * as z from 'zod';
+
 /**
  * The error classes every layer throws. The HTTP wrapper turns them into the error body of the API
  * ({ success: false, message, error, detail? }); anything else becomes a 500 "Internal error".
@@ -32,4 +34,25 @@ export const unsupportedMediaType = (message: string) => new AppError(415, 'unsu
 /** A 422 for one invalid field; `loc` is where it is, e.g. ['body', 'request_end_time']. */
 export function invalid(loc: ErrorDetail['loc'], msg: string, type = 'value_error'): AppError {
   return new AppError(422, 'validation_error', `Invalid ${loc.join('.')}: ${msg}`, [{ loc, msg, type }]);
+}
+
+/** A 422 listing every issue of a failed zod parse, each located under `prefix` (e.g. ['body']). */
+export function validationError(error: z.ZodError, prefix: (string | number)[]): AppError {
+  const detail: ErrorDetail[] = error.issues.map((issue) => ({
+    loc: [...prefix, ...issue.path.map((part) => (typeof part === 'symbol' ? String(part) : part))],
+    msg: issue.message,
+    type: issue.code,
+  }));
+  const first = detail[0];
+  const message = first
+    ? `Invalid ${first.loc.map((part) => clip(String(part), 64)).join('.')}: ${first.msg}`
+    : 'Invalid request';
+  return new AppError(422, 'validation_error', message, detail);
+}
+
+/** Shortens client-sent text echoed in an error (by code points, so no character is cut in half). */
+export function clip(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const points = [...text];
+  return points.length <= max ? text : `${points.slice(0, max - 3).join('')}...`;
 }

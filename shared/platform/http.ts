@@ -15,12 +15,13 @@ import { MAX_JSON_DEPTH, MAX_REQUEST_BODY_BYTES } from './config.ts';
 import {
   AppError,
   badRequest,
-  type ErrorDetail,
+  clip,
   forbidden,
   invalid,
   payloadTooLarge,
   unauthorized,
   unsupportedMediaType,
+  validationError,
 } from './errors.ts';
 import { logger } from './logger.ts';
 import { ILL_FORMED_UNICODE } from './schemas.ts';
@@ -227,8 +228,6 @@ function readJsonBody(
   return parsed as Record<string, unknown>;
 }
 
-export { MAX_JSON_DEPTH };
-
 /** Iterative, so a hostile body cannot exhaust the stack here either. */
 function exceedsDepth(root: object, limit: number): boolean {
   const stack: [unknown, number][] = [[root, 1]];
@@ -261,26 +260,6 @@ export function validate<T>(schema: ZodType<T>, value: unknown, where: 'body' | 
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   throw validationError(result.error, [where]);
-}
-
-export function validationError(error: z.ZodError, prefix: (string | number)[]): AppError {
-  const detail: ErrorDetail[] = error.issues.map((issue) => ({
-    loc: [...prefix, ...issue.path.map((part) => (typeof part === 'symbol' ? String(part) : part))],
-    msg: issue.message,
-    type: issue.code,
-  }));
-  const first = detail[0];
-  const message = first
-    ? `Invalid ${first.loc.map((part) => clip(String(part), 64)).join('.')}: ${first.msg}`
-    : 'Invalid request';
-  return new AppError(422, 'validation_error', message, detail);
-}
-
-/** Shortens client-sent text echoed in an error (by code points, so no character is cut in half). */
-export function clip(text: string, max: number): string {
-  if (text.length <= max) return text;
-  const points = [...text];
-  return points.length <= max ? text : `${points.slice(0, max - 3).join('')}...`;
 }
 
 function json(status: number, body: unknown, headers: Record<string, string> = {}): APIGatewayProxyResult {

@@ -28,7 +28,7 @@ export const errorBodySchema = z
 /** An instant as the API answers it: ISO 8601 UTC with milliseconds (`2024-01-15T10:30:00.000Z`). */
 export const isoTimestamp = z.iso.datetime();
 
-export const jsonObject = z.record(z.string(), z.unknown());
+export { jsonObject } from './schemas.ts';
 
 /** `{success: true}` alone (deletes). */
 export const successSchema = z.object({ success: z.literal(true) });

@@ -15,6 +15,9 @@ export const ILL_FORMED_UNICODE =
 export const wellFormedString = () =>
   z.string().refine((text) => text.isWellFormed(), { message: ILL_FORMED_UNICODE, abort: true });
 
+/** Any JSON object (values unchecked): parameters, variables, attributes, provider payloads. */
+export const jsonObject = z.record(z.string(), z.unknown());
+
 /** `true`/`false` (also 1/0) from a query string; zod's coerce.boolean would read "false" as true. */
 export const queryBoolean = z
   .enum(['true', 'false', '1', '0', 'True', 'False'], { error: 'must be true or false' })

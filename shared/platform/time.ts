@@ -1,7 +1,7 @@
 import * as z from 'zod';
 
 /** Latest accepted instant (year 9999): beyond it Date cannot round-trip an ISO string. */
-const MAX_EPOCH_MS = 253_402_300_799_999;
+export const MAX_EPOCH_MS = 253_402_300_799_999;
 
 const ISO_DATE_TIME =
   /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-](\d{2}):?(\d{2}))?)?$/i;
@@ -31,6 +31,19 @@ export const timestampSchema = z.unknown().transform((value, ctx) => {
     return z.NEVER;
   }
   const ms = typeof value === 'string' || typeof value === 'number' ? parseTimestamp(value) : undefined;
+  if (ms === undefined) {
+    ctx.addIssue({ code: 'custom', message: `must be ${TIMESTAMP_FORMS}` });
+    return z.NEVER;
+  }
+  return ms;
+});
+
+/**
+ * A timestamp sent in a query string: the same forms as timestampSchema, a string of digits (with an
+ * optional fraction) read as an epoch number. Parses to epoch milliseconds.
+ */
+export const queryTimestampSchema = z.string().transform((text, ctx) => {
+  const ms = parseTimestamp(/^\d+(\.\d+)?$/.test(text) ? Number(text) : text);
   if (ms === undefined) {
     ctx.addIssue({ code: 'custom', message: `must be ${TIMESTAMP_FORMS}` });
     return z.NEVER;

@@ -6,7 +6,7 @@
  * `responses`), OpenAI legacy Completions (completion templates), Anthropic Messages, Gemini generateContent.
  * The blueprint is first read into one provider-neutral conversation, then written out per provider.
  *
- * Decisions (the spec says the structure is provider-specific and may change without notice):
+ * Decisions (PromptLayer documents `llm_kwargs` as provider-specific and subject to change without notice):
  * - Template variables stay unfilled, as in the raw read; placeholder messages are filled at run time,
  *   so they are dropped, as are media variables and provider-output blocks (tool results, code runs).
  * - OpenAI content keeps the array-of-parts form: it is lossless (several blocks, images) and every role
@@ -22,11 +22,12 @@
  *   left with nothing a provider can take are dropped rather than sent empty.
  */
 import { invalid } from '#shared/platform/errors.ts';
+import { isJsonObject, type JsonObject } from '#shared/platform/json.ts';
 
 // ---------------------------------------------------------------------------------------------------------
 // Stored shapes (loose on purpose: zod-inferred blueprints and raw JSON both fit)
 
-type Json = Record<string, unknown>;
+type Json = JsonObject;
 
 export interface ContentBlock {
   type: string;
@@ -961,9 +962,7 @@ const camelCase = (key: string) => key.replace(/_([a-z])/g, (_, letter: string) 
 const asList = (value: unknown) => (Array.isArray(value) ? value : [value]);
 const str = (value: unknown) => (typeof value === 'string' ? value : undefined);
 
-function obj(value: unknown): Json | undefined {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Json) : undefined;
-}
+const obj = (value: unknown): Json | undefined => (isJsonObject(value) ? value : undefined);
 
 function tryParse(text: string): unknown {
   try {

@@ -10,7 +10,7 @@ import {
   sortOrderNeedsSortBy,
   wellFormedString,
 } from '#shared/platform/schemas.ts';
-import { parseTimestamp, TIMESTAMP_FORMS } from '#shared/platform/time.ts';
+import { queryTimestampSchema } from '#shared/platform/time.ts';
 
 /** Request schemas of the prompt registry's routes (bounds from the reference OpenAPI). */
 
@@ -26,8 +26,8 @@ const modelSchema = z.looseObject({
   name: z.string().min(1),
   model_config_display_name: z.string().max(255).nullish(),
   base_model: z.string().max(100).nullish(),
-  parameters: z.record(z.string(), z.unknown()).nullish(),
-  display_params: z.record(z.string(), z.unknown()).nullish(),
+  parameters: jsonObject.nullish(),
+  display_params: jsonObject.nullish(),
   api_type: z.string().nullish(),
 });
 
@@ -54,7 +54,7 @@ export const publishBodySchema = z.object({
 export type PublishBody = z.output<typeof publishBodySchema>;
 
 /** A read selects a version by number or by label, never both. */
-function versionOrLabel(
+export function versionOrLabel(
   select: { version?: number | null; label?: string | null },
   ctx: z.RefinementCtx,
 ): void {
@@ -93,16 +93,6 @@ export const renderTemplateBodySchema = z
   .superRefine(versionOrLabel);
 export type RenderTemplateBody = z.output<typeof renderTemplateBodySchema>;
 
-/** A timestamp (ISO 8601 or epoch seconds or milliseconds), as a query string; parses to epoch ms. */
-const queryTimestamp = z.string().transform((text, ctx) => {
-  const ms = parseTimestamp(/^\d+(\.\d+)?$/.test(text) ? Number(text) : text);
-  if (ms === undefined) {
-    ctx.addIssue({ code: 'custom', message: `must be ${TIMESTAMP_FORMS}` });
-    return z.NEVER;
-  }
-  return ms;
-});
-
 export const LIST_SORT_FIELDS = ['created_at', 'updated_at', 'name', 'id'] as const;
 
 export const listTemplatesQuerySchema = z
@@ -114,10 +104,10 @@ export const listTemplatesQuerySchema = z
     status: z.enum(['active', 'deleted', 'all']).default('active'),
     external_source: externalIdSchema.shape.source.optional(),
     external_id: externalIdSchema.shape.external_id.optional(),
-    created_after: queryTimestamp.optional(),
-    created_before: queryTimestamp.optional(),
-    updated_after: queryTimestamp.optional(),
-    updated_before: queryTimestamp.optional(),
+    created_after: queryTimestampSchema.optional(),
+    created_before: queryTimestampSchema.optional(),
+    updated_after: queryTimestampSchema.optional(),
+    updated_before: queryTimestampSchema.optional(),
     // Defaults (created_at, desc) are applied by the list: sort_order alone is a 422.
     sort_by: z.enum(LIST_SORT_FIELDS).optional(),
     sort_order: z.enum(['asc', 'desc']).optional(),

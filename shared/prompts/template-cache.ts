@@ -1,4 +1,4 @@
-import { TtlCache } from './cache.ts';
+import { TtlCache } from '#shared/platform/ttl-cache.ts';
 import {
   DEFAULT_PROMPT_CACHE_TTL_SECONDS,
   PROMPT_CACHE_TTL_ENV,
@@ -38,6 +38,10 @@ export const templateTag = (workspaceId: number, name: string) => `${workspaceId
 export function invalidateTemplate(workspaceId: number, name: string): void {
   cache?.invalidate(templateTag(workspaceId, name));
 }
+
+/** A client's `Cache-Control: no-cache` asks for a fresh read (the answer is then cached again). */
+export const wantsFreshRead = (headers: Readonly<Record<string, string>>): boolean =>
+  /\bno-cache\b/i.test(headers['cache-control'] ?? '');
 
 /** Forgets the cache and reads the TTL again (tests). */
 export function resetTemplateCache(): void {

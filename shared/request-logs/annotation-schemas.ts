@@ -1,13 +1,17 @@
 import * as z from 'zod';
 import { wellFormedString } from '#shared/platform/schemas.ts';
+import { labelNameSchema, promptNameSchema, versionOrLabel } from '#shared/prompts/schemas.ts';
 
 /** Bodies of the routes that annotate a logged request afterwards, shared by the routes that take them. */
 
-/** A logged request's id; the reference OpenAPI also allows it as a string of digits. */
-export const requestIdField = z.preprocess(
+/** An id in a tracking body; the reference OpenAPI also allows it as a string of digits. */
+const idField = z.preprocess(
   (value) => (typeof value === 'string' && /^\d{1,16}$/.test(value) ? Number(value) : value),
   z.int().min(1),
 );
+
+/** A logged request's id. */
+export const requestIdField = idField;
 
 /** Metadata keys are counted in characters (code points), as zod counts the other string limits. */
 const MAX_METADATA_KEY = 1024;
@@ -52,10 +56,7 @@ export const trackScoreBodySchema = z.object({
 });
 
 /** A group's id (POST /create-group answers it). */
-export const groupIdField = z.preprocess(
-  (value) => (typeof value === 'string' && /^\d{1,16}$/.test(value) ? Number(value) : value),
-  z.int().min(1),
-);
+export const groupIdField = idField;
 
 /** Body of POST /track-group. */
 export const trackGroupBodySchema = z.object({ request_id: requestIdField, group_id: groupIdField });
@@ -64,7 +65,7 @@ export const trackGroupBodySchema = z.object({ request_id: requestIdField, group
 export const trackPromptBodySchema = z
   .object({
     request_id: requestIdField,
-    prompt_name: z.string().min(1),
+    prompt_name: promptNameSchema,
     prompt_input_variables: z
       .record(z.string(), z.unknown())
       .nullish()
@@ -75,12 +76,9 @@ export const trackPromptBodySchema = z
         z.int().gt(0),
       )
       .nullish(),
-    label: z.string().min(1).nullish(),
+    label: labelNameSchema.nullish(),
   })
-  .refine((body) => body.version == null || body.label == null, {
-    path: ['label'],
-    message: 'give version or label, not both',
-  });
+  .superRefine(versionOrLabel);
 
 /** What the tracking routes answer. */
 export const trackResponseSchema = z.object({ success: z.literal(true), message: z.string() });

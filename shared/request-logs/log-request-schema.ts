@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { blueprintSchema } from '#shared/blueprints/schema.ts';
-import { wellFormedString } from '#shared/platform/schemas.ts';
+import { jsonObject, wellFormedString } from '#shared/platform/schemas.ts';
 import { timestampSchema } from '#shared/platform/time.ts';
 import { metadataField } from './annotation-schemas.ts';
 
@@ -27,8 +27,6 @@ const orDefault = <T extends z.ZodType>(schema: T, fallback: z.output<T>) =>
   schema.nullish().transform((value) => value ?? fallback);
 
 const nonNegativeInt = z.int().min(0);
-
-const jsonObject = z.record(z.string(), z.unknown());
 
 export const logRequestBodySchema = z
   .looseObject({

@@ -1,4 +1,5 @@
 import { nextId } from '#shared/platform/ids.ts';
+import type { JsonObject } from '#shared/platform/json.ts';
 import { findLoggedPromptVersion } from '#shared/prompts/read.ts';
 import type { VersionRecord } from '#shared/prompts/records.ts';
 import { toPromptVersionView } from '#shared/prompts/views.ts';
@@ -21,7 +22,6 @@ export interface LogRequestResult {
  * through the schema), and so are fields the API does not define.
  */
 export type RawBody = Record<string, unknown>;
-type JsonObject = Record<string, unknown>;
 
 const DEFINED_FIELDS = new Set(Object.keys(logRequestBodySchema.shape));
 

@@ -1,5 +1,6 @@
 import * as z from 'zod';
-import { clip, validationError } from '#shared/platform/http.ts';
+import { clip, validationError } from '#shared/platform/errors.ts';
+import { jsonObject } from '#shared/platform/schemas.ts';
 import { type LogRequestResult, logRequest, type RawBody } from './log-request.ts';
 import { logRequestBodySchema } from './log-request-schema.ts';
 import { convertTrackedCall } from './providers/index.ts';
@@ -11,7 +12,6 @@ import { convertTrackedCall } from './providers/index.ts';
  * (timestamps, tags, metadata, statuses, prompt and group references) is checked in one place, and the
  * write is log-request's: one PutItem.
  */
-const jsonObject = z.record(z.string(), z.unknown());
 
 /** The fields of the SDK's body that are not log-request's; the others are checked as log-request's. */
 export const trackRequestBodySchema = z.looseObject({

@@ -1,7 +1,7 @@
 import { forEachLimited } from '#shared/platform/concurrency.ts';
-import { AppError } from '#shared/platform/errors.ts';
-import { validationError } from '#shared/platform/http.ts';
+import { AppError, validationError } from '#shared/platform/errors.ts';
 import { nextId } from '#shared/platform/ids.ts';
+import type { JsonObject } from '#shared/platform/json.ts';
 import type { VersionRecord } from '#shared/prompts/records.ts';
 import { newRequestLog, type RawBody, resolveLogReferences } from '#shared/request-logs/log-request.ts';
 import { type LogRequestBody, logRequestBodySchema } from '#shared/request-logs/log-request-schema.ts';
@@ -25,8 +25,6 @@ export interface SpansBulkResult {
   /** The request logs this call created from `log_request`. */
   request_logs: { id: number; span_id: string; trace_id: string }[];
 }
-
-type JsonObject = Record<string, unknown>;
 
 /** Fields of a span the API defines; anything else a client sends is kept under the detail's `extra`. */
 const SPAN_FIELDS = new Set([

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { jsonObject } from '#shared/platform/schemas.ts';
 import { parseNanos } from './span-time.ts';
 
 /**
@@ -52,8 +53,6 @@ export const SPAN_KINDS = [
   'SpanKind.SERVER',
 ] as const;
 export const STATUS_CODES = ['StatusCode.ERROR', 'StatusCode.OK', 'StatusCode.UNSET'] as const;
-
-const jsonObject = z.record(z.string(), z.unknown());
 
 export const spanSchema = z
   .looseObject({

@@ -1,3 +1,5 @@
+import { MAX_EPOCH_MS } from '#shared/platform/time.ts';
+
 /**
  * Span times: nanoseconds since the Unix epoch, as OpenTelemetry keeps them. The JavaScript SDK sends
  * them as decimal strings (a double cannot hold today's nanoseconds exactly); other clients send JSON
@@ -7,7 +9,7 @@
  */
 
 /** The last nanosecond of year 9999: beyond it an ISO 8601 answer cannot be written. */
-export const MAX_EPOCH_NS = 253_402_300_799_999_999_999n;
+export const MAX_EPOCH_NS = BigInt(MAX_EPOCH_MS) * 1_000_000n + 999_999n;
 
 const DIGITS = /^\d{1,21}$/;
 

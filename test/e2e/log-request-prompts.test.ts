@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { recordDynamoCommands, type SentCommand } from '#test/support/dynamo-commands.ts';
 import { logRequestBody, startTestService, type TestService } from '#test/support/local-service.ts';
 import { chat, OPENAI_MODEL, publish, uniqueName } from '#test/support/prompts.ts';
 
@@ -10,7 +11,7 @@ import { chat, OPENAI_MODEL, publish, uniqueName } from '#test/support/prompts.t
 let service: TestService;
 let name: string;
 let template: { id: number; v1: number; v2: number };
-let dynamoCalls: string[] = [];
+let sent: SentCommand[];
 
 beforeAll(async () => {
   service = await startTestService();
@@ -19,14 +20,7 @@ beforeAll(async () => {
   const v2 = await publish(service, name, chat('Second'));
   template = { id: v1.id, v1: v1.prompt_version_id, v2: v2.prompt_version_id };
   // The handlers run in this process: count what they send to DynamoDB.
-  const { documentClient } = await import('#shared/platform/dynamo.ts');
-  documentClient().middlewareStack.add(
-    (next, context) => (args) => {
-      dynamoCalls.push(context.commandName ?? 'unknown');
-      return next(args);
-    },
-    { step: 'initialize', name: 'testCallRecorder' },
-  );
+  sent = await recordDynamoCommands();
 });
 afterAll(() => service?.stop());
 
@@ -90,10 +84,10 @@ describe('POST /log-request with a prompt', () => {
 
   it('keeps a log without a prompt at one write and no read', async () => {
     await log({}); // the id block is reserved by an earlier log; this one warms nothing else either
-    dynamoCalls = [];
+    sent.length = 0;
     const response = await log({});
     expect(response.status).toBe(201);
     expect(response.body.prompt_version).toBeNull();
-    expect(dynamoCalls).toEqual(['PutItemCommand']);
+    expect(sent.map((command) => command.name)).toEqual(['PutItemCommand']);
   });
 });

@@ -89,8 +89,7 @@ describe('API keys', () => {
   });
 
   it('answers 403 when the key may only read request logs', async () => {
-    const { createApiKey } = await import('#shared/auth/api-keys.ts');
-    const { key } = await createApiKey(service.workspaceId, { permissions: { request_logs: 'read' } });
+    const key = await service.keyWithPermissions({ request_logs: 'read' });
 
     const answer = await rejected('POST', '/log-request', { key, body: logRequestBody() });
     expectErrorBody(answer, 403, 'forbidden');

@@ -169,8 +169,7 @@ describe('POST /rest/prompt-templates', () => {
   });
 
   it('needs edit permission on prompts', async () => {
-    const { createApiKey } = await import('#shared/auth/api-keys.ts');
-    const { key } = await createApiKey(service.workspaceId, { permissions: { prompts: 'read' } });
+    const key = await service.keyWithPermissions({ prompts: 'read' });
     const response = await service.call('POST', '/rest/prompt-templates', { body: publishBody('x'), key });
     expect(response.status).toBe(403);
     expect((await service.call('GET', '/prompt-templates', { key })).status).toBe(200);

@@ -46,8 +46,7 @@ beforeAll(async () => {
     ids.push(created.body.id);
   }
   otherKey = await service.otherWorkspaceKey('search-e2e-other');
-  const { createApiKey } = await import('#shared/auth/api-keys.ts');
-  readOnlyKey = (await createApiKey(service.workspaceId, { permissions: { request_logs: 'read' } })).key;
+  readOnlyKey = await service.keyWithPermissions({ request_logs: 'read' });
 });
 afterAll(() => service?.stop());
 

@@ -5,6 +5,7 @@ import { PromptLayer } from 'promptlayer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { logRequestBody, startTestService, type TestService } from '#test/support/local-service.ts';
 import { OPENAI_MODEL, publish, publishBody, uniqueName } from '#test/support/prompts.ts';
+import { CHAT_COMPLETION_WITH_TOOL_CALL } from '#test/support/provider-payloads.ts';
 
 /**
  * The PromptLayer SDK's tracking calls against the local service: `track.*`, `group.create`,
@@ -195,31 +196,7 @@ describe('track.* and group.create', () => {
   });
 });
 
-const CHAT_COMPLETION = {
-  id: 'chatcmpl-1',
-  object: 'chat.completion',
-  created: 1_732_000_000,
-  model: 'gpt-4o-2024-08-06',
-  choices: [
-    {
-      index: 0,
-      message: {
-        role: 'assistant',
-        content: null,
-        refusal: null,
-        tool_calls: [
-          {
-            id: 'call_1',
-            type: 'function',
-            function: { name: 'get_weather', arguments: '{"city":"Paris"}' },
-          },
-        ],
-      },
-      finish_reason: 'tool_calls',
-    },
-  ],
-  usage: { prompt_tokens: 31, completion_tokens: 17, total_tokens: 48 },
-};
+const CHAT_COMPLETION = CHAT_COMPLETION_WITH_TOOL_CALL;
 
 const RESPONSE = {
   id: 'resp_1',
@@ -264,8 +241,8 @@ describe('/track-request through the SDK OpenAI wrapper', () => {
       model: 'gpt-4o-2024-08-06',
       function_name: 'openai.chat.completions.create',
       api_type: 'chat-completions',
-      input_tokens: 31,
-      output_tokens: 17,
+      input_tokens: 120,
+      output_tokens: 18,
       tags: ['sdk', 'weather'],
       parameters: { model: 'gpt-4o', temperature: 0.3, tools: [expect.any(Object)] },
       input: {
@@ -491,7 +468,7 @@ describe('run()', () => {
       });
       expect(result).toMatchObject({
         request_id: expect.any(Number),
-        raw_response: { id: 'chatcmpl-1' },
+        raw_response: { id: CHAT_COMPLETION.id },
         prompt_blueprint: {
           prompt_template: { type: 'chat', messages: expect.any(Array) },
           metadata: { model: { provider: 'openai', name: 'gpt-4o-2024-08-06' } },
@@ -511,8 +488,8 @@ describe('run()', () => {
         group_id: group,
         tags: ['run-e2e'],
         metadata: { flow: 'run' },
-        input_tokens: 31,
-        output_tokens: 17,
+        input_tokens: 120,
+        output_tokens: 18,
         parameters: { model: 'gpt-4o', temperature: 0.2, stream: false },
         input: { type: 'chat', messages: [{ role: 'system' }, { role: 'user' }] },
         output: { messages: [{ role: 'assistant', content: [{ type: 'text', text: 'Sunny.' }] }] },
@@ -602,8 +579,7 @@ describe('body-key authentication and refusals', () => {
   });
 
   it('refuses a read-only key with 403', async () => {
-    const { createApiKey } = await import('#shared/auth/api-keys.ts');
-    const { key } = await createApiKey(service.workspaceId, { permissions: { request_logs: 'read' } });
+    const key = await service.keyWithPermissions({ request_logs: 'read' });
     const answer = await service.rejected('POST', '/create-group', { key: null, body: { api_key: key } });
     expect(answer).toMatchObject({ status: 403, body: { error: 'forbidden' } });
   });

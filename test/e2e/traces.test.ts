@@ -15,8 +15,7 @@ let readOnlyKey: string;
 beforeAll(async () => {
   service = await startTestService();
   otherKey = await service.otherWorkspaceKey('traces-e2e-other');
-  const { createApiKey } = await import('#shared/auth/api-keys.ts');
-  readOnlyKey = (await createApiKey(service.workspaceId, { permissions: { request_logs: 'read' } })).key;
+  readOnlyKey = await service.keyWithPermissions({ request_logs: 'read' });
   // The first log reserves the id block (a counter item); later item counts then see only what a call adds.
   expect((await service.call('POST', '/log-request', { body: logRequestBody() })).status).toBe(201);
 });

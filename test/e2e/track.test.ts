@@ -9,8 +9,7 @@ let readOnlyKey: string;
 beforeAll(async () => {
   service = await startTestService();
   otherKey = await service.otherWorkspaceKey('track-e2e-other');
-  const { createApiKey } = await import('#shared/auth/api-keys.ts');
-  readOnlyKey = (await createApiKey(service.workspaceId, { permissions: { request_logs: 'read' } })).key;
+  readOnlyKey = await service.keyWithPermissions({ request_logs: 'read' });
 });
 afterAll(() => service?.stop());
 

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { recordDynamoCommands, type SentCommand } from '#test/support/dynamo-commands.ts';
 import { startTestService, type TestService } from '#test/support/local-service.ts';
 
 /**
@@ -16,7 +17,7 @@ let m: {
   search: typeof import('#shared/request-logs/search.ts');
   repository: typeof import('#shared/request-logs/repository.ts');
 };
-const sent: { name: string; input: Record<string, unknown> }[] = [];
+let sent: SentCommand[];
 
 const BASE = Date.UTC(2024, 4, 1);
 const MINUTE = 60_000;
@@ -67,14 +68,7 @@ beforeAll(async () => {
   service = await startTestService();
   const { ensureWorkspace } = await import('#shared/auth/api-keys.ts');
   other = (await ensureWorkspace('search-other')).workspaceId;
-  const { documentClient } = await import('#shared/platform/dynamo.ts');
-  documentClient().middlewareStack.add(
-    (next, context) => async (args) => {
-      sent.push({ name: context.commandName as string, input: args.input as Record<string, unknown> });
-      return next(args);
-    },
-    { step: 'initialize', name: 'recordCommands' },
-  );
+  sent = await recordDynamoCommands();
   m = {
     query: await import('#shared/request-logs/query.ts'),
     search: await import('#shared/request-logs/search.ts'),

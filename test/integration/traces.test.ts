@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { recordDynamoCommands, type SentCommand } from '#test/support/dynamo-commands.ts';
 import { startTestService, type TestService } from '#test/support/local-service.ts';
 
 /**
@@ -17,7 +18,7 @@ let m: {
   read: typeof import('#shared/traces/read.ts');
   repository: typeof import('#shared/traces/repository.ts');
 };
-const sent: { name: string; input: Record<string, unknown> }[] = [];
+let sent: SentCommand[];
 
 beforeAll(async () => {
   service = await startTestService();
@@ -29,13 +30,7 @@ beforeAll(async () => {
     read: await import('#shared/traces/read.ts'),
     repository: await import('#shared/traces/repository.ts'),
   };
-  m.dynamo.documentClient().middlewareStack.add(
-    (next, context) => async (args) => {
-      sent.push({ name: context.commandName as string, input: args.input as Record<string, unknown> });
-      return next(args);
-    },
-    { step: 'initialize', name: 'recordTraceCommands' },
-  );
+  sent = await recordDynamoCommands();
 });
 afterAll(() => service?.stop());
 beforeEach(() => {

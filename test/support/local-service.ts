@@ -2,6 +2,7 @@ import { DynamoDBClient, paginateScan } from '@aws-sdk/client-dynamodb';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { expect } from 'vitest';
 import { type LocalService, type LocalServiceOptions, startLocalService } from '#infra/local/service.ts';
+import type { Permissions } from '#shared/platform/auth-context.ts';
 import { COUNTER_PREFIX } from '#shared/platform/ids.ts';
 
 /**
@@ -31,6 +32,8 @@ export interface TestService extends LocalService {
   countObjects(): Promise<number>;
   /** An API key (every permission) of another workspace, created under that name if need be. */
   otherWorkspaceKey(name: string): Promise<string>;
+  /** A new API key of the test workspace with only these permissions (`{ request_logs: 'read' }`). */
+  keyWithPermissions(permissions: Permissions): Promise<string>;
   /** Calls a route that must refuse (4xx/5xx, error body) and leave the table and bucket unchanged. */
   rejected<T = any>(method: string, path: string, options?: CallOptions): Promise<CallResult<T>>;
 }
@@ -124,7 +127,12 @@ export async function startTestService(options: LocalServiceOptions = {}): Promi
     return (await createApiKey(workspaceId)).key;
   }
 
-  return { ...service, call, countItems, countObjects, rejected, otherWorkspaceKey };
+  async function keyWithPermissions(permissions: Permissions): Promise<string> {
+    const { createApiKey } = await import('#shared/auth/api-keys.ts');
+    return (await createApiKey(service.workspaceId, { permissions })).key;
+  }
+
+  return { ...service, call, countItems, countObjects, rejected, otherWorkspaceKey, keyWithPermissions };
 }
 
 /** A minimal valid POST /log-request body; override any field. */

@@ -218,9 +218,9 @@ describe('the OpenAPI document', () => {
 
   it('takes the summary from the handler doc comment, without its method and path', () => {
     const comment = handlerComment(
-      '/**\n * POST /log-request (spec 1): records a request. More words\n * here.\n */\nexport const handler = 1;',
+      '/**\n * POST /log-request: records a request. More words\n * here.\n */\nexport const handler = 1;',
     );
-    expect(comment).toBe('POST /log-request (spec 1): records a request. More words here.');
+    expect(comment).toBe('POST /log-request: records a request. More words here.');
     const op = operation(ROUTES.find((route) => route.path === '/log-request')!);
     expect(op.summary).toBe('Records a request made outside the service');
   });

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { TtlCache } from '#shared/prompts/cache.ts';
+import { TtlCache } from '#shared/platform/ttl-cache.ts';
 import { DEFAULT_PROMPT_CACHE_TTL_SECONDS, PROMPT_CACHE_TTL_ENV } from '#shared/prompts/cache-settings.ts';
 import { promptCacheTtlSeconds } from '#shared/prompts/template-cache.ts';
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { trackPromptBodySchema } from '#shared/request-logs/annotation-schemas.ts';
 import { withMetadata, withScore } from '#shared/request-logs/annotations.ts';
 import type { RequestLogRecord } from '#shared/request-logs/record.ts';
 import { toSearchResult } from '#shared/request-logs/search.ts';
@@ -77,5 +78,17 @@ describe('toSearchResult', () => {
       ],
       prompt_name: null,
     });
+  });
+});
+
+describe('trackPromptBodySchema (POST /library-track-prompt)', () => {
+  it('names templates and labels as the prompt registry does: well-formed, version or label', () => {
+    const parsed = trackPromptBodySchema.parse({ request_id: '7', prompt_name: 'greet', version: '2' });
+    expect(parsed).toEqual({ request_id: 7, prompt_name: 'greet', version: 2, prompt_input_variables: {} });
+    const issues = (body: Record<string, unknown>) =>
+      trackPromptBodySchema.safeParse({ request_id: 1, ...body }).error?.issues.map((issue) => issue.path);
+    expect(issues({ prompt_name: 's\ud800' })).toEqual([['prompt_name']]);
+    expect(issues({ prompt_name: 'greet', label: 'prod\udc00' })).toEqual([['label']]);
+    expect(issues({ prompt_name: 'greet', version: 1, label: 'prod' })).toEqual([['label']]);
   });
 });

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { listDatasetsQuerySchema } from '#shared/datasets/list.ts';
 import { EPOCH_MS_THRESHOLD, parseTimestamp } from '#shared/platform/time.ts';
+import { listTemplatesQuerySchema } from '#shared/prompts/schemas.ts';
 import { parseTimeSpan } from '#shared/request-logs/filters/time.ts';
 
 /** One rule for numeric timestamps everywhere: above 1e11 epoch milliseconds, at or below epoch seconds. */
@@ -23,5 +25,20 @@ describe('numeric timestamps', () => {
   it('refuses numbers past the year 9999 in either unit', () => {
     expect(parseTimestamp(1e16)).toBeUndefined();
     expect(parseTimeSpan(1e16)).toBeUndefined();
+  });
+});
+
+describe('timestamps in query strings', () => {
+  it.each([
+    ['GET /prompt-templates', listTemplatesQuerySchema],
+    ['GET /api/public/v2/datasets', listDatasetsQuerySchema],
+  ])('%s reads ISO, epoch seconds and epoch milliseconds alike', (_route, schema) => {
+    for (const text of ['2024-01-15T10:30:00Z', '1705314600', '1705314600000']) {
+      expect(schema.parse({ created_after: text }).created_after).toBe(1_705_314_600_000);
+    }
+    const refused = schema.safeParse({ created_after: 'yesterday' });
+    expect(refused.error?.issues[0]?.message).toBe(
+      'must be an ISO 8601 date-time, epoch seconds or epoch milliseconds',
+    );
   });
 });

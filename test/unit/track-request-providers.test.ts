@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { blueprintSchema } from '#shared/blueprints/schema.ts';
 import { convertTrackedCall } from '#shared/request-logs/providers/index.ts';
+import { CHAT_COMPLETION_WITH_TOOL_CALL } from '#test/support/provider-payloads.ts';
 
 /**
  * /track-request's provider conversions on payloads shaped as the providers' APIs answer them: the
@@ -37,39 +38,7 @@ describe('OpenAI chat completions', () => {
     tool_choice: 'auto',
     stream: false,
   };
-  const response = {
-    id: 'chatcmpl-AbC',
-    object: 'chat.completion',
-    created: 1_732_000_000,
-    model: 'gpt-4o-2024-08-06',
-    choices: [
-      {
-        index: 0,
-        message: {
-          role: 'assistant',
-          content: null,
-          refusal: null,
-          annotations: [],
-          tool_calls: [
-            {
-              id: 'call_1',
-              type: 'function',
-              function: { name: 'get_weather', arguments: '{"city":"Paris"}' },
-            },
-          ],
-        },
-        logprobs: null,
-        finish_reason: 'tool_calls',
-      },
-    ],
-    usage: {
-      prompt_tokens: 120,
-      completion_tokens: 18,
-      total_tokens: 138,
-      prompt_tokens_details: { cached_tokens: 0 },
-    },
-    system_fingerprint: 'fp_1',
-  };
+  const response = CHAT_COMPLETION_WITH_TOOL_CALL;
 
   it('keeps the conversation as blueprint messages with content blocks and tool calls', () => {
     const result = convert('openai.chat.completions.create', kwargs, response);

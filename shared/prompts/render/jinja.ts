@@ -16,6 +16,7 @@
  * block render again with it an empty string, as Jinja's lenient undefined would.
  */
 import { Environment, Interpreter, parse, tokenize } from '@huggingface/jinja';
+import { TtlCache } from '#shared/platform/ttl-cache.ts';
 import type { Rendered, Variables } from './fstring.ts';
 import {
   LOOP_ITEM_STEPS,
@@ -49,7 +50,7 @@ interface Compiled {
 // Parsed templates by text, oldest dropped first: rendering the same template again skips parsing.
 const MAX_COMPILED = 512;
 const MAX_COMPILED_TEXT = 64 * 1024;
-const compiledByText = new Map<string, Compiled>();
+const compiledByText = new TtlCache<Compiled>(Number.POSITIVE_INFINITY, MAX_COMPILED);
 
 function compile(text: string): Compiled {
   const hit = compiledByText.get(text);
@@ -61,10 +62,7 @@ function compile(text: string): Compiled {
     throw new TemplateRenderError(`jinja2 syntax error: ${describe(error)}`);
   }
   const compiled = { program, guarded: prepare(program) };
-  if (text.length <= MAX_COMPILED_TEXT) {
-    if (compiledByText.size >= MAX_COMPILED) compiledByText.delete(compiledByText.keys().next().value!);
-    compiledByText.set(text, compiled);
-  }
+  if (text.length <= MAX_COMPILED_TEXT) compiledByText.set(text, compiled);
   return compiled;
 }
 

@@ -1,3 +1,4 @@
+import { isJsonObject as isObject } from '#shared/platform/json.ts';
 import type { RequestLogRecord } from '#shared/request-logs/record.ts';
 
 /**
@@ -91,9 +92,6 @@ export function viewOf(record: RequestLogRecord): RecordView {
   if (last === undefined || last.record !== record) last = new RecordView(record);
   return last;
 }
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Calls `visit` with every message of a chat blueprint, or with a completion blueprint (it has `content` too). */
 function eachContentHolder(

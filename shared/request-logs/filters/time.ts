@@ -1,4 +1,4 @@
-import { isEpochMilliseconds } from '#shared/platform/time.ts';
+import { isEpochMilliseconds, MAX_EPOCH_MS } from '#shared/platform/time.ts';
 
 /**
  * A time value of a filter read as the span it names, [start, end) in epoch ms: a date names its UTC day,
@@ -11,9 +11,6 @@ export interface TimeSpan {
   start: number;
   end: number;
 }
-
-// 9999-12-31T23:59:59.999Z.
-const MAX_EPOCH_MS = 253_402_300_799_999;
 
 const ISO_8601 =
   /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?([Zz]|[+-]\d{2}(?::?\d{2})?)?)?$/;

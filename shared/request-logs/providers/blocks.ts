@@ -1,10 +1,9 @@
 import { MESSAGE_ROLES } from '#shared/blueprints/schema.ts';
+import { isJsonObject, type JsonObject } from '#shared/platform/json.ts';
 
 /** Small pieces every provider conversion uses: JSON shape checks and prompt-blueprint parts. */
-export type Json = Record<string, unknown>;
-
-export const isObject = (value: unknown): value is Json =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+export type Json = JsonObject;
+export const isObject = isJsonObject;
 
 export const asArray = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
 

@@ -1,7 +1,7 @@
 /**
  * A small in-memory cache with a time to live, a size bound and tags: an entry carries the tags it
- * depends on (a template and the snippets it expanded), and `invalidate(tag)` drops every entry that
- * carries the tag. Eviction is oldest-first (a Map keeps insertion order), which is enough for a cache
+ * depends on (for a prompt template, the template and the snippets it expanded), and `invalidate(tag)`
+ * drops every entry that carries the tag. Used by the prompt read cache and the body-key check. Eviction is oldest-first (a Map keeps insertion order), which is enough for a cache
  * whose entries all live for the same short TTL.
  */
 interface Entry<V> {
@@ -40,7 +40,12 @@ export class TtlCache<V> {
     return undefined;
   }
 
-  set(key: string, value: V, tags: readonly string[], opts: { since?: number; now?: number } = {}): void {
+  set(
+    key: string,
+    value: V,
+    tags: readonly string[] = [],
+    opts: { since?: number; now?: number } = {},
+  ): void {
     if (this.ttlMs <= 0 || (opts.since !== undefined && opts.since !== this.invalidations)) return;
     const now = opts.now ?? Date.now();
     this.delete(key);
