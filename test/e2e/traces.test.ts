@@ -321,6 +321,19 @@ describe('request-log links', () => {
     });
   });
 
+  it('never stores an api_key sent inside a log_request', async () => {
+    const trace = hex(16);
+    const created = await postOk([
+      sdkSpan(trace, hex(8), null, [0, 1], {
+        log_request: logRequestBody({ api_key: service.apiKey, custom_field: 'kept' }),
+      }),
+    ]);
+
+    const log = await service.call('GET', `/api/public/v2/requests/${created.request_logs[0].id}`);
+    expect(log.body.extra).toEqual({ custom_field: 'kept' });
+    expect(JSON.stringify(log.body)).not.toContain(service.apiKey);
+  });
+
   it('links a log named by an attribute or by the SDK function_output, with a summary', async () => {
     const trace = hex(16);
     const [byAttribute, byOutput, byString] = [
