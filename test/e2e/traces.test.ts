@@ -321,6 +321,15 @@ describe('request-log links', () => {
     });
   });
 
+  it('gives the log created from a log_request the trace and span it was made in', async () => {
+    const trace = hex(16);
+    const span = hex(8);
+    const created = await postOk([sdkSpan(trace, span, null, [0, 1], { log_request: logRequestBody() })]);
+
+    const log = await service.call('GET', `/api/public/v2/requests/${created.request_logs[0].id}`);
+    expect(log.body).toMatchObject({ trace_id: trace, span_id: span });
+  });
+
   it('never stores an api_key sent inside a log_request', async () => {
     const trace = hex(16);
     const created = await postOk([
@@ -330,7 +339,8 @@ describe('request-log links', () => {
     ]);
 
     const log = await service.call('GET', `/api/public/v2/requests/${created.request_logs[0].id}`);
-    expect(log.body.extra).toEqual({ custom_field: 'kept' });
+    expect(log.body.extra).toMatchObject({ custom_field: 'kept' });
+    expect(log.body.extra).not.toHaveProperty('api_key');
     expect(JSON.stringify(log.body)).not.toContain(service.apiKey);
   });
 
