@@ -64,7 +64,7 @@ export const trackGroupBodySchema = z.object({ request_id: requestIdField, group
 export const trackPromptBodySchema = z
   .object({
     request_id: requestIdField,
-    prompt_name: z.string().min(1),
+    prompt_name: wellFormedString().min(1),
     prompt_input_variables: z
       .record(z.string(), z.unknown())
       .nullish()
@@ -75,7 +75,7 @@ export const trackPromptBodySchema = z
         z.int().gt(0),
       )
       .nullish(),
-    label: z.string().min(1).nullish(),
+    label: wellFormedString().min(1).nullish(),
   })
   .refine((body) => body.version == null || body.label == null, {
     path: ['label'],

@@ -155,6 +155,31 @@ describe('track.* and group.create', () => {
     expect((await detail(id)).prompt_id).toBeNull();
   });
 
+  it('keeps every input variable as sent, as log-request does, and refuses ill-formed names with 422', async () => {
+    const name = uniqueName('sdk-track-prompt-raw');
+    await publish(service, name);
+    const id = await logged();
+    const variables = JSON.parse('{"__proto__": "p", "constructor": "c", "q": "a"}');
+
+    expect(
+      await pl.track.prompt({ request_id: id, prompt_name: name, prompt_input_variables: variables }),
+    ).toBe(true);
+    const stored = (await detail(id)).prompt_input_variables;
+    expect(Object.entries(stored)).toEqual([
+      ['__proto__', 'p'],
+      ['constructor', 'c'],
+      ['q', 'a'],
+    ]);
+
+    for (const body of [{ prompt_name: 's\ud800' }, { prompt_name: name, label: 's\udc00' }]) {
+      const answer = await service.call('POST', '/library-track-prompt', {
+        key: null,
+        body: { api_key: service.apiKey, request_id: id, prompt_input_variables: {}, ...body },
+      });
+      expect(answer).toMatchObject({ status: 422, body: { error: 'validation_error' } });
+    }
+  });
+
   it('creates groups and attaches logs to them; logs are found by group_id', async () => {
     const group = await pl.group.create();
     const other = (await pl.group.create()) as number;
