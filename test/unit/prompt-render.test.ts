@@ -4,7 +4,12 @@ import { AppError } from '#shared/platform/errors.ts';
 import { renderBlueprint, withMessageFormats } from '#shared/prompts/render/blueprint.ts';
 import { renderFString } from '#shared/prompts/render/fstring.ts';
 import { jinjaVariables, renderJinja } from '#shared/prompts/render/jinja.ts';
-import { MAX_RENDERED_CHARS, RenderBudget, TemplateRenderError } from '#shared/prompts/render/limits.ts';
+import {
+  MAX_RENDER_MS,
+  MAX_RENDERED_CHARS,
+  RenderBudget,
+  TemplateRenderError,
+} from '#shared/prompts/render/limits.ts';
 
 const fstring = (text: string, variables: Record<string, unknown> = {}) =>
   renderFString(text, variables, new RenderBudget());
@@ -227,6 +232,20 @@ describe('jinja2', () => {
           big: 'x'.repeat(1_000_000),
         }),
       ).toContain('characters and items processed');
+    });
+
+    it('bounds the time a render takes, whatever the work is charged', () => {
+      // Sorting a large list in a loop is cheap in charged work and slow in time: the clock is the backstop.
+      let now = 0;
+      const budget = new RenderBudget(() => (now += 1));
+      const render = () =>
+        renderJinja(
+          '{% for i in range(1000) %}{{ items | sort | length }}{% endfor %}',
+          jinjaVariables({ items: ['b', 'a'] }, budget),
+          budget,
+        );
+      expect(render).toThrow(TemplateRenderError);
+      expect(render).toThrow(`rendering took more than ${MAX_RENDER_MS} ms`);
     });
 
     it('bounds recursion', () => {
