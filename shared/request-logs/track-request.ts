@@ -41,6 +41,22 @@ const LOG_FIELDS = [
   'score',
 ] as const;
 
+/**
+ * Provider credentials the SDK's `run()` can leave in `kwargs` (a custom provider's `api_key` becomes
+ * `apiKey`, which its Anthropic path never deletes; Bedrock reads AWS keys from there). Secrets: dropped
+ * before the request is stored as the log's parameters or answered in `prompt_blueprint`.
+ */
+const CREDENTIAL_KWARGS = new Set([
+  'apiKey',
+  'api_key',
+  'aws_access_key',
+  'aws_secret_key',
+  'aws_session_token',
+]);
+
+const withoutCredentials = (kwargs: Record<string, unknown>) =>
+  Object.fromEntries(Object.entries(kwargs).filter(([name]) => !CREDENTIAL_KWARGS.has(name)));
+
 /** The error message a log keeps (log-request's bound): a provider's may be longer, and is cut rather than refused. */
 const MAX_ERROR_MESSAGE = 1024;
 
@@ -55,7 +71,7 @@ export async function trackRequest(
   body: TrackRequestBody,
   raw: RawBody,
 ): Promise<TrackRequestResult> {
-  const kwargs = body.kwargs ?? {};
+  const kwargs = withoutCredentials(body.kwargs ?? {});
   const converted = convertTrackedCall({
     function_name: body.function_name ?? '',
     kwargs,

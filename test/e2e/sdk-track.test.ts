@@ -444,6 +444,34 @@ describe('POST /track-request as run() sends it', () => {
     expect(log.parameters).not.toHaveProperty('system');
   });
 
+  it("never stores or answers the provider credentials run() leaves in kwargs (a custom provider's api_key)", async () => {
+    const secrets = ['sk-ant-secret-1', 'aws-secret-2', 'aws-access-3', 'aws-session-4'];
+    for (const function_name of ['anthropic.messages.create', 'unknown.provider.call']) {
+      const answer = await service.call('POST', '/track-request', {
+        key: null,
+        body: runBody({
+          function_name,
+          kwargs: {
+            model: 'claude-sonnet-4-5',
+            max_tokens: 64,
+            messages: [{ role: 'user', content: 'Hi' }],
+            apiKey: secrets[0],
+            baseURL: 'https://proxy.example',
+            aws_secret_key: secrets[1],
+            aws_access_key: secrets[2],
+            aws_session_token: secrets[3],
+          },
+        }),
+      });
+      expect(answer.status).toBe(200);
+      const log = await detail(answer.body.request_id);
+      expect(log.parameters).toMatchObject({ max_tokens: 64, baseURL: 'https://proxy.example' });
+      for (const text of [JSON.stringify(answer.body), JSON.stringify(log)]) {
+        for (const secret of secrets) expect(text).not.toContain(secret);
+      }
+    }
+  });
+
   it('logs a failed provider call as run() reports it (status ERROR, empty response)', async () => {
     const answer = await service.call('POST', '/track-request', {
       key: null,
