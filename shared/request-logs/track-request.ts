@@ -13,20 +13,6 @@ import { convertTrackedCall } from './providers/index.ts';
  */
 const jsonObject = z.record(z.string(), z.unknown());
 
-/** The fields of the SDK's body that are not log-request's; the others are checked as log-request's. */
-export const trackRequestBodySchema = z.looseObject({
-  function_name: z.string().nullish(),
-  provider_type: z.string().min(1),
-  args: z.array(z.unknown()).nullish(),
-  kwargs: jsonObject.nullish(),
-  request_response: z.unknown(),
-  prompt_version: z.int().gt(0).nullish(),
-  return_pl_id: z.boolean().nullish(),
-  return_prompt_blueprint: z.boolean().nullish(),
-  span_id: z.string().max(256).nullish(),
-});
-export type TrackRequestBody = z.output<typeof trackRequestBodySchema>;
-
 /** Fields copied as they are into the log-request body (checked there). */
 const LOG_FIELDS = [
   'request_start_time',
@@ -40,6 +26,29 @@ const LOG_FIELDS = [
   'error_type',
   'score',
 ] as const;
+
+/**
+ * The SDK's body: its own fields, and the log fields it copies (validated as log-request validates them,
+ * so that the OpenAPI document lists them, the request times required among them; the log keeps them as
+ * sent). The rest of the log body is built from `kwargs` and `request_response`.
+ */
+export const trackRequestBodySchema = z.looseObject({
+  ...Object.fromEntries(LOG_FIELDS.map((name) => [name, logRequestBodySchema.shape[name]])) as Pick<
+    typeof logRequestBodySchema.shape,
+    (typeof LOG_FIELDS)[number]
+  >,
+  function_name: z.string().nullish(),
+  provider_type: z.string().min(1),
+  args: z.array(z.unknown()).nullish(),
+  kwargs: jsonObject.nullish(),
+  request_response: z.unknown(),
+  prompt_version: z.int().gt(0).nullish(),
+  return_pl_id: z.boolean().nullish(),
+  return_prompt_blueprint: z.boolean().nullish(),
+  span_id: z.string().max(256).nullish(),
+});
+export type TrackRequestBody = z.output<typeof trackRequestBodySchema>;
+
 
 /**
  * Provider credentials the SDK's `run()` can leave in `kwargs` (a custom provider's `api_key` becomes
