@@ -33,10 +33,10 @@ const LOG_FIELDS = [
  * sent). The rest of the log body is built from `kwargs` and `request_response`.
  */
 export const trackRequestBodySchema = z.looseObject({
-  ...Object.fromEntries(LOG_FIELDS.map((name) => [name, logRequestBodySchema.shape[name]])) as Pick<
+  ...(Object.fromEntries(LOG_FIELDS.map((name) => [name, logRequestBodySchema.shape[name]])) as Pick<
     typeof logRequestBodySchema.shape,
     (typeof LOG_FIELDS)[number]
-  >,
+  >),
   function_name: z.string().nullish(),
   provider_type: z.string().min(1),
   args: z.array(z.unknown()).nullish(),
@@ -48,7 +48,6 @@ export const trackRequestBodySchema = z.looseObject({
   span_id: z.string().max(256).nullish(),
 });
 export type TrackRequestBody = z.output<typeof trackRequestBodySchema>;
-
 
 /**
  * Provider credentials the SDK's `run()` can leave in `kwargs` (a custom provider's `api_key` becomes
