@@ -45,7 +45,12 @@ export const trackRequestBodySchema = z.looseObject({
   prompt_version: z.int().gt(0).nullish(),
   return_pl_id: z.boolean().nullish(),
   return_prompt_blueprint: z.boolean().nullish(),
-  span_id: z.string().max(256).nullish(),
+  /** OpenTelemetry's invalid span id (all zeros), which the SDK sends when tracing is off, is no span. */
+  span_id: z
+    .string()
+    .max(256)
+    .nullish()
+    .transform((id) => (id && /^0+$/.test(id) ? null : id)),
 });
 export type TrackRequestBody = z.output<typeof trackRequestBodySchema>;
 
