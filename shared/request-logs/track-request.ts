@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { AppError } from '#shared/platform/errors.ts';
 import { clip, validationError } from '#shared/platform/http.ts';
 import { type LogRequestResult, logRequest, type RawBody } from './log-request.ts';
 import { logRequestBodySchema } from './log-request-schema.ts';
@@ -119,8 +120,29 @@ export async function trackRequest(
     parsed = logRequestBodySchema.safeParse(candidate);
   }
   if (!parsed.success) throw validationError(parsed.error, ['body']);
-  const logged: LogRequestResult = await logRequest(workspaceId, parsed.data, candidate);
+  let logged: LogRequestResult;
+  try {
+    logged = await logRequest(workspaceId, parsed.data, candidate);
+  } catch (error) {
+    throw namedAsSent(error);
+  }
   return { success: true, request_id: logged.id, prompt_blueprint: requestBlueprint(candidate) };
+}
+
+/** A log-request error about `prompt_version_number` names `prompt_version`, the field this body has. */
+function namedAsSent(error: unknown): unknown {
+  const renamed = (loc: (string | number)[]) =>
+    loc[0] === 'body' && loc[1] === 'prompt_version_number'
+      ? ['body', 'prompt_version', ...loc.slice(2)]
+      : loc;
+  if (!(error instanceof AppError) || !error.detail?.some((item) => item.loc !== renamed(item.loc)))
+    return error;
+  return new AppError(
+    error.status,
+    error.code,
+    error.message.replace('body.prompt_version_number', 'body.prompt_version'),
+    error.detail.map((item) => ({ ...item, loc: renamed(item.loc) })),
+  );
 }
 
 const BLUEPRINTS = new Set<PropertyKey | undefined>(['input', 'output']);

@@ -472,6 +472,18 @@ describe('POST /track-request as run() sends it', () => {
     }
   });
 
+  it('names prompt_version, the field the SDK sends, when that version does not exist', async () => {
+    const name = uniqueName('sdk-run-version');
+    const template = await publish(service, name);
+    const answer = await service.call('POST', '/track-request', {
+      key: null,
+      body: runBody({ prompt_id: template.id, prompt_version: 99 }),
+    });
+    expect(answer).toMatchObject({ status: 422, body: { error: 'validation_error' } });
+    expect(answer.body.message).toContain('body.prompt_version:');
+    expect(answer.body.detail[0].loc).toEqual(['body', 'prompt_version']);
+  });
+
   it('logs a failed provider call as run() reports it (status ERROR, empty response)', async () => {
     const answer = await service.call('POST', '/track-request', {
       key: null,
