@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { PromptBlueprint } from '#shared/blueprints/schema.ts';
 import { AppError } from '#shared/platform/errors.ts';
 import { renderBlueprint, withMessageFormats } from '#shared/prompts/render/blueprint.ts';
@@ -174,6 +174,15 @@ describe('jinja2', () => {
   });
 
   describe('bounds', () => {
+    // Each deterministic bound on its own, however loaded the machine: the clock (tested with a clock of
+    // its own below) stands still.
+    beforeEach(() => {
+      vi.spyOn(performance, 'now').mockReturnValue(0);
+    });
+    afterEach(() => {
+      vi.restoreAllMocks();
+    });
+
     const bounded = (text: string, variables: Record<string, unknown> = {}) => {
       const error = renderError(text, variables);
       expect(error.status).toBe(422);
