@@ -9,8 +9,11 @@ export const handler = httpRoute({
   permission: ['request_logs', 'edit'],
   responses: { 200: trackResponseSchema },
   errors: [404, 409],
-  handle: async ({ body, auth }) => {
-    await trackPrompt(auth.workspaceId, body.request_id, body);
+  handle: async ({ body, rawBody, auth }) => {
+    // The variables as sent (validated as an object above): a parsed record drops a key named `__proto__`.
+    const sent = (rawBody as { prompt_input_variables?: Record<string, unknown> | null })
+      .prompt_input_variables;
+    await trackPrompt(auth.workspaceId, body.request_id, { ...body, prompt_input_variables: sent ?? {} });
     return { success: true, message: 'Prompt tracked successfully' };
   },
 });

@@ -25,8 +25,16 @@ export type RawBody = Record<string, unknown>;
 
 const DEFINED_FIELDS = new Set(Object.keys(logRequestBodySchema.shape));
 
+/**
+ * Fields never kept under `extra`: `api_key` is a credential. The HTTP wrapper already takes it out of a
+ * route's body, but a log body can arrive nested (a span's `log_request`), where the wrapper never looks.
+ */
+const CREDENTIAL_FIELDS = new Set(['api_key']);
+
 function undefinedFields(raw: RawBody): JsonObject | undefined {
-  const extra = Object.fromEntries(Object.entries(raw).filter(([name]) => !DEFINED_FIELDS.has(name)));
+  const extra = Object.fromEntries(
+    Object.entries(raw).filter(([name]) => !DEFINED_FIELDS.has(name) && !CREDENTIAL_FIELDS.has(name)),
+  );
   return Object.keys(extra).length > 0 ? extra : undefined;
 }
 

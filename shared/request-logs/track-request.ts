@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { clip, validationError } from '#shared/platform/errors.ts';
+import { AppError, clip, validationError } from '#shared/platform/errors.ts';
 import { jsonObject } from '#shared/platform/schemas.ts';
 import { type LogRequestResult, logRequest, type RawBody } from './log-request.ts';
 import { logRequestBodySchema } from './log-request-schema.ts';
@@ -12,20 +12,6 @@ import { convertTrackedCall } from './providers/index.ts';
  * (timestamps, tags, metadata, statuses, prompt and group references) is checked in one place, and the
  * write is log-request's: one PutItem.
  */
-
-/** The fields of the SDK's body that are not log-request's; the others are checked as log-request's. */
-export const trackRequestBodySchema = z.looseObject({
-  function_name: z.string().nullish(),
-  provider_type: z.string().min(1),
-  args: z.array(z.unknown()).nullish(),
-  kwargs: jsonObject.nullish(),
-  request_response: z.unknown(),
-  prompt_version: z.int().gt(0).nullish(),
-  return_pl_id: z.boolean().nullish(),
-  return_prompt_blueprint: z.boolean().nullish(),
-  span_id: z.string().max(256).nullish(),
-});
-export type TrackRequestBody = z.output<typeof trackRequestBodySchema>;
 
 /** Fields copied as they are into the log-request body (checked there). */
 const LOG_FIELDS = [
@@ -41,6 +27,49 @@ const LOG_FIELDS = [
   'score',
 ] as const;
 
+/**
+ * The SDK's body: its own fields, and the log fields it copies (validated as log-request validates them,
+ * so that the OpenAPI document lists them, the request times required among them; the log keeps them as
+ * sent). The rest of the log body is built from `kwargs` and `request_response`.
+ */
+export const trackRequestBodySchema = z.looseObject({
+  ...(Object.fromEntries(LOG_FIELDS.map((name) => [name, logRequestBodySchema.shape[name]])) as Pick<
+    typeof logRequestBodySchema.shape,
+    (typeof LOG_FIELDS)[number]
+  >),
+  function_name: z.string().nullish(),
+  provider_type: z.string().min(1),
+  args: z.array(z.unknown()).nullish(),
+  kwargs: jsonObject.nullish(),
+  request_response: z.unknown(),
+  prompt_version: z.int().gt(0).nullish(),
+  return_pl_id: z.boolean().nullish(),
+  return_prompt_blueprint: z.boolean().nullish(),
+  /** OpenTelemetry's invalid span id (all zeros), which the SDK sends when tracing is off, is no span. */
+  span_id: z
+    .string()
+    .max(256)
+    .nullish()
+    .transform((id) => (id && /^0+$/.test(id) ? null : id)),
+});
+export type TrackRequestBody = z.output<typeof trackRequestBodySchema>;
+
+/**
+ * Provider credentials the SDK's `run()` can leave in `kwargs` (a custom provider's `api_key` becomes
+ * `apiKey`, which its Anthropic path never deletes; Bedrock reads AWS keys from there). Secrets: dropped
+ * before the request is stored as the log's parameters or answered in `prompt_blueprint`.
+ */
+const CREDENTIAL_KWARGS = new Set([
+  'apiKey',
+  'api_key',
+  'aws_access_key',
+  'aws_secret_key',
+  'aws_session_token',
+]);
+
+const withoutCredentials = (kwargs: Record<string, unknown>) =>
+  Object.fromEntries(Object.entries(kwargs).filter(([name]) => !CREDENTIAL_KWARGS.has(name)));
+
 /** The error message a log keeps (log-request's bound): a provider's may be longer, and is cut rather than refused. */
 const MAX_ERROR_MESSAGE = 1024;
 
@@ -55,7 +84,7 @@ export async function trackRequest(
   body: TrackRequestBody,
   raw: RawBody,
 ): Promise<TrackRequestResult> {
-  const kwargs = body.kwargs ?? {};
+  const kwargs = withoutCredentials(body.kwargs ?? {});
   const converted = convertTrackedCall({
     function_name: body.function_name ?? '',
     kwargs,
@@ -90,8 +119,29 @@ export async function trackRequest(
     parsed = logRequestBodySchema.safeParse(candidate);
   }
   if (!parsed.success) throw validationError(parsed.error, ['body']);
-  const logged: LogRequestResult = await logRequest(workspaceId, parsed.data, candidate);
+  let logged: LogRequestResult;
+  try {
+    logged = await logRequest(workspaceId, parsed.data, candidate);
+  } catch (error) {
+    throw namedAsSent(error);
+  }
   return { success: true, request_id: logged.id, prompt_blueprint: requestBlueprint(candidate) };
+}
+
+/** A log-request error about `prompt_version_number` names `prompt_version`, the field this body has. */
+function namedAsSent(error: unknown): unknown {
+  const renamed = (loc: (string | number)[]) =>
+    loc[0] === 'body' && loc[1] === 'prompt_version_number'
+      ? ['body', 'prompt_version', ...loc.slice(2)]
+      : loc;
+  if (!(error instanceof AppError) || !error.detail?.some((item) => item.loc !== renamed(item.loc)))
+    return error;
+  return new AppError(
+    error.status,
+    error.code,
+    error.message.replace('body.prompt_version_number', 'body.prompt_version'),
+    error.detail.map((item) => ({ ...item, loc: renamed(item.loc) })),
+  );
 }
 
 const BLUEPRINTS = new Set<PropertyKey | undefined>(['input', 'output']);

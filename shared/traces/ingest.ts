@@ -142,12 +142,15 @@ const spanRef = (span: { context: { trace_id: string; span_id: string } }) =>
 
 /**
  * A span's `log_request` as POST /log-request validates it. Request times it leaves out (or sends as null)
- * are the span's start and end.
+ * are the span's start and end; the trace and span it names (extra fields of a log, as /track-request's
+ * `span_id`) are the span's own, so the log reads back with the trace it was made in.
  */
 function validateLog(plan: PlannedSpan, rawLog: JsonObject): NonNullable<PlannedSpan['log']> {
   const raw: RawBody = { ...rawLog };
   raw.request_start_time ??= nanosToIso(plan.span.start_time);
   raw.request_end_time ??= nanosToIso(plan.span.end_time);
+  raw.trace_id = plan.span.context.trace_id;
+  raw.span_id = plan.span.context.span_id;
   const result = logRequestBodySchema.safeParse(raw);
   if (!result.success) throw validationError(result.error, ['body', 'spans', plan.index, 'log_request']);
   return { body: result.data, raw };

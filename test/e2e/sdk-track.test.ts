@@ -156,6 +156,31 @@ describe('track.* and group.create', () => {
     expect((await detail(id)).prompt_id).toBeNull();
   });
 
+  it('keeps every input variable as sent, as log-request does, and refuses ill-formed names with 422', async () => {
+    const name = uniqueName('sdk-track-prompt-raw');
+    await publish(service, name);
+    const id = await logged();
+    const variables = JSON.parse('{"__proto__": "p", "constructor": "c", "q": "a"}');
+
+    expect(
+      await pl.track.prompt({ request_id: id, prompt_name: name, prompt_input_variables: variables }),
+    ).toBe(true);
+    const stored = (await detail(id)).prompt_input_variables;
+    expect(Object.entries(stored)).toEqual([
+      ['__proto__', 'p'],
+      ['constructor', 'c'],
+      ['q', 'a'],
+    ]);
+
+    for (const body of [{ prompt_name: 's\ud800' }, { prompt_name: name, label: 's\udc00' }]) {
+      const answer = await service.call('POST', '/library-track-prompt', {
+        key: null,
+        body: { api_key: service.apiKey, request_id: id, prompt_input_variables: {}, ...body },
+      });
+      expect(answer).toMatchObject({ status: 422, body: { error: 'validation_error' } });
+    }
+  });
+
   it('creates groups and attaches logs to them; logs are found by group_id', async () => {
     const group = await pl.group.create();
     const other = (await pl.group.create()) as number;
@@ -396,6 +421,46 @@ describe('POST /track-request as run() sends it', () => {
     expect(log.parameters).not.toHaveProperty('system');
   });
 
+  it("never stores or answers the provider credentials run() leaves in kwargs (a custom provider's api_key)", async () => {
+    const secrets = ['sk-ant-secret-1', 'aws-secret-2', 'aws-access-3', 'aws-session-4'];
+    for (const function_name of ['anthropic.messages.create', 'unknown.provider.call']) {
+      const answer = await service.call('POST', '/track-request', {
+        key: null,
+        body: runBody({
+          function_name,
+          kwargs: {
+            model: 'claude-sonnet-4-5',
+            max_tokens: 64,
+            messages: [{ role: 'user', content: 'Hi' }],
+            apiKey: secrets[0],
+            baseURL: 'https://proxy.example',
+            aws_secret_key: secrets[1],
+            aws_access_key: secrets[2],
+            aws_session_token: secrets[3],
+          },
+        }),
+      });
+      expect(answer.status).toBe(200);
+      const log = await detail(answer.body.request_id);
+      expect(log.parameters).toMatchObject({ max_tokens: 64, baseURL: 'https://proxy.example' });
+      for (const text of [JSON.stringify(answer.body), JSON.stringify(log)]) {
+        for (const secret of secrets) expect(text).not.toContain(secret);
+      }
+    }
+  });
+
+  it('names prompt_version, the field the SDK sends, when that version does not exist', async () => {
+    const name = uniqueName('sdk-run-version');
+    const template = await publish(service, name);
+    const answer = await service.call('POST', '/track-request', {
+      key: null,
+      body: runBody({ prompt_id: template.id, prompt_version: 99 }),
+    });
+    expect(answer).toMatchObject({ status: 422, body: { error: 'validation_error' } });
+    expect(answer.body.message).toContain('body.prompt_version:');
+    expect(answer.body.detail[0].loc).toEqual(['body', 'prompt_version']);
+  });
+
   it('logs a failed provider call as run() reports it (status ERROR, empty response)', async () => {
     const answer = await service.call('POST', '/track-request', {
       key: null,
@@ -494,7 +559,9 @@ describe('run()', () => {
         input: { type: 'chat', messages: [{ role: 'system' }, { role: 'user' }] },
         output: { messages: [{ role: 'assistant', content: [{ type: 'text', text: 'Sunny.' }] }] },
       });
-      expect(log.span_id).toEqual(expect.any(String));
+      // Without tracing the SDK sends OpenTelemetry's invalid span id (all zeros): no span, so none is kept.
+      expect(log.span_id).toBeNull();
+      expect(log.extra).not.toHaveProperty('span_id');
     } finally {
       process.env.OPENAI_BASE_URL = saved.url;
       process.env.OPENAI_API_KEY = saved.key;

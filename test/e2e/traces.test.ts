@@ -320,6 +320,29 @@ describe('request-log links', () => {
     });
   });
 
+  it('gives the log created from a log_request the trace and span it was made in', async () => {
+    const trace = hex(16);
+    const span = hex(8);
+    const created = await postOk([sdkSpan(trace, span, null, [0, 1], { log_request: logRequestBody() })]);
+
+    const log = await service.call('GET', `/api/public/v2/requests/${created.request_logs[0].id}`);
+    expect(log.body).toMatchObject({ trace_id: trace, span_id: span });
+  });
+
+  it('never stores an api_key sent inside a log_request', async () => {
+    const trace = hex(16);
+    const created = await postOk([
+      sdkSpan(trace, hex(8), null, [0, 1], {
+        log_request: logRequestBody({ api_key: service.apiKey, custom_field: 'kept' }),
+      }),
+    ]);
+
+    const log = await service.call('GET', `/api/public/v2/requests/${created.request_logs[0].id}`);
+    expect(log.body.extra).toMatchObject({ custom_field: 'kept' });
+    expect(log.body.extra).not.toHaveProperty('api_key');
+    expect(JSON.stringify(log.body)).not.toContain(service.apiKey);
+  });
+
   it('links a log named by an attribute or by the SDK function_output, with a summary', async () => {
     const trace = hex(16);
     const [byAttribute, byOutput, byString] = [

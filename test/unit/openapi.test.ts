@@ -216,6 +216,15 @@ describe('the OpenAPI document', () => {
     expect(op.responses['201'].content['application/json'].schema.properties).toEqual({ at: {}, count: {} });
   });
 
+  it("documents /track-request's log fields, the request times it requires among them", () => {
+    const op = operation(ROUTES.find((route) => route.path === '/track-request')!);
+    const body = resolve(op.requestBody.content['application/json'].schema);
+    expect(Object.keys(body.properties)).toEqual(
+      expect.arrayContaining(['request_start_time', 'request_end_time', 'tags', 'metadata', 'group_id']),
+    );
+    expect(body.required).toEqual(expect.arrayContaining(['request_start_time', 'request_end_time']));
+  });
+
   it('takes the summary from the handler doc comment, without its method and path', () => {
     const comment = handlerComment(
       '/**\n * POST /log-request: records a request. More words\n * here.\n */\nexport const handler = 1;',

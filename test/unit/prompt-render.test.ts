@@ -1,10 +1,15 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { PromptBlueprint } from '#shared/blueprints/schema.ts';
 import { AppError } from '#shared/platform/errors.ts';
 import { renderBlueprint, withMessageFormats } from '#shared/prompts/render/blueprint.ts';
 import { renderFString } from '#shared/prompts/render/fstring.ts';
 import { jinjaVariables, renderJinja } from '#shared/prompts/render/jinja.ts';
-import { MAX_RENDERED_CHARS, RenderBudget, TemplateRenderError } from '#shared/prompts/render/limits.ts';
+import {
+  MAX_RENDER_MS,
+  MAX_RENDERED_CHARS,
+  RenderBudget,
+  TemplateRenderError,
+} from '#shared/prompts/render/limits.ts';
 
 const fstring = (text: string, variables: Record<string, unknown> = {}) =>
   renderFString(text, variables, new RenderBudget());
@@ -169,6 +174,15 @@ describe('jinja2', () => {
   });
 
   describe('bounds', () => {
+    // Each deterministic bound on its own, however loaded the machine: the clock (tested with a clock of
+    // its own below) stands still.
+    beforeEach(() => {
+      vi.spyOn(performance, 'now').mockReturnValue(0);
+    });
+    afterEach(() => {
+      vi.restoreAllMocks();
+    });
+
     const bounded = (text: string, variables: Record<string, unknown> = {}) => {
       const error = renderError(text, variables);
       expect(error.status).toBe(422);
@@ -227,6 +241,20 @@ describe('jinja2', () => {
           big: 'x'.repeat(1_000_000),
         }),
       ).toContain('characters and items processed');
+    });
+
+    it('bounds the time a render takes, whatever the work is charged', () => {
+      // Sorting a large list in a loop is cheap in charged work and slow in time: the clock is the backstop.
+      let now = 0;
+      const budget = new RenderBudget(() => (now += 1));
+      const render = () =>
+        renderJinja(
+          '{% for i in range(1000) %}{{ items | sort | length }}{% endfor %}',
+          jinjaVariables({ items: ['b', 'a'] }, budget),
+          budget,
+        );
+      expect(render).toThrow(TemplateRenderError);
+      expect(render).toThrow(`rendering took more than ${MAX_RENDER_MS} ms`);
     });
 
     it('bounds recursion', () => {

@@ -20,6 +20,13 @@ export const LOOP_ITEM_STEPS = 4;
 export const MAX_WORK = 25_000_000;
 /** How deeply jinja2 evaluation (macros calling macros, nested expressions) may nest. */
 export const MAX_DEPTH = 400;
+/**
+ * Wall-clock time one render may take, checked at every step and every charge. The bounds above are
+ * deterministic but price operations by the size of their result, not by their cost: sorting a 100,000
+ * item list or `dictsort` on a large mapping, in a loop, stays under MAX_WORK for seconds. The clock is
+ * the backstop, so no template holds a function for long; a legitimate template renders in milliseconds.
+ */
+export const MAX_RENDER_MS = 500;
 
 /** A template that cannot be rendered: a syntax error, an error it raised, or a bound it passed. */
 export class TemplateRenderError extends Error {
@@ -41,6 +48,12 @@ export class RenderBudget {
   chars = 0;
   steps = 0;
   work = 0;
+  private readonly started: number;
+
+  /** `clock` reads milliseconds (tests pass their own). */
+  constructor(private readonly clock: () => number = () => performance.now()) {
+    this.started = clock();
+  }
 
   /** Counts the characters of a rendered text block against the template's total. */
   addOutput(length: number): void {
@@ -56,6 +69,7 @@ export class RenderBudget {
     if (this.steps > MAX_STEPS) {
       throw overLimit(`more than ${MAX_STEPS.toLocaleString('en-US')} evaluation steps (a loop too long?)`);
     }
+    this.checkTime();
   }
 
   charge(size: number): void {
@@ -64,6 +78,13 @@ export class RenderBudget {
       throw overLimit(
         `more than ${MAX_WORK.toLocaleString('en-US')} characters and items processed (large values in a loop?)`,
       );
+    }
+    this.checkTime();
+  }
+
+  private checkTime(): void {
+    if (this.clock() - this.started > MAX_RENDER_MS) {
+      throw overLimit(`rendering took more than ${MAX_RENDER_MS} ms (large values in a loop?)`);
     }
   }
 }
