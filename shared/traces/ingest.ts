@@ -1,4 +1,5 @@
 import { forEachLimited } from '#shared/platform/concurrency.ts';
+import { isConditionFailed } from '#shared/platform/dynamo.ts';
 import { AppError, validationError } from '#shared/platform/errors.ts';
 import { nextId } from '#shared/platform/ids.ts';
 import type { JsonObject } from '#shared/platform/json.ts';
@@ -9,6 +10,7 @@ import type { RequestLogRecord } from '#shared/request-logs/record.ts';
 import { putRequestLog, requestLogsByIds } from '#shared/request-logs/repository.ts';
 import { requestLogIdOf } from './links.ts';
 import {
+  claimSpanLog,
   putSpans,
   type SpanDetail,
   type SpanRecord,
@@ -108,8 +110,15 @@ export async function createSpansBulk(
   const created: SpansBulkResult['request_logs'] = [];
   await forEachLimited(toCreate, LOGS_IN_FLIGHT, async (plan) => {
     const log = plan.log!;
-    const record = newRequestLog(await nextId('request_log'), workspaceId, log.body, log.raw, log.prompt);
-    await putRequestLog(record);
+    const { trace_id, span_id } = plan.span.context;
+    const id = await claimSpanLog(workspaceId, trace_id, span_id, await nextId('request_log'));
+    const record = newRequestLog(id, workspaceId, log.body, log.raw, log.prompt);
+    try {
+      await putRequestLog(record);
+    } catch (error) {
+      // Another call claimed this span's log and wrote it first: that log is this span's.
+      if (!isConditionFailed(error)) throw error;
+    }
     links.set(plan, { id: record.id, summary: summarize(record) });
     created.push({ id: record.id, span_id: plan.span.context.span_id, trace_id: plan.span.context.trace_id });
   });

@@ -1,8 +1,8 @@
-import { QueryCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { batchGetItems, batchWriteItems, type WriteRequest } from '#shared/platform/batch.ts';
 import { getObjectText, putObject } from '#shared/platform/blob-store.ts';
 import { forEachLimited } from '#shared/platform/concurrency.ts';
-import { dynamo, table } from '#shared/platform/dynamo.ts';
+import { dynamo, isConditionFailed, table } from '#shared/platform/dynamo.ts';
 import type { RequestLogSummary } from './schemas.ts';
 
 /**
@@ -61,6 +61,43 @@ export const spanKey = (workspaceId: number, traceId: string, spanId: string) =>
   PK: tracePartition(workspaceId, traceId),
   SK: `${SPAN_PREFIX}${spanId}`,
 });
+
+/**
+ * Which request log a span's `log_request` became: `W#<ws>#TR#<trace_id>` / `LOG#<span_id>`, in the
+ * trace's partition but outside the `SP#` range a trace read queries.
+ */
+const spanLogClaimKey = (workspaceId: number, traceId: string, spanId: string) => ({
+  PK: tracePartition(workspaceId, traceId),
+  SK: `LOG#${spanId}`,
+});
+
+/**
+ * Claims the id of the request log a span's `log_request` becomes: the first caller's `logId` wins, and
+ * every caller (the same call retried, or sent twice at once) gets the winner's id, so a span makes one
+ * log however often it is sent. Answers the id to write the log under.
+ */
+export async function claimSpanLog(
+  workspaceId: number,
+  traceId: string,
+  spanId: string,
+  logId: number,
+): Promise<number> {
+  const Key = spanLogClaimKey(workspaceId, traceId, spanId);
+  try {
+    await dynamo.send(
+      new PutCommand({
+        TableName: table(),
+        Item: { ...Key, logId },
+        ConditionExpression: 'attribute_not_exists(PK)',
+      }),
+    );
+    return logId;
+  } catch (error) {
+    if (!isConditionFailed(error)) throw error;
+  }
+  const { Item } = await dynamo.send(new GetCommand({ TableName: table(), Key, ConsistentRead: true }));
+  return Item!.logId as number;
+}
 
 const detailObjectKey = (workspaceId: number, record: SpanRecord) =>
   `traces/${workspaceId}/${record.trace_id}/${record.span_id}.json`;

@@ -320,6 +320,31 @@ describe('request-log links', () => {
     });
   });
 
+  it('makes one log of a span sent five times at once', async () => {
+    const trace = hex(16);
+    const span = hex(8);
+    const marker = hex(8);
+    const batch = [
+      sdkSpan(trace, span, null, [0, 1], { log_request: logRequestBody({ metadata: { marker } }) }),
+    ];
+
+    const answers = await Promise.all(Array.from({ length: 5 }, () => postOk(batch)));
+
+    const linked = new Set(answers.map((answer) => answer.spans[0].request_log_id));
+    expect(linked.size).toBe(1);
+    const found = await service.call('POST', '/api/public/v2/requests/search', {
+      body: {
+        filter_group: {
+          logic: 'AND',
+          filters: [{ field: 'metadata', operator: 'key_equals', nested_key: 'marker', value: marker }],
+        },
+      },
+    });
+    expect(found.status).toBe(200);
+    expect(found.body.items.map((item: { id: number }) => item.id)).toEqual([...linked]);
+    expect((await traceOk(trace)).spans[0].request_log_id).toBe([...linked][0]);
+  });
+
   it('gives the log created from a log_request the trace and span it was made in', async () => {
     const trace = hex(16);
     const span = hex(8);
