@@ -1,8 +1,9 @@
 /**
  * A small in-memory cache with a time to live, a size bound and tags: an entry carries the tags it
  * depends on (for a prompt template, the template and the snippets it expanded), and `invalidate(tag)`
- * drops every entry that carries the tag. Used by the prompt read cache and the body-key check. Eviction is oldest-first (a Map keeps insertion order), which is enough for a cache
- * whose entries all live for the same short TTL.
+ * drops every entry that carries the tag. Used by the prompt read cache and the body-key check.
+ * Eviction is oldest-first (a Map keeps insertion order), which is enough for a cache whose entries all
+ * live for the same short TTL.
  */
 interface Entry<V> {
   value: V;
