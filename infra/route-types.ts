@@ -1,3 +1,4 @@
+import type { EventType } from '#shared/events/catalogue.ts';
 import type { RouteAuth } from '#shared/platform/auth-context.ts';
 
 /** The shape of a route-table row and of a job-queue row (see routes.ts). */
@@ -18,6 +19,41 @@ export interface JobQueueDef {
   /** Other job queues this worker sends to. */
   queues?: readonly string[];
   events?: boolean;
+  /** May read the master key (webhook secrets, provider credentials). */
+  masterKey?: boolean;
+  /**
+   * Batches of this queue processed at once (the event source mapping's maximum concurrency in AWS,
+   * at least 2 there; the local queue runner's parallel batches). Default 1 locally, unbounded in AWS.
+   */
+  maxConcurrency?: number;
+}
+
+/**
+ * A rule on the project bus: events of the given types (all of the catalogue when absent) go to a job
+ * queue, whose worker receives each as an EventBridge event (`detail` = the envelope and its id).
+ */
+export interface EventRuleDef {
+  /** The JOB_QUEUES name of the target queue. */
+  queue: string;
+  eventTypes?: readonly EventType[];
+  description: string;
+}
+
+/**
+ * A function run on a timer: an EventBridge schedule in AWS; locally once at start-up and then every
+ * `everyMinutes` (or the local service's own interval).
+ */
+export interface ScheduleDef {
+  handler: string;
+  everyMinutes: number;
+  description: string;
+  table: 'read' | 'write';
+  bucket?: 'read' | 'write';
+  queues?: readonly string[];
+  events?: boolean;
+  masterKey?: boolean;
+  memoryMb?: number;
+  timeoutSeconds?: number;
 }
 
 export interface RouteDef {
@@ -38,6 +74,8 @@ export interface RouteDef {
   queues?: readonly string[];
   /** May put events on the project bus. */
   events?: boolean;
+  /** May read the master key (webhook secrets, provider credentials). */
+  masterKey?: boolean;
   memoryMb?: number;
   timeoutSeconds?: number;
   /**

@@ -1,0 +1,76 @@
+import { z } from 'zod';
+
+/**
+ * Every event the service emits, with the schema of its `details` (PromptLayer's event names). A producer
+ * names one of these types and its details are checked against the schema before anything is written,
+ * so no event outside this list can reach the bus, a queue or a webhook. Details carry ids and the names
+ * they belong to, never content. `docs/events.md` lists the same table for readers.
+ */
+const id = z.number().int();
+
+const labelDetails = {
+  prompt_id: id,
+  prompt_name: z.string(),
+  prompt_label_id: id,
+  label: z.string(),
+  prompt_version_id: id,
+  version_number: id,
+};
+
+export const EVENT_CATALOGUE = {
+  prompt_template_version_created: z.object({
+    prompt_id: id,
+    prompt_name: z.string(),
+    prompt_version_id: id,
+    version_number: id,
+  }),
+  prompt_template_label_created: z.object(labelDetails),
+  prompt_template_label_moved: z.object({
+    ...labelDetails,
+    previous_prompt_version_id: id,
+    previous_version_number: id,
+  }),
+  prompt_template_label_deleted: z.object(labelDetails),
+  dataset_version_created_by_file: z.object({ dataset_id: id, dataset_version_number: id }),
+  dataset_version_created_by_file_failed: z.object({ dataset_id: id, error_message: z.string() }),
+  dataset_version_created_from_filter_params: z.object({
+    dataset_id: id,
+    rows_added: id,
+    dataset_version_number: id,
+  }),
+  /** Not one of PromptLayer's events: without it a client would never learn that its job gave up. */
+  dataset_version_created_from_filter_params_failed: z.object({
+    dataset_id: id,
+    error_message: z.string(),
+  }),
+  /** Sent by `POST /api/public/v2/webhooks/{id}/test` to that one webhook; never on the bus. */
+  webhook_test: z.object({ webhook_id: id, message: z.string() }),
+} as const;
+
+export type EventType = keyof typeof EVENT_CATALOGUE;
+export type EventDetails<T extends EventType> = z.infer<(typeof EVENT_CATALOGUE)[T]>;
+
+export const EVENT_TYPES = Object.keys(EVENT_CATALOGUE) as EventType[];
+
+/** What a webhook may subscribe to: every type that travels on the bus. */
+export const SUBSCRIBABLE_EVENT_TYPES = EVENT_TYPES.filter((type) => type !== 'webhook_test');
+
+export const isEventType = (value: string): value is EventType => Object.hasOwn(EVENT_CATALOGUE, value);
+
+/** One event as a producer hands it over: its type and details, checked against the catalogue. */
+export type CatalogueEvent = { [T in EventType]: { type: T; details: EventDetails<T> } }[EventType];
+
+/**
+ * The body every consumer sees (a webhook's body, an EventBridge event's `detail` without `event_id`):
+ * PromptLayer's envelope. `user_*` are null when the change was not made by a known user.
+ */
+export interface EventEnvelope {
+  event_type: EventType;
+  details: Record<string, unknown>;
+  user_id: number | null;
+  user_name: string | null;
+  user_email: string | null;
+  workspace_id: number;
+  /** ISO 8601, when the change happened. */
+  timestamp: string;
+}
