@@ -1,11 +1,11 @@
-import type { JobQueueDef, RouteDef } from './route-types.ts';
+import type { EventRuleDef, JobQueueDef, RouteDef, ScheduleDef } from './route-types.ts';
 import { CLIENT_ROUTES } from './routes/clients.ts';
 import { DATASET_JOB_QUEUES, DATASET_ROUTES } from './routes/datasets.ts';
 import { PROMPT_ROUTES } from './routes/prompts.ts';
 import { REQUEST_LOG_ROUTES } from './routes/request-logs.ts';
 import { TRACE_ROUTES } from './routes/traces.ts';
 
-export type { HttpMethod, JobQueueDef, RouteDef } from './route-types.ts';
+export type { EventRuleDef, HttpMethod, JobQueueDef, RouteDef, ScheduleDef } from './route-types.ts';
 
 /**
  * The route table: the single source of truth for the HTTP API. The CDK stack builds one Lambda per
@@ -23,5 +23,11 @@ export const ROUTES: readonly RouteDef[] = [
 /** The job queues, by name, and the worker each one feeds. */
 export const JOB_QUEUES: Readonly<Record<string, JobQueueDef>> = { ...DATASET_JOB_QUEUES };
 export type JobQueueName = string;
+
+/** Rules on the project bus, by name: which events go to which job queue. */
+export const EVENT_RULES: Readonly<Record<string, EventRuleDef>> = {};
+
+/** Functions run on a timer, by name. */
+export const SCHEDULES: Readonly<Record<string, ScheduleDef>> = {};
 
 export const AUTHORIZER_HANDLER = 'functions/authorizer.ts';

@@ -6,11 +6,14 @@ export const ENV = {
   tableName: 'TABLE_NAME',
   bucketName: 'BUCKET_NAME',
   eventBusName: 'EVENT_BUS_NAME',
+  /** Id (ARN in AWS) of the Secrets Manager secret holding the master key. */
+  masterKeySecretId: 'MASTER_KEY_SECRET_ID',
   /** Optional endpoint overrides (emulators). Unset in AWS. */
   dynamodbEndpoint: 'DYNAMODB_ENDPOINT',
   s3Endpoint: 'S3_ENDPOINT',
   sqsEndpoint: 'SQS_ENDPOINT',
   eventsEndpoint: 'EVENTS_ENDPOINT',
+  secretsEndpoint: 'SECRETS_ENDPOINT',
 } as const;
 
 /** The env var holding the URL of a job queue, e.g. QUEUE_URL_DATASET_FILE_JOBS. */
