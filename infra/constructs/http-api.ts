@@ -150,6 +150,7 @@ export class HttpApi extends Construct {
   readonly authorizer: RequestAuthorizer;
   readonly routes: readonly RouteFunction[];
   readonly accessLogs: LogGroup;
+  readonly executionLogs: LogGroup;
 
   constructor(scope: Construct, id: string, props: HttpApiProps) {
     super(scope, id);
@@ -201,6 +202,13 @@ export class HttpApi extends Construct {
 
     // The stack outputs the URL once, as ApiUrl; drop RestApi's own duplicate `Endpoint` output.
     this.api.node.tryRemoveChild('Endpoint');
+    // API Gateway writes execution logs to this group, creating it with no retention if it is missing:
+    // created here first, it gets the stack's retention and goes with the stack.
+    this.executionLogs = new LogGroup(this, 'ExecutionLogs', {
+      logGroupName: `API-Gateway-Execution-Logs_${this.api.restApiId}/${API_STAGE_NAME}`,
+      retention: props.logRetention ?? RetentionDays.ONE_MONTH,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
     this.acknowledgeNagFindings();
 
     for (const gatewayError of GATEWAY_ERRORS) {

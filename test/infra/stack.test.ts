@@ -485,6 +485,11 @@ describe('API', () => {
   });
 
   it('logs execution errors at ERROR level, never request or response bodies', () => {
+    const [apiId] = only(resources(dev, 'AWS::ApiGateway::RestApi'));
+    dev.hasResourceProperties('AWS::Logs::LogGroup', {
+      LogGroupName: { 'Fn::Join': ['', ['API-Gateway-Execution-Logs_', { Ref: apiId }, '/v1']] },
+      RetentionInDays: 30,
+    });
     for (const template of [dev, prod]) {
       template.hasResourceProperties('AWS::ApiGateway::Stage', {
         MethodSettings: Match.arrayWith([
