@@ -114,7 +114,7 @@ export class PromptopsStack extends Stack {
       Validations.of(this.http.api.deploymentStage).acknowledge({
         id: 'AwsSolutions-APIG3',
         reason:
-          'The deployer turned the WAF size guard off (requestSizeGuard=false, meant for development stages); the stage has no other WAF rule to carry',
+          'The deployer turned the WAF size guard off (requestSizeGuard=false, meant for development stages): the stage then has no web ACL, and a body over 6 MB fails in Lambda instead of getting a 413',
       });
     }
 

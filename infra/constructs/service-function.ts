@@ -158,7 +158,8 @@ export class ServiceFunction extends Construct {
   /**
    * The cdk-nag findings every function of this kind has by design, acknowledged on this construct
    * with their reasons (docs/deployment.md, "cdk-nag"). Only the wildcards its own grants produce are
-   * acknowledged, by their exact pattern, so a grant added by hand is still reported.
+   * acknowledged, by their exact pattern, so a grant added by hand is still reported, except one on
+   * `Resource::*`, which X-Ray's own grant already needs acknowledged.
    */
   private acknowledgeNagFindings({ access, resources, invocation }: ServiceFunctionProps): void {
     const acknowledge = (id: string, reason: string) => Validations.of(this).acknowledge({ id, reason });
