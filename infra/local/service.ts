@@ -26,7 +26,13 @@ import {
 } from '../routes.ts';
 import { type Emulator, ensureBucket, ensureTable, startDynalite, startS3rver } from './emulators.ts';
 import { type AuthorizerHandler, LocalGateway, type RouteHandler } from './gateway.ts';
-import { AUTHORIZER_GRANTS, type GrantedResources, type Grants, invokeWith } from './grants.ts';
+import {
+  AUTHORIZER_GRANTS,
+  type GrantedResources,
+  type Grants,
+  installGrantCheck,
+  invokeWith,
+} from './grants.ts';
 import { type LocalEvent, LocalMessaging, type WorkerHandler } from './messaging.ts';
 import { LocalSchedules, type ScheduleHandler } from './schedules.ts';
 
@@ -147,6 +153,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       masterKeySecretId: LOCAL_MASTER_KEY_SECRET_ID,
     };
     const enforce = options.enforceGrants ?? true;
+    if (enforce) installGrantCheck(); // fails the start if the SDK clients would escape the check
     // Each function's AWS calls run with the grants of its row, as under its IAM role in AWS.
     const invoke = <T>(functionName: string, grants: Grants, call: () => Promise<T>, ownQueue?: string) =>
       enforce
