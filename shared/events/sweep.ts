@@ -20,19 +20,24 @@ export interface SweepResult {
 }
 
 export async function sweepEvents(now = new Date()): Promise<SweepResult> {
-  const setting = Number(process.env[EVENT_REDELIVERY_AFTER_ENV]);
-  const afterSeconds = Number.isFinite(setting) && setting >= 0 ? setting : DEFAULT_REDELIVERY_AFTER_SECONDS;
-  const pending = await pendingEvents(new Date(now.getTime() - afterSeconds * 1000), SWEEP_PAGE);
-  const kept = await Promise.all(pending.map(({ detail }) => countSweep(detail, MAX_SWEEPS)));
-  const due = pending.filter((_, index) => kept[index]).map(({ detail }) => detail);
+  const pending = await pendingEvents(new Date(now.getTime() - redeliveryAfterSeconds() * 1000), SWEEP_PAGE);
+  const outcomes = await Promise.all(pending.map(({ detail }) => countSweep(detail, MAX_SWEEPS)));
+  const due = pending.filter((_, index) => outcomes[index] === 'due').map(({ detail }) => detail);
   const stillOut = due.length ? await putDetails(due) : 0;
   const result = {
     found: pending.length,
     put: due.length - stillOut,
-    abandoned: pending.length - due.length,
+    abandoned: outcomes.filter((outcome) => outcome === 'abandoned').length,
   };
   if (result.abandoned)
     logger.error('Events abandoned after repeated sweeps', { abandoned: result.abandoned });
   if (result.found) logger.info('Event sweep', { ...result });
   return result;
+}
+
+/** EVENT_REDELIVERY_AFTER_SECONDS: a number >= 0; unset, empty or anything else is the default. */
+function redeliveryAfterSeconds(): number {
+  const raw = process.env[EVENT_REDELIVERY_AFTER_ENV]?.trim();
+  const setting = raw ? Number(raw) : Number.NaN;
+  return Number.isFinite(setting) && setting >= 0 ? setting : DEFAULT_REDELIVERY_AFTER_SECONDS;
 }
