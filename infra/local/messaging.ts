@@ -360,6 +360,9 @@ export class LocalMessaging {
       const invoke = this.options.invokeWorker;
       const result = invoke ? await invoke(queue.name, queue.def, () => worker(event)) : await worker(event);
       failedIds = new Set((result?.batchItemFailures ?? []).map((failure) => failure.itemIdentifier));
+      // Lambda fails the whole batch when a reported failure names no message of the batch.
+      const ids = new Set(batch.map((message) => message.messageId));
+      if ([...failedIds].some((id) => !ids.has(id))) failedIds = ids;
     } catch {
       failedIds = new Set(batch.map((message) => message.messageId)); // a thrown error fails the whole batch
     }

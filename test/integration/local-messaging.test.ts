@@ -292,6 +292,22 @@ describe('delays', () => {
   });
 });
 
+describe('partial batch responses', () => {
+  it('retries the whole batch when the worker names a message that is not in it, as Lambda does', async () => {
+    const received: string[] = [];
+    const worker: WorkerHandler = async (event) => {
+      received.push(...event.Records.map((record) => record.attributes.ApproximateReceiveCount));
+      if (received.length > 1) return { batchItemFailures: [] };
+      return { batchItemFailures: [{ itemIdentifier: 'not-a-message-of-this-batch' }] };
+    };
+    const { messaging, sqs } = await startMessaging(worker);
+    await sqs.send(new SendMessageCommand({ QueueUrl: messaging.queueUrl('jobs'), MessageBody: 'x' }));
+    await messaging.idle();
+
+    expect(received).toEqual(['1', '2']);
+  });
+});
+
 describe('concurrency', () => {
   /** Sends six messages to a queue and answers the most batches its worker had under way at once. */
   async function mostAtOnce(maxConcurrency: number | undefined): Promise<number> {
