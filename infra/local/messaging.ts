@@ -77,6 +77,8 @@ export interface LocalMessagingOptions {
 }
 
 const ACCOUNT = '000000000000';
+/** Entries per SendMessageBatch, ChangeMessageVisibilityBatch and PutEvents call in AWS. */
+const MAX_BATCH_ENTRIES = 10;
 const MAX_DELAY_SECONDS = 900;
 const MAX_VISIBILITY_TIMEOUT_SECONDS = 43_200;
 
@@ -163,14 +165,14 @@ export class LocalMessaging {
         return { MessageId: sent?.MessageId, MD5OfMessageBody: sent?.MD5OfMessageBody };
       }
       case 'AmazonSQS.SendMessageBatch':
-        return { Successful: this.sendMessages(input.QueueUrl, entriesOf(input)), Failed: [] };
+        return { Successful: this.sendMessages(input.QueueUrl, sqsBatchOf(input)), Failed: [] };
       case 'AmazonSQS.ChangeMessageVisibility':
         this.changeVisibility(input.QueueUrl, input.ReceiptHandle, input.VisibilityTimeout);
         return {};
       case 'AmazonSQS.ChangeMessageVisibilityBatch': {
         const successful: { Id: unknown }[] = [];
         const failed: { Id: unknown; Code: string; Message: string; SenderFault: boolean }[] = [];
-        for (const entry of entriesOf(input)) {
+        for (const entry of sqsBatchOf(input)) {
           try {
             this.changeVisibility(input.QueueUrl, entry.ReceiptHandle, entry.VisibilityTimeout);
             successful.push({ Id: entry.Id });
@@ -181,8 +183,13 @@ export class LocalMessaging {
         }
         return { Successful: successful, Failed: failed };
       }
-      case 'AWSEvents.PutEvents':
-        return this.putEvents(entriesOf(input));
+      case 'AWSEvents.PutEvents': {
+        const entries = entriesOf(input);
+        if (entries.length < 1 || entries.length > MAX_BATCH_ENTRIES) {
+          throw new AwsError('ValidationException', `Entries must hold 1 to ${MAX_BATCH_ENTRIES} entries`);
+        }
+        return this.putEvents(entries);
+      }
       case 'secretsmanager.GetSecretValue':
         return this.getSecretValue(input.SecretId);
       default:
@@ -433,6 +440,30 @@ function secretArn(name: string): string {
 
 function entriesOf(input: Record<string, unknown>): Record<string, unknown>[] {
   return Array.isArray(input.Entries) ? (input.Entries as Record<string, unknown>[]) : [];
+}
+
+/** The entries of an SQS batch call, refused as SQS refuses them: none, more than 10, or repeated ids. */
+function sqsBatchOf(input: Record<string, unknown>): Record<string, unknown>[] {
+  const entries = entriesOf(input);
+  if (entries.length === 0) {
+    throw new AwsError(
+      'com.amazonaws.sqs#EmptyBatchRequest',
+      'The batch request does not contain any entries',
+    );
+  }
+  if (entries.length > MAX_BATCH_ENTRIES) {
+    throw new AwsError(
+      'com.amazonaws.sqs#TooManyEntriesInBatchRequest',
+      `Maximum number of entries per request are ${MAX_BATCH_ENTRIES}. You have sent ${entries.length}.`,
+    );
+  }
+  if (new Set(entries.map((entry) => entry.Id)).size !== entries.length) {
+    throw new AwsError(
+      'com.amazonaws.sqs#BatchEntryIdsNotDistinct',
+      'Two or more batch entries have the same Id',
+    );
+  }
+  return entries;
 }
 
 /** A bus given by name or by ARN (`arn:aws:events:...:event-bus/<name>`). */

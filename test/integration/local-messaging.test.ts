@@ -292,6 +292,35 @@ describe('delays', () => {
   });
 });
 
+describe('batch limits', () => {
+  it('refuses, as AWS does, a batch of more than 10 messages or visibility changes, and more than 10 events', async () => {
+    const { worker, received } = recordingWorker();
+    const { messaging, sqs, events } = await startMessaging(worker);
+    const QueueUrl = messaging.queueUrl('jobs');
+    const eleven = Array.from({ length: 11 }, (_, n) => String(n));
+
+    const sending = sqs.send(
+      new SendMessageBatchCommand({ QueueUrl, Entries: eleven.map((Id) => ({ Id, MessageBody: Id })) }),
+    );
+    await expect(sending).rejects.toMatchObject({ name: 'TooManyEntriesInBatchRequest' });
+    const changing = sqs.send(
+      new ChangeMessageVisibilityBatchCommand({
+        QueueUrl,
+        Entries: eleven.map((Id) => ({ Id, ReceiptHandle: Id, VisibilityTimeout: 0 })),
+      }),
+    );
+    await expect(changing).rejects.toMatchObject({ name: 'TooManyEntriesInBatchRequest' });
+    const putting = events.send(
+      new PutEventsCommand({ Entries: eleven.map(() => putEntry('prompt_template_version_created')) }),
+    );
+    await expect(putting).rejects.toMatchObject({ name: 'ValidationException' });
+    await messaging.idle();
+
+    expect(received).toEqual([]);
+    expect(messaging.events).toEqual([]);
+  });
+});
+
 describe('partial batch responses', () => {
   it('retries the whole batch when the worker names a message that is not in it, as Lambda does', async () => {
     const received: string[] = [];
