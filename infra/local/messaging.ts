@@ -39,6 +39,8 @@ interface Message {
   body: string;
   receiveCount: number;
   sentAt: number;
+  /** When the message was first delivered (SQS's ApproximateFirstReceiveTimestamp). */
+  firstReceivedAt?: number;
   /** Set by ChangeMessageVisibility during a delivery: when a failed message is delivered again. */
   visibilityTimeoutSeconds?: number;
 }
@@ -355,6 +357,7 @@ export class LocalMessaging {
   private async process(queue: QueueState, batch: Message[]): Promise<void> {
     const receipts = batch.map((message) => {
       message.receiveCount++;
+      message.firstReceivedAt ??= Date.now();
       message.visibilityTimeoutSeconds = undefined;
       const receiptHandle = randomBytes(24).toString('base64url');
       this.inFlight.set(receiptHandle, { queue: queue.name, message });
@@ -488,7 +491,7 @@ function toSqsEvent(queue: string, batch: Message[], receipts: string[]): SQSEve
           ApproximateReceiveCount: String(message.receiveCount),
           SentTimestamp: String(message.sentAt),
           SenderId: 'local',
-          ApproximateFirstReceiveTimestamp: String(Date.now()),
+          ApproximateFirstReceiveTimestamp: String(message.firstReceivedAt ?? Date.now()),
         },
         messageAttributes: {},
         md5OfBody: md5(message.body),

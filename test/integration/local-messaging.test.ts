@@ -245,6 +245,19 @@ describe('delays', () => {
     expect(messaging.deadLetters).toEqual([]);
   });
 
+  it('keeps the time of the first receive across deliveries, as SQS does', async () => {
+    const { worker, received } = recordingWorker(
+      (record) => record.attributes.ApproximateReceiveCount === '3',
+    );
+    const { messaging, sqs } = await startMessaging(worker);
+    await sqs.send(new SendMessageCommand({ QueueUrl: messaging.queueUrl('jobs'), MessageBody: 'x' }));
+    await messaging.idle();
+
+    const firsts = received.map((record) => record.attributes.ApproximateFirstReceiveTimestamp);
+    expect(firsts).toHaveLength(3);
+    expect(new Set(firsts).size).toBe(1);
+  });
+
   it('changes the visibility of a batch, reporting the handles that are not in flight', async () => {
     let answer: unknown;
     const { worker, received } = recordingWorker(async (record) => {
