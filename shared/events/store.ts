@@ -91,6 +91,26 @@ export async function acknowledgeEvent(workspaceId: number, eventId: string): Pr
   }
 }
 
+/**
+ * Takes back the sweep counted for an event the bus then refused: a bus outage, however long, does not
+ * bring the event closer to being abandoned. An event acknowledged or abandoned meanwhile is left as it is.
+ */
+export async function uncountSweep(detail: BusEventDetail): Promise<void> {
+  try {
+    await dynamo.send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: eventKey(detail.workspace_id, detail.event_id),
+        UpdateExpression: 'ADD sweeps :minusOne',
+        ConditionExpression: 'attribute_exists(GSI1PK)',
+        ExpressionAttributeValues: { ':minusOne': -1 },
+      }),
+    );
+  } catch (error) {
+    if (!isConditionFailed(error)) throw error;
+  }
+}
+
 export interface PendingEvent {
   detail: BusEventDetail;
   sweeps: number;

@@ -160,6 +160,22 @@ describe('the sweep', () => {
     }
   });
 
+  it('does not count a sweep whose put the bus refused: a long bus outage loses no event', async () => {
+    bus = mockClient(EventBridgeClient);
+    bus.on(PutEventsCommand).rejects(new Error('bus down'));
+    await emitEvents(ws, [versionCreated()]);
+    const warnings = vi.spyOn(logger, 'warn').mockImplementation(() => undefined);
+    for (let sweep = 0; sweep <= MAX_SWEEPS; sweep++) await sweepEvents();
+    warnings.mockRestore();
+    bus.restore();
+    expect(onBus(promptId)).toEqual([]);
+
+    await sweepEvents();
+    const [detail] = onBus(promptId);
+    expect(detail?.event_id).toMatch(/^ev_/);
+    expect((await stored(detail!.event_id))?.abandonedAt).toBeUndefined();
+  });
+
   it('acknowledging an unknown event is fine', async () => {
     await expect(acknowledgeEvent(ws, 'ev_unknown')).resolves.toBeUndefined();
   });
