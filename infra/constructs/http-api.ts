@@ -380,7 +380,7 @@ export class HttpApi extends Construct {
     Validations.of(this.api.node.findChild('CloudWatchRole')).acknowledge({
       id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
       reason:
-        "API Gateway's account-level logging role uses the managed policy AWS documents for it; it only creates and writes log groups of API Gateway",
+        "API Gateway's account-level logging role uses the managed policy AWS documents for it (log groups and streams on any resource); only API Gateway can assume the role",
     });
   }
 }

@@ -4,7 +4,6 @@ import type { CfnTable, ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IEventBus } from 'aws-cdk-lib/aws-events';
 import {
   type AddToPrincipalPolicyResult,
-  ManagedPolicy,
   PolicyDocument,
   type PolicyStatement,
   Role,
@@ -65,11 +64,13 @@ export type Invocation =
 export class FunctionRole extends Role {
   private readonly access: PolicyDocument;
 
-  constructor(scope: Construct, id: string) {
+  constructor(scope: Construct, id: string, description: string) {
     const access = new PolicyDocument();
+    // No AWSLambdaBasicExecutionRole, which may create log groups and write to any log group of the
+    // account: the function is granted writing to its own log group only.
     super(scope, id, {
       assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
-      managedPolicies: [ManagedPolicy.fromAwsManagedPolicyName('service-role/AWSLambdaBasicExecutionRole')],
+      description: description.slice(0, 1000),
       inlinePolicies: { access },
     });
     this.access = access;
@@ -124,8 +125,11 @@ export class ServiceFunction extends Construct {
       removalPolicy: RemovalPolicy.DESTROY,
     });
 
+    const role = new FunctionRole(this, 'Role', props.description);
+    this.logGroup.grantWrite(role);
+
     this.fn = new NodejsFunction(this, 'Function', {
-      role: new FunctionRole(this, 'Role'),
+      role,
       entry: join(props.root, props.entry),
       projectRoot: props.root,
       depsLockFilePath: join(props.root, 'package-lock.json'),
@@ -179,16 +183,12 @@ export class ServiceFunction extends Construct {
    * The cdk-nag findings every function of this kind has by design, acknowledged on this construct
    * with their reasons (docs/deployment.md, "cdk-nag"). Only the wildcards its own grants produce are
    * acknowledged, by their exact pattern, so a grant added by hand is still reported, except one on
-   * `Resource::*`, which X-Ray's own grant already needs acknowledged.
+   * `Resource::*`, which X-Ray's own grant already needs acknowledged (a CDK test reports that one).
    */
   private acknowledgeNagFindings({ access, resources, invocation }: ServiceFunctionProps): void {
     const acknowledge = (id: string, reason: string) => Validations.of(this).acknowledge({ id, reason });
     const arnOf = (resource: CfnTable | CfnBucket) => arnInFindings(this, resource);
 
-    acknowledge(
-      'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
-      'The AWS managed basic execution policy only allows creating log streams and writing log events; the function writes to its own log group',
-    );
     acknowledge(
       'AwsSolutions-IAM5[Resource::*]',
       'X-Ray tracing (Tracing.ACTIVE): xray:PutTraceSegments and xray:PutTelemetryRecords take no resource, so CDK grants them on *',

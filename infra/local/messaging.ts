@@ -39,6 +39,8 @@ interface Message {
   body: string;
   receiveCount: number;
   sentAt: number;
+  /** When the message was first delivered (SQS's ApproximateFirstReceiveTimestamp). */
+  firstReceivedAt?: number;
   /** Set by ChangeMessageVisibility during a delivery: when a failed message is delivered again. */
   visibilityTimeoutSeconds?: number;
 }
@@ -77,6 +79,8 @@ export interface LocalMessagingOptions {
 }
 
 const ACCOUNT = '000000000000';
+/** Entries per SendMessageBatch, ChangeMessageVisibilityBatch and PutEvents call in AWS. */
+const MAX_BATCH_ENTRIES = 10;
 const MAX_DELAY_SECONDS = 900;
 const MAX_VISIBILITY_TIMEOUT_SECONDS = 43_200;
 
@@ -163,14 +167,14 @@ export class LocalMessaging {
         return { MessageId: sent?.MessageId, MD5OfMessageBody: sent?.MD5OfMessageBody };
       }
       case 'AmazonSQS.SendMessageBatch':
-        return { Successful: this.sendMessages(input.QueueUrl, entriesOf(input)), Failed: [] };
+        return { Successful: this.sendMessages(input.QueueUrl, sqsBatchOf(input)), Failed: [] };
       case 'AmazonSQS.ChangeMessageVisibility':
         this.changeVisibility(input.QueueUrl, input.ReceiptHandle, input.VisibilityTimeout);
         return {};
       case 'AmazonSQS.ChangeMessageVisibilityBatch': {
         const successful: { Id: unknown }[] = [];
         const failed: { Id: unknown; Code: string; Message: string; SenderFault: boolean }[] = [];
-        for (const entry of entriesOf(input)) {
+        for (const entry of sqsBatchOf(input)) {
           try {
             this.changeVisibility(input.QueueUrl, entry.ReceiptHandle, entry.VisibilityTimeout);
             successful.push({ Id: entry.Id });
@@ -181,8 +185,13 @@ export class LocalMessaging {
         }
         return { Successful: successful, Failed: failed };
       }
-      case 'AWSEvents.PutEvents':
-        return this.putEvents(entriesOf(input));
+      case 'AWSEvents.PutEvents': {
+        const entries = entriesOf(input);
+        if (entries.length < 1 || entries.length > MAX_BATCH_ENTRIES) {
+          throw new AwsError('ValidationException', `Entries must hold 1 to ${MAX_BATCH_ENTRIES} entries`);
+        }
+        return this.putEvents(entries);
+      }
       case 'secretsmanager.GetSecretValue':
         return this.getSecretValue(input.SecretId);
       default:
@@ -348,6 +357,7 @@ export class LocalMessaging {
   private async process(queue: QueueState, batch: Message[]): Promise<void> {
     const receipts = batch.map((message) => {
       message.receiveCount++;
+      message.firstReceivedAt ??= Date.now();
       message.visibilityTimeoutSeconds = undefined;
       const receiptHandle = randomBytes(24).toString('base64url');
       this.inFlight.set(receiptHandle, { queue: queue.name, message });
@@ -360,6 +370,9 @@ export class LocalMessaging {
       const invoke = this.options.invokeWorker;
       const result = invoke ? await invoke(queue.name, queue.def, () => worker(event)) : await worker(event);
       failedIds = new Set((result?.batchItemFailures ?? []).map((failure) => failure.itemIdentifier));
+      // Lambda fails the whole batch when a reported failure names no message of the batch.
+      const ids = new Set(batch.map((message) => message.messageId));
+      if ([...failedIds].some((id) => !ids.has(id))) failedIds = ids;
     } catch {
       failedIds = new Set(batch.map((message) => message.messageId)); // a thrown error fails the whole batch
     }
@@ -432,6 +445,30 @@ function entriesOf(input: Record<string, unknown>): Record<string, unknown>[] {
   return Array.isArray(input.Entries) ? (input.Entries as Record<string, unknown>[]) : [];
 }
 
+/** The entries of an SQS batch call, refused as SQS refuses them: none, more than 10, or repeated ids. */
+function sqsBatchOf(input: Record<string, unknown>): Record<string, unknown>[] {
+  const entries = entriesOf(input);
+  if (entries.length === 0) {
+    throw new AwsError(
+      'com.amazonaws.sqs#EmptyBatchRequest',
+      'The batch request does not contain any entries',
+    );
+  }
+  if (entries.length > MAX_BATCH_ENTRIES) {
+    throw new AwsError(
+      'com.amazonaws.sqs#TooManyEntriesInBatchRequest',
+      `Maximum number of entries per request are ${MAX_BATCH_ENTRIES}. You have sent ${entries.length}.`,
+    );
+  }
+  if (new Set(entries.map((entry) => entry.Id)).size !== entries.length) {
+    throw new AwsError(
+      'com.amazonaws.sqs#BatchEntryIdsNotDistinct',
+      'Two or more batch entries have the same Id',
+    );
+  }
+  return entries;
+}
+
 /** A bus given by name or by ARN (`arn:aws:events:...:event-bus/<name>`). */
 function busNameOf(bus: string): string {
   return bus.startsWith('arn:') ? (bus.split('/').pop() ?? bus) : bus;
@@ -454,7 +491,7 @@ function toSqsEvent(queue: string, batch: Message[], receipts: string[]): SQSEve
           ApproximateReceiveCount: String(message.receiveCount),
           SentTimestamp: String(message.sentAt),
           SenderId: 'local',
-          ApproximateFirstReceiveTimestamp: String(Date.now()),
+          ApproximateFirstReceiveTimestamp: String(message.firstReceivedAt ?? Date.now()),
         },
         messageAttributes: {},
         md5OfBody: md5(message.body),

@@ -40,8 +40,8 @@ export async function emitEvents(workspaceId: number, events: NewEvent[], actor?
   await putDetails(fresh);
 }
 
-/** Puts recorded events on the bus, once more for those it refuses; answers how many are still out. */
-export async function putDetails(details: BusEventDetail[]): Promise<number> {
+/** Puts recorded events on the bus, once more for those it refuses; answers those still refused. */
+export async function putDetails(details: BusEventDetail[]): Promise<BusEventDetail[]> {
   const entries = details.map((detail) => ({ detailType: detail.event_type, detail }));
   let failed = await putOnBus(entries);
   if (failed.length) failed = await putOnBus(failed);
@@ -50,5 +50,5 @@ export async function putDetails(details: BusEventDetail[]): Promise<number> {
       eventIds: failed.map((entry) => entry.detail.event_id),
     });
   }
-  return failed.length;
+  return failed.map((entry) => entry.detail);
 }

@@ -91,6 +91,26 @@ export async function acknowledgeEvent(workspaceId: number, eventId: string): Pr
   }
 }
 
+/**
+ * Takes back the sweep counted for an event the bus then refused: a bus outage, however long, does not
+ * bring the event closer to being abandoned. An event acknowledged or abandoned meanwhile is left as it is.
+ */
+export async function uncountSweep(detail: BusEventDetail): Promise<void> {
+  try {
+    await dynamo.send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: eventKey(detail.workspace_id, detail.event_id),
+        UpdateExpression: 'ADD sweeps :minusOne',
+        ConditionExpression: 'attribute_exists(GSI1PK)',
+        ExpressionAttributeValues: { ':minusOne': -1 },
+      }),
+    );
+  } catch (error) {
+    if (!isConditionFailed(error)) throw error;
+  }
+}
+
 export interface PendingEvent {
   detail: BusEventDetail;
   sweeps: number;
@@ -120,10 +140,15 @@ export async function pendingEvents(before: Date, limit: number): Promise<Pendin
 }
 
 /**
- * Counts one more sweep of a pending event; one swept `maxSweeps` times leaves the pending index (its
- * consumer keeps failing: the dead-letter queues and their alarms tell that story) and is answered false.
+ * Counts one more sweep of a pending event and answers what to do with it: `due` (put it on the bus
+ * again); `abandoned` once it was swept `maxSweeps` times: it leaves the pending index (its consumer
+ * keeps failing: the dead-letter queues and their alarms tell that story); `acknowledged` when its
+ * consumer acknowledged it since the sweep read the index.
  */
-export async function countSweep(detail: BusEventDetail, maxSweeps: number): Promise<boolean> {
+export async function countSweep(
+  detail: BusEventDetail,
+  maxSweeps: number,
+): Promise<'due' | 'abandoned' | 'acknowledged'> {
   try {
     const result = await dynamo.send(
       new UpdateCommand({
@@ -135,7 +160,7 @@ export async function countSweep(detail: BusEventDetail, maxSweeps: number): Pro
         ReturnValues: 'UPDATED_NEW',
       }),
     );
-    if (Number(result.Attributes?.sweeps) <= maxSweeps) return true;
+    if (Number(result.Attributes?.sweeps) <= maxSweeps) return 'due';
     await dynamo.send(
       new UpdateCommand({
         TableName: table(),
@@ -144,9 +169,9 @@ export async function countSweep(detail: BusEventDetail, maxSweeps: number): Pro
         ExpressionAttributeValues: { ':now': new Date().toISOString() },
       }),
     );
-    return false;
+    return 'abandoned';
   } catch (error) {
-    if (isConditionFailed(error)) return false; // acknowledged meanwhile
+    if (isConditionFailed(error)) return 'acknowledged';
     throw error;
   }
 }

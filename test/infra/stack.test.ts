@@ -479,6 +479,42 @@ describe('functions', () => {
     }
   });
 
+  it('lets each function write logs to its own log group only, with no AWS managed policy', () => {
+    const roles = new Map(resources(dev, 'AWS::IAM::Role'));
+    for (const [id, fn] of resources(dev, 'AWS::Lambda::Function')) {
+      const role = roles.get(fn.Properties.Role['Fn::GetAtt'][0]);
+      expect(role?.Properties.ManagedPolicyArns ?? []).toEqual([]);
+      const roleId: string = fn.Properties.Role['Fn::GetAtt'][0];
+      const logStatements = roleStatements(dev)
+        .filter(([role]) => role === roleId)
+        .map(([, statement]) => statement)
+        .filter((statement) => [statement.Action].flat().some((action) => action.startsWith('logs:')));
+      expect(logStatements, id).toEqual([
+        {
+          Effect: 'Allow',
+          Action: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+          Resource: { 'Fn::GetAtt': [fn.Properties.LoggingConfig.LogGroup.Ref, 'Arn'] },
+        },
+      ]);
+    }
+  });
+
+  it('grants nothing on Resource * but the X-Ray calls that take no resource', () => {
+    // cdk-nag's IAM5[Resource::*] is acknowledged on every function for X-Ray: this catches the rest.
+    for (const template of [dev, prod, jobs]) {
+      const onStar = roleStatements(template).filter(([, statement]) =>
+        [statement.Resource].flat().includes('*'),
+      );
+      expect(onStar.length).toBeGreaterThan(0); // X-Ray, on every function
+      for (const [, statement] of onStar) {
+        expect([statement.Action].flat().sort()).toEqual([
+          'xray:PutTelemetryRecords',
+          'xray:PutTraceSegments',
+        ]);
+      }
+    }
+  });
+
   it('grants read-only routes no table writes, and writing routes writes', () => {
     for (const route of ROUTES) {
       const [id] = functionByDescription(dev, routeLabel(route));

@@ -1,5 +1,5 @@
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { emitEvents, type NewEvent } from '#shared/events/emit.ts';
@@ -121,6 +121,59 @@ describe('the sweep', () => {
     expect((await stored(detail!.event_id))?.abandonedAt).toEqual(expect.any(String));
     expect(errors).toHaveBeenCalledWith('Events abandoned after repeated sweeps', expect.anything());
     errors.mockRestore();
+  });
+
+  it('keeps the default redelivery delay when EVENT_REDELIVERY_AFTER_SECONDS is set but empty', async () => {
+    process.env[EVENT_REDELIVERY_AFTER_ENV] = '';
+    try {
+      await emitEvents(ws, [versionCreated()]);
+      const result = await sweepEvents();
+      expect(onBus(promptId)).toHaveLength(1);
+      expect(result).toEqual({ found: 0, put: 0, abandoned: 0 });
+    } finally {
+      process.env[EVENT_REDELIVERY_AFTER_ENV] = '0';
+    }
+  });
+
+  it('counts an event acknowledged while the sweep runs as neither put nor abandoned', async () => {
+    await emitEvents(ws, [versionCreated()]);
+    const [detail] = onBus(promptId);
+    const errors = vi.spyOn(logger, 'error').mockImplementation(() => undefined);
+    const send = dynamo.send.bind(dynamo);
+    // The fan-out acknowledges the event right after the sweep read the pending index.
+    const spy = vi.spyOn(dynamo, 'send').mockImplementation((async (command: unknown) => {
+      const answer = await send(command as Parameters<typeof send>[0]);
+      if (command instanceof QueryCommand && command.input.IndexName === 'GSI1') {
+        await acknowledgeEvent(ws, detail!.event_id);
+      }
+      return answer;
+    }) as typeof dynamo.send);
+    try {
+      const result = await sweepEvents();
+      expect(result.abandoned).toBe(0);
+      expect(onBus(promptId)).toHaveLength(1);
+      expect(errors).not.toHaveBeenCalled();
+      expect((await stored(detail!.event_id))?.abandonedAt).toBeUndefined();
+    } finally {
+      spy.mockRestore();
+      errors.mockRestore();
+    }
+  });
+
+  it('does not count a sweep whose put the bus refused: a long bus outage loses no event', async () => {
+    bus = mockClient(EventBridgeClient);
+    bus.on(PutEventsCommand).rejects(new Error('bus down'));
+    await emitEvents(ws, [versionCreated()]);
+    const warnings = vi.spyOn(logger, 'warn').mockImplementation(() => undefined);
+    for (let sweep = 0; sweep <= MAX_SWEEPS; sweep++) await sweepEvents();
+    warnings.mockRestore();
+    bus.restore();
+    expect(onBus(promptId)).toEqual([]);
+
+    await sweepEvents();
+    const [detail] = onBus(promptId);
+    expect(detail?.event_id).toMatch(/^ev_/);
+    expect((await stored(detail!.event_id))?.abandonedAt).toBeUndefined();
   });
 
   it('acknowledging an unknown event is fine', async () => {

@@ -245,6 +245,19 @@ describe('delays', () => {
     expect(messaging.deadLetters).toEqual([]);
   });
 
+  it('keeps the time of the first receive across deliveries, as SQS does', async () => {
+    const { worker, received } = recordingWorker(
+      (record) => record.attributes.ApproximateReceiveCount === '3',
+    );
+    const { messaging, sqs } = await startMessaging(worker);
+    await sqs.send(new SendMessageCommand({ QueueUrl: messaging.queueUrl('jobs'), MessageBody: 'x' }));
+    await messaging.idle();
+
+    const firsts = received.map((record) => record.attributes.ApproximateFirstReceiveTimestamp);
+    expect(firsts).toHaveLength(3);
+    expect(new Set(firsts).size).toBe(1);
+  });
+
   it('changes the visibility of a batch, reporting the handles that are not in flight', async () => {
     let answer: unknown;
     const { worker, received } = recordingWorker(async (record) => {
@@ -289,6 +302,51 @@ describe('delays', () => {
       )
       .catch((error: Error) => error);
     expect(refused).toMatchObject({ message: 'The message referred to is not in flight' });
+  });
+});
+
+describe('batch limits', () => {
+  it('refuses, as AWS does, a batch of more than 10 messages or visibility changes, and more than 10 events', async () => {
+    const { worker, received } = recordingWorker();
+    const { messaging, sqs, events } = await startMessaging(worker);
+    const QueueUrl = messaging.queueUrl('jobs');
+    const eleven = Array.from({ length: 11 }, (_, n) => String(n));
+
+    const sending = sqs.send(
+      new SendMessageBatchCommand({ QueueUrl, Entries: eleven.map((Id) => ({ Id, MessageBody: Id })) }),
+    );
+    await expect(sending).rejects.toMatchObject({ name: 'TooManyEntriesInBatchRequest' });
+    const changing = sqs.send(
+      new ChangeMessageVisibilityBatchCommand({
+        QueueUrl,
+        Entries: eleven.map((Id) => ({ Id, ReceiptHandle: Id, VisibilityTimeout: 0 })),
+      }),
+    );
+    await expect(changing).rejects.toMatchObject({ name: 'TooManyEntriesInBatchRequest' });
+    const putting = events.send(
+      new PutEventsCommand({ Entries: eleven.map(() => putEntry('prompt_template_version_created')) }),
+    );
+    await expect(putting).rejects.toMatchObject({ name: 'ValidationException' });
+    await messaging.idle();
+
+    expect(received).toEqual([]);
+    expect(messaging.events).toEqual([]);
+  });
+});
+
+describe('partial batch responses', () => {
+  it('retries the whole batch when the worker names a message that is not in it, as Lambda does', async () => {
+    const received: string[] = [];
+    const worker: WorkerHandler = async (event) => {
+      received.push(...event.Records.map((record) => record.attributes.ApproximateReceiveCount));
+      if (received.length > 1) return { batchItemFailures: [] };
+      return { batchItemFailures: [{ itemIdentifier: 'not-a-message-of-this-batch' }] };
+    };
+    const { messaging, sqs } = await startMessaging(worker);
+    await sqs.send(new SendMessageCommand({ QueueUrl: messaging.queueUrl('jobs'), MessageBody: 'x' }));
+    await messaging.idle();
+
+    expect(received).toEqual(['1', '2']);
   });
 });
 
