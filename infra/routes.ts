@@ -4,6 +4,7 @@ import { DATASET_JOB_QUEUES, DATASET_ROUTES } from './routes/datasets.ts';
 import { PROMPT_ROUTES } from './routes/prompts.ts';
 import { REQUEST_LOG_ROUTES } from './routes/request-logs.ts';
 import { TRACE_ROUTES } from './routes/traces.ts';
+import { WEBHOOK_EVENT_RULES, WEBHOOK_JOB_QUEUES, WEBHOOK_ROUTES } from './routes/webhooks.ts';
 
 export type { EventRuleDef, HttpMethod, JobQueueDef, RouteDef, ScheduleDef } from './route-types.ts';
 
@@ -18,14 +19,18 @@ export const ROUTES: readonly RouteDef[] = [
   ...PROMPT_ROUTES,
   ...DATASET_ROUTES,
   ...TRACE_ROUTES,
+  ...WEBHOOK_ROUTES,
 ];
 
 /** The job queues, by name, and the worker each one feeds. */
-export const JOB_QUEUES: Readonly<Record<string, JobQueueDef>> = { ...DATASET_JOB_QUEUES };
+export const JOB_QUEUES: Readonly<Record<string, JobQueueDef>> = {
+  ...DATASET_JOB_QUEUES,
+  ...WEBHOOK_JOB_QUEUES,
+};
 export type JobQueueName = string;
 
 /** Rules on the project bus, by name: which events go to which job queue. */
-export const EVENT_RULES: Readonly<Record<string, EventRuleDef>> = {};
+export const EVENT_RULES: Readonly<Record<string, EventRuleDef>> = { ...WEBHOOK_EVENT_RULES };
 
 /** Functions run on a timer, by name. */
 export const SCHEDULES: Readonly<Record<string, ScheduleDef>> = {};

@@ -1,0 +1,14 @@
+import * as z from 'zod';
+import { HttpResponse, httpRoute } from '#shared/platform/http.ts';
+import { idParam } from '#shared/platform/schemas.ts';
+import { sendTestEvent } from '#shared/webhooks/deliveries.ts';
+import { deliverySchema } from '#shared/webhooks/views.ts';
+
+/** POST /api/public/v2/webhooks/{webhook_id}/test: queues a `webhook_test` event for this webhook only. */
+export const handler = httpRoute({
+  path: z.object({ webhook_id: idParam }),
+  permission: ['webhooks', 'edit'],
+  responses: { 202: deliverySchema },
+  handle: async ({ path, auth }) =>
+    new HttpResponse(202, await sendTestEvent(auth.workspaceId, path.webhook_id, auth.userId)),
+});
