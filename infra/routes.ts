@@ -1,6 +1,7 @@
 import type { EventRuleDef, JobQueueDef, RouteDef, ScheduleDef } from './route-types.ts';
 import { CLIENT_ROUTES } from './routes/clients.ts';
 import { DATASET_JOB_QUEUES, DATASET_ROUTES } from './routes/datasets.ts';
+import { EVENT_SCHEDULES } from './routes/events.ts';
 import { PROMPT_ROUTES } from './routes/prompts.ts';
 import { REQUEST_LOG_ROUTES } from './routes/request-logs.ts';
 import { TRACE_ROUTES } from './routes/traces.ts';
@@ -33,6 +34,6 @@ export type JobQueueName = string;
 export const EVENT_RULES: Readonly<Record<string, EventRuleDef>> = { ...WEBHOOK_EVENT_RULES };
 
 /** Functions run on a timer, by name. */
-export const SCHEDULES: Readonly<Record<string, ScheduleDef>> = {};
+export const SCHEDULES: Readonly<Record<string, ScheduleDef>> = { ...EVENT_SCHEDULES };
 
 export const AUTHORIZER_HANDLER = 'functions/authorizer.ts';

@@ -9,5 +9,5 @@ export const handler = httpRoute({
   path: z.object({ prompt_label_id: idParam }),
   permission: ['prompts', 'edit'],
   responses: { 200: successSchema },
-  handle: ({ path, auth }) => deleteLabel(auth.workspaceId, path.prompt_label_id),
+  handle: ({ path, auth }) => deleteLabel(auth.workspaceId, path.prompt_label_id, auth),
 });

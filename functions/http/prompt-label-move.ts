@@ -11,5 +11,5 @@ export const handler = httpRoute({
   permission: ['prompts', 'edit'],
   responses: { 200: labelViewSchema },
   handle: ({ path, body, auth }) =>
-    moveLabel(auth.workspaceId, path.prompt_label_id, body.prompt_version_number),
+    moveLabel(auth.workspaceId, path.prompt_label_id, body.prompt_version_number, auth),
 });

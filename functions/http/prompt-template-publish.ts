@@ -9,5 +9,5 @@ export const handler = httpRoute({
   responses: { 201: publishViewSchema },
   errors: [409],
   status: 201,
-  handle: ({ body, auth }) => publishPromptTemplate(auth.workspaceId, body),
+  handle: ({ body, auth }) => publishPromptTemplate(auth.workspaceId, body, auth),
 });

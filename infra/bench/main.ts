@@ -25,11 +25,13 @@ const SECTIONS: Record<string, () => Promise<BenchRow[]>> = {
   datasets: async () => (await import('./datasets.ts')).benchDatasets(),
   traces: async () => withLocalService(async () => (await import('./traces.ts')).benchTraceCalls()),
   'traces-latency': async () => (await import('./traces.ts')).benchTraceLatency(),
+  events: async () =>
+    withLocalService(async (service) => (await import('./events.ts')).benchEventWrites(service.workspaceId)),
 };
 
 /** Runs a section against the local runtime's emulators (in memory), which set the functions' env. */
 async function withLocalService(
-  run: (service: { apiKey: string }) => Promise<BenchRow[]>,
+  run: (service: { apiKey: string; workspaceId: number }) => Promise<BenchRow[]>,
 ): Promise<BenchRow[]> {
   const { startLocalService } = await import('../local/service.ts');
   const service = await startLocalService({ port: 0, dataDir: null });

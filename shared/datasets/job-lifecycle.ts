@@ -1,5 +1,6 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { emitEvent } from '#shared/platform/events.ts';
+import type { CatalogueEvent } from '#shared/events/catalogue.ts';
+import { emitEvents } from '#shared/events/emit.ts';
 import { logger } from '#shared/platform/logger.ts';
 import { sqsBatchHandler } from '#shared/platform/sqs-worker.ts';
 import { discardDraft, dropDraftMarker, releaseDraft } from './drafts.ts';
@@ -35,10 +36,17 @@ export interface JobOutcome {
   rowsAdded: number;
 }
 
-export interface DatasetEvent {
-  type: string;
-  details: Record<string, unknown>;
-}
+/** A job's event; keyed by the job, so a job whose event was written before a crash reports it once. */
+export type DatasetEvent = Extract<
+  CatalogueEvent,
+  {
+    type:
+      | 'dataset_version_created_by_file'
+      | 'dataset_version_created_by_file_failed'
+      | 'dataset_version_created_from_filter_params'
+      | 'dataset_version_created_from_filter_params_failed';
+  }
+>;
 
 export interface JobDefinition {
   type: DatasetJobType;
@@ -217,7 +225,8 @@ async function announce(definition: JobDefinition, dataset: DatasetRecord, job: 
     await dropDraftMarker(dataset.workspaceId, dataset.groupId, dataset.id);
   }
   const event = definition.successEvent?.(dataset, job);
-  if (event) await emitEvent(dataset.workspaceId, event.type, event.details);
+  if (event)
+    await emitEvents(dataset.workspaceId, [{ ...event, key: `dataset:${dataset.id}:job:${job.id}` }]);
   await afterEnd(definition, dataset, job);
   await updateItem(datasetKey(dataset.workspaceId, dataset.id), {
     set: { jobStatus: 'done' },
@@ -255,7 +264,8 @@ async function markFailing(
 /** A failed job's draft: removed when the job made it, else handed back untouched; then the event. */
 async function endFailed(definition: JobDefinition, dataset: DatasetRecord, job: DatasetJob): Promise<void> {
   const event = definition.failureEvent?.(dataset, job.error ?? 'The job failed');
-  if (event) await emitEvent(dataset.workspaceId, event.type, event.details);
+  if (event)
+    await emitEvents(dataset.workspaceId, [{ ...event, key: `dataset:${dataset.id}:job:${job.id}` }]);
   await afterEnd(definition, dataset, job);
   if (job.ownsDraft) await discardDraft(dataset, job.id);
   else await releaseDraft(dataset, job.id);

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { EVENT_CATALOGUE, type EventEnvelope } from './catalogue.ts';
 
 /**
@@ -20,7 +20,11 @@ const detailSchema = z.object({
   timestamp: z.string(),
 });
 
-const eventBridgeEventSchema = z.object({ 'detail-type': z.string(), source: z.string(), detail: detailSchema });
+const eventBridgeEventSchema = z.object({
+  'detail-type': z.string(),
+  source: z.string(),
+  detail: detailSchema,
+});
 
 /** Reads an SQS message body written by an EventBridge rule target; throws on anything else. */
 export function parseBusMessage(body: string): BusEventDetail {

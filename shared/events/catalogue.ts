@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * Every event the service emits, with the schema of its `details` (PromptLayer's event names). A producer

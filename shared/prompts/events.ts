@@ -1,32 +1,34 @@
-import { emitEvent } from '#shared/platform/events.ts';
+import { type EventActor, emitEvents, type NewEvent } from '#shared/events/emit.ts';
 import { logger } from '#shared/platform/logger.ts';
 
 /** Webhook events of the registry. Details carry ids (and the names they belong to), never content. */
-export type PromptEventType =
-  | 'prompt_template_version_created'
-  | 'prompt_template_label_created'
-  | 'prompt_template_label_moved'
-  | 'prompt_template_label_deleted';
-
-export interface PromptEvent {
-  type: PromptEventType;
-  details: Record<string, unknown>;
-}
+export type PromptEvent = Extract<
+  NewEvent,
+  {
+    type:
+      | 'prompt_template_version_created'
+      | 'prompt_template_label_created'
+      | 'prompt_template_label_moved'
+      | 'prompt_template_label_deleted';
+  }
+>;
 
 /**
- * Puts the events on the bus. The change they report is already stored, so a bus failure is logged
- * rather than answered as an error: a client retrying a publish that succeeded would create a version.
+ * Records the events and puts them on the bus. The change they report is already stored, so a failure
+ * is logged rather than answered as an error: a client retrying a publish that succeeded would create a
+ * version. A bus failure loses nothing (the sweep puts the recorded events again); only a table that
+ * refuses the event write, after the SDK's own retries, right after accepting the change, would.
  */
-export async function emitPromptEvents(workspaceId: number, events: PromptEvent[]): Promise<void> {
-  await Promise.all(
-    events.map((event) =>
-      emitEvent(workspaceId, event.type, event.details).catch((error: unknown) => {
-        logger.error('Prompt event not delivered to the bus', {
-          eventType: event.type,
-          workspaceId,
-          error: error as Error,
-        });
-      }),
-    ),
-  );
+export async function emitPromptEvents(
+  workspaceId: number,
+  events: PromptEvent[],
+  actor?: EventActor,
+): Promise<void> {
+  await emitEvents(workspaceId, events, actor).catch((error: unknown) => {
+    logger.error('Prompt events not recorded', {
+      eventTypes: events.map((event) => event.type),
+      workspaceId,
+      error: error as Error,
+    });
+  });
 }

@@ -1,3 +1,4 @@
+import type { EventActor } from '#shared/events/emit.ts';
 import { notFound } from '#shared/platform/errors.ts';
 import { emitPromptEvents } from './events.ts';
 import { findHead } from './read.ts';
@@ -32,6 +33,7 @@ export async function moveLabel(
   workspaceId: number,
   labelId: number,
   versionNumber: number,
+  actor?: EventActor,
 ): Promise<LabelView> {
   const pointer = await getLabelPointer(workspaceId, labelId);
   if (!pointer) throw labelNotFound(labelId);
@@ -63,22 +65,30 @@ export async function moveLabel(
     updated_at: now,
   };
   if (previous.version_number !== version.number) {
-    await emitPromptEvents(workspaceId, [
-      {
-        type: 'prompt_template_label_moved',
-        details: {
-          ...labelDetails(before, label, entry),
-          previous_prompt_version_id: previous.prompt_version_id,
-          previous_version_number: previous.version_number,
+    await emitPromptEvents(
+      workspaceId,
+      [
+        {
+          type: 'prompt_template_label_moved',
+          details: {
+            ...labelDetails(before, label, entry),
+            previous_prompt_version_id: previous.prompt_version_id,
+            previous_version_number: previous.version_number,
+          },
         },
-      },
-    ]);
+      ],
+      actor,
+    );
   }
   return toLabelView(before.id, label, entry);
 }
 
 /** Deletes a label: off the head first (it is gone for readers), then its pointer. */
-export async function deleteLabel(workspaceId: number, labelId: number): Promise<{ success: true }> {
+export async function deleteLabel(
+  workspaceId: number,
+  labelId: number,
+  actor?: EventActor,
+): Promise<{ success: true }> {
   const pointer = await getLabelPointer(workspaceId, labelId);
   if (!pointer) throw labelNotFound(labelId);
   const { prompt_name: name, label } = pointer;
@@ -93,9 +103,11 @@ export async function deleteLabel(workspaceId: number, labelId: number): Promise
     deleteLabelCopy(workspaceId, name, label, removed.prompt_version_id),
   ]);
   invalidateTemplate(workspaceId, name);
-  await emitPromptEvents(workspaceId, [
-    { type: 'prompt_template_label_deleted', details: labelDetails(before, label, removed) },
-  ]);
+  await emitPromptEvents(
+    workspaceId,
+    [{ type: 'prompt_template_label_deleted', details: labelDetails(before, label, removed) }],
+    actor,
+  );
   return { success: true };
 }
 

@@ -1,4 +1,5 @@
 import { withBlueprintDefaults } from '#shared/blueprints/schema.ts';
+import type { EventActor } from '#shared/events/emit.ts';
 import {
   claimExternalIds,
   type ExternalId,
@@ -68,7 +69,11 @@ const LARGEST_LABEL_ENTRY: LabelEntry = {
 
 export type PublishView = ReturnType<typeof toPublishView>;
 
-export async function publishPromptTemplate(workspaceId: number, body: PublishBody): Promise<PublishView> {
+export async function publishPromptTemplate(
+  workspaceId: number,
+  body: PublishBody,
+  actor?: EventActor,
+): Promise<PublishView> {
   const { prompt_template: template, prompt_version: input } = body;
   if (template.workspace_id != null && template.workspace_id !== workspaceId) {
     throw forbidden(`This API key may not publish to workspace ${template.workspace_id}`);
@@ -175,18 +180,22 @@ export async function publishPromptTemplate(workspaceId: number, body: PublishBo
   ]);
   invalidateTemplate(workspaceId, name);
 
-  await emitPromptEvents(workspaceId, [
-    {
-      type: 'prompt_template_version_created',
-      details: {
-        prompt_id: templateId,
-        prompt_name: name,
-        prompt_version_id: version.id,
-        version_number: version.number,
+  await emitPromptEvents(
+    workspaceId,
+    [
+      {
+        type: 'prompt_template_version_created',
+        details: {
+          prompt_id: templateId,
+          prompt_name: name,
+          prompt_version_id: version.id,
+          version_number: version.number,
+        },
       },
-    },
-    ...outcome.events,
-  ]);
+      ...outcome.events,
+    ],
+    actor,
+  );
   return toPublishView(
     { id: templateId, name, tags },
     version,
@@ -220,20 +229,24 @@ async function writeHead(
   const now = version.created_at;
   const name = version.prompt_name;
   const at = { prompt_version_id: version.id, version_number: version.number };
-  const labelEvent = (label: string, entry: LabelEntry, previous?: LabelEntry): PromptEvent => ({
-    type: previous ? 'prompt_template_label_moved' : 'prompt_template_label_created',
-    details: {
+  const labelEvent = (label: string, entry: LabelEntry, previous?: LabelEntry): PromptEvent => {
+    const details = {
       prompt_id: version.prompt_id,
       prompt_name: name,
       prompt_label_id: entry.id,
       label,
       ...at,
-      ...(previous && {
+    };
+    if (!previous) return { type: 'prompt_template_label_created', details };
+    return {
+      type: 'prompt_template_label_moved',
+      details: {
+        ...details,
         previous_prompt_version_id: previous.prompt_version_id,
         previous_version_number: previous.version_number,
-      }),
-    },
-  });
+      },
+    };
+  };
   const newEntry = async (label: string): Promise<LabelEntry> => {
     await plan.pointers.write(undefined, [label]);
     return { id: plan.labelIds.get(label)!, ...at, created_at: now, updated_at: now };

@@ -253,8 +253,12 @@ describe('from-file', () => {
     expect(answer.body).toEqual({ success: true, message: expect.any(String), dataset_id: draftId });
     expect(eventsFor(draftId)).toEqual([
       {
+        event_id: expect.stringMatching(/^ev_/),
         event_type: 'dataset_version_created_by_file',
         details: { dataset_id: draftId, dataset_version_number: 1 },
+        user_id: null,
+        user_name: null,
+        user_email: null,
         workspace_id: service.workspaceId,
         timestamp: expect.any(String),
       },

@@ -213,8 +213,12 @@ describe('events', () => {
     const events = eventsFor(name);
     for (const envelope of events) {
       expect(envelope).toEqual({
+        event_id: expect.stringMatching(/^ev_/),
         event_type: expect.any(String),
         details: expect.any(Object),
+        user_id: expect.any(Number),
+        user_name: null,
+        user_email: null,
         workspace_id: service.workspaceId,
         timestamp: expect.stringMatching(/Z$/),
       });

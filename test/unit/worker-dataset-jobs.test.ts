@@ -27,6 +27,8 @@ process.env.EVENT_BUS_NAME = 'bus';
 const ddb = mockClient(DynamoDBDocumentClient);
 const s3 = mockClient(S3Client);
 const events = mockClient(EventBridgeClient);
+/** A job's events are made by no user. */
+const NO_USER = { user_id: null, user_name: null, user_email: null };
 afterAll(() => {
   ddb.restore();
   s3.restore();
@@ -147,6 +149,8 @@ describe('from-file worker', () => {
       details: { dataset_id: DATASET, dataset_version_number: 4 },
       workspace_id: WS,
       timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      event_id: expect.stringMatching(/^ev_/),
+      ...NO_USER,
     });
     expect(s3).toHaveReceivedCommandWith(DeleteObjectCommand, { Key: FILE_KEY });
   });
@@ -306,6 +310,8 @@ describe('a job failing after its work is done', () => {
         details: { dataset_id: DATASET, error_message: expect.stringMatching(/internal error/) },
         workspace_id: WS,
         timestamp: expect.any(String),
+        event_id: expect.stringMatching(/^ev_/),
+        ...NO_USER,
       },
     ]);
     expect(ddb).toHaveReceivedCommandWith(UpdateCommand, {
@@ -357,7 +363,7 @@ describe('a job failing after its work is done', () => {
       makesVersion: true,
       run: async () => ({ manifestKey: 'm', columns: ['a'], rowCount: 1, rowsAdded: 1 }),
       failureEvent: (dataset, errorMessage) => ({
-        type: 'filter_failed',
+        type: 'dataset_version_created_from_filter_params_failed',
         details: { dataset_id: dataset.id, error_message: errorMessage },
       }),
     };
@@ -369,7 +375,9 @@ describe('a job failing after its work is done', () => {
     const result = await datasetJobHandler(job)(sqsEvent({ id: 'last', body: message(), receiveCount: 3 }));
 
     expect(result).toEqual({ batchItemFailures: [{ itemIdentifier: 'last' }] });
-    expect(eventTypes().map((e) => e.event_type)).toEqual(['filter_failed']);
+    expect(eventTypes().map((e) => e.event_type)).toEqual([
+      'dataset_version_created_from_filter_params_failed',
+    ]);
     expect(ddb).not.toHaveReceivedCommandWith(DeleteCommand, { Key: datasetKey(WS, DATASET) });
     expect(s3).toHaveReceivedCommandWith(ListObjectsV2Command, {
       Prefix: `datasets/${WS}/${DATASET}/${JOB}/`,
