@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { HttpResponse, httpRoute } from '#shared/platform/http.ts';
 import { idParam, wellFormedString } from '#shared/platform/schemas.ts';
 import { retryDelivery } from '#shared/webhooks/deliveries.ts';
+import { noBodySchema } from '#shared/webhooks/validation.ts';
 import { deliverySchema } from '#shared/webhooks/views.ts';
 
 /**
@@ -10,6 +11,8 @@ import { deliverySchema } from '#shared/webhooks/views.ts';
  */
 export const handler = httpRoute({
   path: z.object({ webhook_id: idParam, delivery_id: wellFormedString().min(1).max(100) }),
+  body: noBodySchema,
+  optionalBody: true,
   permission: ['webhooks', 'edit'],
   responses: { 202: deliverySchema },
   handle: async ({ path, auth }) =>

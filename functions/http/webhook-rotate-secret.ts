@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { httpRoute } from '#shared/platform/http.ts';
 import { idParam } from '#shared/platform/schemas.ts';
+import { noBodySchema } from '#shared/webhooks/validation.ts';
 import { webhookCreatedSchema } from '#shared/webhooks/views.ts';
 import { rotateSecret } from '#shared/webhooks/webhooks.ts';
 
@@ -10,6 +11,8 @@ import { rotateSecret } from '#shared/webhooks/webhooks.ts';
  */
 export const handler = httpRoute({
   path: z.object({ webhook_id: idParam }),
+  body: noBodySchema,
+  optionalBody: true,
   permission: ['webhooks', 'edit'],
   responses: { 200: webhookCreatedSchema },
   handle: ({ path, auth }) => rotateSecret(auth.workspaceId, path.webhook_id),

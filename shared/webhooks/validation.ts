@@ -148,3 +148,6 @@ export type UpdateWebhookInput = z.infer<typeof updateWebhookSchema>;
 
 export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed', 'skipped'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+/** The body of the action routes (rotate-secret, test, retry): none, or an empty object. */
+export const noBodySchema = z.strictObject({});
