@@ -14,6 +14,13 @@ export const ENV = {
   sqsEndpoint: 'SQS_ENDPOINT',
   eventsEndpoint: 'EVENTS_ENDPOINT',
   secretsEndpoint: 'SECRETS_ENDPOINT',
+  /**
+   * Comma list of `host` or `host:port` the outbound client may reach although their address is refused
+   * (loopback, private, ...), and over plain http. Empty by default, in AWS and locally.
+   */
+  outboundAllowedHosts: 'OUTBOUND_ALLOWED_HOSTS',
+  /** Timeout in ms of one outbound request (connect + whole answer). Default 15 000. */
+  outboundTimeoutMs: 'OUTBOUND_TIMEOUT_MS',
 } as const;
 
 /** The env var holding the URL of a job queue, e.g. QUEUE_URL_DATASET_FILE_JOBS. */
