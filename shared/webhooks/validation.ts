@@ -42,41 +42,16 @@ export function isReservedHeader(name: string): boolean {
   return RESERVED_HEADERS.has(lower) || RESERVED_HEADER_PREFIXES.some((prefix) => lower.startsWith(prefix));
 }
 
-/** The hosts `OUTBOUND_ALLOWED_HOSTS` names (`host` or `host:port`), lower case. */
-function allowedHosts(): string[] {
-  return (process.env.OUTBOUND_ALLOWED_HOSTS ?? '')
-    .split(',')
-    .map((entry) => entry.trim().toLowerCase())
-    .filter(Boolean);
-}
-
-/**
- * Why a URL cannot be a webhook's, or undefined when it can: the outbound client's static check
- * (scheme, no userinfo, no IP literal in a refused range), and `https` only, plain `http` only for a
- * host the operator allowed in OUTBOUND_ALLOWED_HOSTS (a local receiver).
- */
-export function webhookUrlProblem(text: string): string | undefined {
-  const checked = checkOutboundUrl(text);
-  if (!checked.ok) return checked.reason;
-  const url = checked.url;
-  if (url.protocol === 'https:') return undefined;
-  if (url.protocol === 'http:') {
-    const host = url.hostname.toLowerCase();
-    const allowed = allowedHosts();
-    if (allowed.includes(host) || allowed.includes(`${host}:${url.port || '80'}`)) return undefined;
-    return 'must use https (plain http only for hosts in OUTBOUND_ALLOWED_HOSTS)';
-  }
-  return 'must use https';
-}
-
 const urlSchema = z
   .string()
   .trim()
   .min(1)
   .max(MAX_URL_LENGTH)
   .superRefine((text, ctx) => {
-    const problem = webhookUrlProblem(text);
-    if (problem) ctx.addIssue({ code: 'custom', message: `Webhook URL ${problem}` });
+    // The outbound client's registration check: `https` (plain `http` only for a host in
+    // OUTBOUND_ALLOWED_HOSTS), no userinfo, no IP literal in a refused range, no `localhost`.
+    const checked = checkOutboundUrl(text);
+    if (!checked.ok) ctx.addIssue({ code: 'custom', message: checked.reason });
   });
 
 const eventTypesSchema = z
