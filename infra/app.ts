@@ -2,8 +2,9 @@
  * The CDK app: `npx cdk synth|deploy -c stage=prod`. Optional context: `alarmEmail=ops@example.com`,
  * `requestSizeGuard=false` (no WAF web ACL), `deletionProtection=true|false`, `promptCacheTtlSeconds=10`.
  */
-import { App, Tags } from 'aws-cdk-lib';
+import { App, Tags, Validations } from 'aws-cdk-lib';
 import { parsePromptCacheTtl } from '#shared/prompts/cache-settings.ts';
+import { nagChecks } from './constructs/nag-checks.ts';
 import { PromptopsStack } from './stack.ts';
 
 const app = new App();
@@ -21,6 +22,9 @@ new PromptopsStack(app, `promptops-${stage}`, {
   deletionProtection: contextBoolean('deletionProtection'),
   promptCacheTtlSeconds: contextNumber('promptCacheTtlSeconds', parsePromptCacheTtl),
 });
+
+// cdk-nag (AWS Solutions and Serverless packs): an unacknowledged finding fails the synth.
+Validations.of(app).addPlugins(...nagChecks(app));
 
 Tags.of(app).add('project', 'promptops');
 Tags.of(app).add('stage', stage);

@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { MAX_REQUEST_BODY_BYTES } from '#shared/platform/config.ts';
@@ -10,8 +10,16 @@ import { API_STAGE_NAME, HttpApi, type Throttle } from './constructs/http-api.ts
 import { JobQueues } from './constructs/job-queues.ts';
 import { ProjectEvents } from './constructs/project-events.ts';
 import { RequestSizeGuard } from './constructs/request-size-guard.ts';
+import { Schedules } from './constructs/schedules.ts';
 import { publishedOpenApiText } from './openapi/document.ts';
-import { AUTHORIZER_HANDLER, JOB_QUEUES, type JobQueueDef, ROUTES } from './routes.ts';
+import {
+  AUTHORIZER_HANDLER,
+  EVENT_RULES,
+  JOB_QUEUES,
+  type JobQueueDef,
+  ROUTES,
+  SCHEDULES,
+} from './routes.ts';
 
 /** The repository root: handler paths in `routes.ts` are relative to it. */
 export const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -36,13 +44,14 @@ export interface PromptopsStackProps extends StackProps {
 }
 
 /**
- * The whole service, driven by the route table and the job queue table of `routes.ts`: a new row there
- * is a new function (and queue) here with no edit to this file.
+ * The whole service, driven by the tables of `routes.ts` (routes, job queues, bus rules, schedules): a
+ * new row there is a new function, queue, rule or schedule here with no edit to this file.
  */
 export class PromptopsStack extends Stack {
   readonly data: DataStore;
   readonly events: ProjectEvents;
   readonly jobs: JobQueues;
+  readonly schedules: Schedules;
   readonly http: HttpApi;
 
   constructor(scope: Construct, id: string, props: PromptopsStackProps) {
@@ -59,12 +68,26 @@ export class PromptopsStack extends Stack {
       deletionProtection: props.deletionProtection ?? stage === 'prod',
     });
     this.events = new ProjectEvents(this, 'Events', { stage });
-    const shared = { table: this.data.table, bucket: this.data.bucket, eventBus: this.events.bus };
+    const shared = {
+      table: this.data.table,
+      bucket: this.data.bucket,
+      eventBus: this.events.bus,
+      masterKey: this.data.masterKey,
+    };
 
     this.jobs = new JobQueues(this, 'Jobs', {
       root: REPO_ROOT,
       queues: JOB_QUEUES as Readonly<Record<string, JobQueueDef>>,
       resources: shared,
+      logRetention,
+    });
+    this.events.addQueueRules(EVENT_RULES, this.jobs.queues);
+    const resources = { ...shared, queues: this.jobs.queues };
+
+    this.schedules = new Schedules(this, 'Schedules', {
+      root: REPO_ROOT,
+      schedules: SCHEDULES,
+      resources,
       logRetention,
     });
 
@@ -73,7 +96,7 @@ export class PromptopsStack extends Stack {
       root: REPO_ROOT,
       routes: ROUTES,
       authorizerEntry: AUTHORIZER_HANDLER,
-      resources: { ...shared, queues: this.jobs.queues },
+      resources,
       throttle: props.throttle,
       logRetention,
       settings,
@@ -87,11 +110,19 @@ export class PromptopsStack extends Stack {
         maxBodyBytes: MAX_REQUEST_BODY_BYTES,
         metricPrefix: `promptops-${stage}`,
       });
+    } else {
+      Validations.of(this.http.api.deploymentStage).acknowledge({
+        id: 'AwsSolutions-APIG3',
+        reason:
+          'The deployer turned the WAF size guard off (requestSizeGuard=false, meant for development stages): the stage then has no web ACL, and a body over 6 MB fails in Lambda instead of getting a 413',
+      });
     }
 
     const alarms = new Alarms(this, 'Alarms', { email: props.alarmEmail });
     alarms.watchApi(this.http);
     alarms.watchJobs(this.jobs);
+    alarms.watchBusRules(this.events);
+    alarms.watchSchedules(this.schedules);
 
     new CfnOutput(this, 'ApiUrl', {
       value: this.http.api.url,
@@ -100,5 +131,9 @@ export class PromptopsStack extends Stack {
     new CfnOutput(this, 'TableName', { value: this.data.table.tableName });
     new CfnOutput(this, 'BucketName', { value: this.data.bucket.bucketName });
     new CfnOutput(this, 'EventBusName', { value: this.events.bus.eventBusName });
+    new CfnOutput(this, 'MasterKeySecretArn', {
+      value: this.data.masterKey.secretArn,
+      description: 'The master key (Secrets Manager); kept on destroy, back it up',
+    });
   }
 }

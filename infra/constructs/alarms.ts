@@ -1,12 +1,15 @@
-import { Duration } from 'aws-cdk-lib';
+import { Duration, Validations } from 'aws-cdk-lib';
 import { Alarm, ComparisonOperator, type Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { HttpApi } from './http-api.ts';
 import type { JobQueues } from './job-queues.ts';
 import { pascalCase, routeId } from './naming.ts';
+import type { ProjectEvents } from './project-events.ts';
+import type { Schedules } from './schedules.ts';
 import type { ServiceFunction } from './service-function.ts';
 
 export interface AlarmsProps {
@@ -15,7 +18,8 @@ export interface AlarmsProps {
 }
 
 /**
- * The operator's alarms: any function error, any API 5xx, any message in a dead-letter queue. Each
+ * The operator's alarms: any function error, any API 5xx, any message in a dead-letter queue (job
+ * queues, bus rule targets, schedules). Each
  * fires on the first occurrence in its period and clears when the metric is quiet again.
  */
 export class Alarms extends Construct {
@@ -24,8 +28,14 @@ export class Alarms extends Construct {
   constructor(scope: Construct, id: string, props: AlarmsProps = {}) {
     super(scope, id);
     if (props.email) {
-      this.topic = new Topic(this, 'Topic', { displayName: 'promptops alarms' });
-      this.topic.addSubscription(new EmailSubscription(props.email));
+      // Publishers (CloudWatch) must use TLS: the topic policy denies any other publish.
+      this.topic = new Topic(this, 'Topic', { displayName: 'promptops alarms', enforceSSL: true });
+      const subscription = this.topic.addSubscription(new EmailSubscription(props.email));
+      Validations.of(subscription).acknowledge({
+        id: 'Serverless-SNSRedrivePolicy',
+        reason:
+          'An email notification that cannot be delivered loses nothing: the alarm and its history stay in CloudWatch, and a DLQ would need an alarm of its own on this same topic',
+      });
     }
   }
 
@@ -47,15 +57,44 @@ export class Alarms extends Construct {
     for (const job of jobs.jobs) {
       const id = pascalCase(job.name);
       this.functionErrors(`${id}WorkerErrors`, job.worker);
-      this.add(
+      this.deadLetters(
         `${id}DeadLetters`,
-        job.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
-          period: Duration.minutes(1),
-          statistic: 'Maximum',
-        }),
+        job.deadLetterQueue,
         `${job.name}: messages in the dead-letter queue`,
       );
     }
+  }
+
+  /** Any event a bus rule could not deliver to its target (the archive rule's included). */
+  watchBusRules(events: ProjectEvents): void {
+    for (const { name, deadLetterQueue } of events.rules) {
+      this.deadLetters(
+        `${pascalCase(name)}RuleDeadLetters`,
+        deadLetterQueue,
+        `bus rule ${name}: events not delivered to the target`,
+      );
+    }
+  }
+
+  /** Errors of every scheduled function and any run that failed for good. */
+  watchSchedules(schedules: Schedules): void {
+    for (const schedule of schedules.schedules) {
+      const id = pascalCase(schedule.name);
+      this.functionErrors(`${id}ScheduleErrors`, schedule.function);
+      this.deadLetters(
+        `${id}ScheduleDeadLetters`,
+        schedule.deadLetterQueue,
+        `schedule ${schedule.name}: runs that failed after their retries`,
+      );
+    }
+  }
+
+  private deadLetters(id: string, queue: IQueue, description: string): void {
+    this.add(
+      id,
+      queue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(1), statistic: 'Maximum' }),
+      description,
+    );
   }
 
   private functionErrors(id: string, fn: ServiceFunction): void {

@@ -1,4 +1,4 @@
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import {
   AccessLogFormat,
   AuthorizationType,
@@ -6,6 +6,8 @@ import {
   IdentitySource,
   LambdaIntegration,
   LogGroupLogDestination,
+  type Method,
+  MethodLoggingLevel,
   MockIntegration,
   PassthroughBehavior,
   RequestAuthorizer,
@@ -74,8 +76,10 @@ export function gatewayErrorTemplate({ message, error }: Pick<GatewayError, 'mes
 }
 
 /**
- * Access log line: one JSON object per request. No header is logged, so the API key never reaches the
- * logs; `$context.error.messageString` is already a quoted JSON string.
+ * Access log line: one JSON object per request, and the format itself is that JSON text (every value a
+ * quoted variable). No header is logged, so the API key never reaches the logs. API Gateway's error
+ * message is left out (it may hold quotes, which would break the line); `errorType` names the error and
+ * the stage's execution log (level ERROR) has its message.
  */
 export const ACCESS_LOG_FORMAT = `{${[
   ['requestId', '"$context.requestId"'],
@@ -96,7 +100,6 @@ export const ACCESS_LOG_FORMAT = `{${[
   ['authorizerLatency', '"$context.authorizer.latency"'],
   ['wafStatus', '"$context.wafResponseCode"'],
   ['errorType', '"$context.error.responseType"'],
-  ['error', '$context.error.messageString'],
 ]
   .map(([key, value]) => `"${key}":${value}`)
   .join(',')}}`;
@@ -147,6 +150,7 @@ export class HttpApi extends Construct {
   readonly authorizer: RequestAuthorizer;
   readonly routes: readonly RouteFunction[];
   readonly accessLogs: LogGroup;
+  readonly executionLogs: LogGroup;
 
   constructor(scope: Construct, id: string, props: HttpApiProps) {
     super(scope, id);
@@ -163,6 +167,7 @@ export class HttpApi extends Construct {
       description: 'API key authorizer',
       access: { table: 'read' },
       resources: props.resources,
+      invocation: { kind: 'api' },
       logRetention: props.logRetention,
     });
     this.authorizer = new RequestAuthorizer(this, 'KeyAuthorizer', {
@@ -185,6 +190,9 @@ export class HttpApi extends Construct {
         stageName: API_STAGE_NAME,
         tracingEnabled: true,
         metricsEnabled: true,
+        // Execution logs for failures only, and never request or response bodies (they carry user data).
+        loggingLevel: MethodLoggingLevel.ERROR,
+        dataTraceEnabled: false,
         accessLogDestination: new LogGroupLogDestination(this.accessLogs),
         accessLogFormat: AccessLogFormat.custom(ACCESS_LOG_FORMAT),
         throttlingRateLimit: throttle.rateLimit,
@@ -194,6 +202,14 @@ export class HttpApi extends Construct {
 
     // The stack outputs the URL once, as ApiUrl; drop RestApi's own duplicate `Endpoint` output.
     this.api.node.tryRemoveChild('Endpoint');
+    // API Gateway writes execution logs to this group, creating it with no retention if it is missing:
+    // created here first, it gets the stack's retention and goes with the stack.
+    this.executionLogs = new LogGroup(this, 'ExecutionLogs', {
+      logGroupName: `API-Gateway-Execution-Logs_${this.api.restApiId}/${API_STAGE_NAME}`,
+      retention: props.logRetention ?? RetentionDays.ONE_MONTH,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    this.acknowledgeNagFindings();
 
     for (const gatewayError of GATEWAY_ERRORS) {
       this.api.addGatewayResponse(`Gateway${pascalCase(gatewayError.type.responseType.toLowerCase())}`, {
@@ -222,19 +238,26 @@ export class HttpApi extends Construct {
         description: `${route.method} ${route.path}`,
         access: route,
         resources: props.resources,
+        invocation: { kind: 'api' },
         memoryMb: route.memoryMb,
         timeoutSeconds: route.timeoutSeconds,
         logRetention: props.logRetention,
         environment,
       });
       // A body-key route has no gateway authorizer: its handler checks the key (shared/auth/key-cache.ts).
-      this.api.root
+      const method = this.api.root
         .resourceForPath(route.path)
         .addMethod(
           route.method,
           new LambdaIntegration(fn.fn, { allowTestInvoke: false }),
           route.auth === 'body' ? { authorizationType: AuthorizationType.NONE } : undefined,
         );
+      if (route.auth === 'body') {
+        acknowledgeOpenMethod(
+          method,
+          "The API key is in the JSON body (PromptLayer SDK tracking calls), which a gateway authorizer cannot read: the handler checks it with the authorizer's own lookup and cache",
+        );
+      }
       return { route, function: fn };
     });
 
@@ -258,7 +281,7 @@ export class HttpApi extends Construct {
       // A public document: any site's Swagger UI or editor may load it.
       'method.response.header.Access-Control-Allow-Origin': "'*'",
     };
-    this.api.root.resourceForPath(OPENAPI_PATH).addMethod(
+    const method = this.api.root.resourceForPath(OPENAPI_PATH).addMethod(
       'GET',
       new MockIntegration({
         passthroughBehavior: PassthroughBehavior.NEVER,
@@ -281,5 +304,32 @@ export class HttpApi extends Construct {
         ],
       },
     );
+    acknowledgeOpenMethod(
+      method,
+      'The OpenAPI document is public on purpose (any Swagger UI may load it); API Gateway answers it from a Mock integration, no function or data behind it',
+    );
   }
+
+  /** Findings of the API as a whole, acknowledged here with the design choice behind each. */
+  private acknowledgeNagFindings(): void {
+    const acknowledge = (id: string, reason: string) => Validations.of(this.api).acknowledge({ id, reason });
+    acknowledge(
+      'AwsSolutions-APIG2',
+      "Requests are validated in each handler with the zod schemas of its route (the same code runs locally), which answer 4xx in the service's error body; API Gateway models would duplicate them",
+    );
+    acknowledge(
+      'AwsSolutions-COG4',
+      'Clients are authenticated by API key (the PromptLayer protocol), checked by the REQUEST key authorizer or, for body-key routes, by the handler; there are no Cognito users',
+    );
+    Validations.of(this.api.node.findChild('CloudWatchRole')).acknowledge({
+      id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
+      reason:
+        "API Gateway's account-level logging role uses the managed policy AWS documents for it; it only creates and writes log groups of API Gateway",
+    });
+  }
+}
+
+/** A method without the key authorizer, on purpose: the reason says who checks access instead. */
+function acknowledgeOpenMethod(method: Method, reason: string): void {
+  Validations.of(method).acknowledge({ id: 'AwsSolutions-APIG4', reason });
 }

@@ -1,11 +1,13 @@
 import { join } from 'node:path';
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
-import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import type { CfnTable, ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IEventBus } from 'aws-cdk-lib/aws-events';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
-import type { IBucket } from 'aws-cdk-lib/aws-s3';
+import type { CfnBucket, IBucket } from 'aws-cdk-lib/aws-s3';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { ENV, queueUrlEnv } from '#shared/platform/config.ts';
@@ -19,6 +21,8 @@ export interface ResourceAccess {
   queues?: readonly string[];
   /** May put events on the project bus. */
   events?: boolean;
+  /** May read the master key (webhook secrets, provider credentials). */
+  masterKey?: boolean;
 }
 
 /** The shared resources every function is wired to. */
@@ -28,7 +32,20 @@ export interface ServiceResources {
   eventBus: IEventBus;
   /** Job queues by their JOB_QUEUES name. */
   queues: ReadonlyMap<string, IQueue>;
+  /** The master-key secret, readable by rows that say `masterKey: true`. */
+  masterKey: ISecret;
 }
+
+/**
+ * Who invokes the function, which decides where a failed invocation ends: API Gateway and SQS event
+ * source mappings invoke synchronously (the caller sees the error; SQS redrives the message to the
+ * queue's dead-letter queue), an EventBridge schedule invokes asynchronously, so the function's failed
+ * runs, after `retryAttempts`, go to an on-failure destination: `deadLetterQueue`.
+ */
+export type Invocation =
+  | { kind: 'api' }
+  | { kind: 'queue' }
+  | { kind: 'schedule'; deadLetterQueue: IQueue; retryAttempts: number };
 
 export const DEFAULT_MEMORY_MB = 256;
 export const DEFAULT_TIMEOUT_SECONDS = 10;
@@ -42,6 +59,7 @@ export interface ServiceFunctionProps {
   description: string;
   access: ResourceAccess;
   resources: ServiceResources;
+  invocation: Invocation;
   memoryMb?: number;
   timeoutSeconds?: number;
   logRetention?: RetentionDays;
@@ -100,6 +118,10 @@ export class ServiceFunction extends Construct {
       tracing: Tracing.ACTIVE,
       logGroup: this.logGroup,
       bundling: lambdaBundling,
+      ...(props.invocation.kind === 'schedule' && {
+        onFailure: new SqsDestination(props.invocation.deadLetterQueue),
+        retryAttempts: props.invocation.retryAttempts,
+      }),
       environment: {
         [ENV.tableName]: resources.table.tableName,
         [ENV.bucketName]: resources.bucket.bucketName,
@@ -124,5 +146,69 @@ export class ServiceFunction extends Construct {
     }
 
     if (access.events) resources.eventBus.grantPutEventsTo(this.fn);
+
+    if (access.masterKey) {
+      resources.masterKey.grantRead(this.fn);
+      this.fn.addEnvironment(ENV.masterKeySecretId, resources.masterKey.secretArn);
+    }
+
+    this.acknowledgeNagFindings(props);
+  }
+
+  /**
+   * The cdk-nag findings every function of this kind has by design, acknowledged on this construct
+   * with their reasons (docs/deployment.md, "cdk-nag"). Only the wildcards its own grants produce are
+   * acknowledged, by their exact pattern, so a grant added by hand is still reported, except one on
+   * `Resource::*`, which X-Ray's own grant already needs acknowledged.
+   */
+  private acknowledgeNagFindings({ access, resources, invocation }: ServiceFunctionProps): void {
+    const acknowledge = (id: string, reason: string) => Validations.of(this).acknowledge({ id, reason });
+    const stack = Stack.of(this);
+    const arnOf = (resource: CfnTable | CfnBucket) => `<${stack.getLogicalId(resource)}.Arn>`;
+
+    acknowledge(
+      'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
+      'The AWS managed basic execution policy only allows creating log streams and writing log events; the function writes to its own log group',
+    );
+    acknowledge(
+      'AwsSolutions-IAM5[Resource::*]',
+      'X-Ray tracing (Tracing.ACTIVE): xray:PutTraceSegments and xray:PutTelemetryRecords take no resource, so CDK grants them on *',
+    );
+    const table = resources.table.node.defaultChild as CfnTable | undefined;
+    if (table) {
+      acknowledge(
+        `AwsSolutions-IAM5[Resource::${arnOf(table)}/index/*]`,
+        'The table grant covers its global secondary indexes (queries by GSI); the actions are the listed item operations, never Scan',
+      );
+    }
+    const bucket = resources.bucket.node.defaultChild as CfnBucket | undefined;
+    if (access.bucket && bucket) {
+      const reason =
+        'CDK bucket grant (grantRead/grantReadWrite) on the service bucket only: object keys are per workspace and not known in advance';
+      const wildcards = [
+        'Action::s3:GetObject*',
+        'Action::s3:GetBucket*',
+        'Action::s3:List*',
+        `Resource::${arnOf(bucket)}/*`,
+      ];
+      if (access.bucket === 'write') wildcards.push('Action::s3:DeleteObject*', 'Action::s3:Abort*');
+      for (const wildcard of wildcards) acknowledge(`AwsSolutions-IAM5[${wildcard}]`, reason);
+    }
+    for (const rule of ['AwsSolutions-L1', 'Serverless-LambdaLatestVersion']) {
+      acknowledge(
+        rule,
+        'Node.js 22 on purpose: the local runtime and every test run on the pinned Node 22 (npm package node), so Lambda runs the same major as the tests (docs/decisions.md)',
+      );
+    }
+    acknowledge(
+      'Serverless-LambdaDLQ',
+      {
+        api: 'Invoked synchronously by API Gateway: a failure is answered to the client, and a Lambda DLQ only receives failed asynchronous invocations',
+        queue:
+          'Invoked synchronously by an SQS event source mapping: a failed message returns to its queue and moves to the SQS dead-letter queue after maxReceiveCount',
+        schedule:
+          "Failed asynchronous runs go to an on-failure destination (the schedule's SQS dead-letter queue), which records the error and which AWS recommends over a Lambda DLQ",
+      }[invocation.kind],
+    );
   }
 }

@@ -6,14 +6,29 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AttributeType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { EventBus } from 'aws-cdk-lib/aws-events';
 import { Bucket } from 'aws-cdk-lib/aws-s3';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import { Queue } from 'aws-cdk-lib/aws-sqs';
+import type { IConstruct } from 'constructs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Alarms } from '#infra/constructs/alarms.ts';
 import { API_KEY_HEADER, GATEWAY_ERRORS, MAPPING_TEMPLATE_MAX_BYTES } from '#infra/constructs/http-api.ts';
-import { JobQueues } from '#infra/constructs/job-queues.ts';
+import { eventSourceConcurrency, JobQueues } from '#infra/constructs/job-queues.ts';
+import { nagChecks } from '#infra/constructs/nag-checks.ts';
+import { pascalCase } from '#infra/constructs/naming.ts';
+import { ProjectEvents } from '#infra/constructs/project-events.ts';
 import { contentLengthOverRegex } from '#infra/constructs/request-size-guard.ts';
+import { Schedules } from '#infra/constructs/schedules.ts';
 import { ServiceFunction } from '#infra/constructs/service-function.ts';
 import { OPENAPI_FILE } from '#infra/openapi/document.ts';
-import { JOB_QUEUES, type JobQueueDef, ROUTES } from '#infra/routes.ts';
+import {
+  EVENT_RULES,
+  type EventRuleDef,
+  JOB_QUEUES,
+  type JobQueueDef,
+  ROUTES,
+  SCHEDULES,
+  type ScheduleDef,
+} from '#infra/routes.ts';
 import { PromptopsStack } from '#infra/stack.ts';
 import {
   AUTHORIZER_CACHE_TTL_SECONDS,
@@ -43,15 +58,68 @@ const FAKE_QUEUES: Record<string, JobQueueDef> = {
     bucket: 'read',
     queues: ['fake-jobs'],
   },
+  'fake-fanout': {
+    worker: 'functions/workers/fake-worker.ts',
+    batchSize: 10,
+    maxReceiveCount: 5,
+    timeoutSeconds: 20,
+    memoryMb: 256,
+    table: 'read',
+    maxConcurrency: 1,
+    masterKey: true,
+  },
+  'fake-delivery': {
+    worker: 'functions/workers/fake-worker.ts',
+    batchSize: 1,
+    maxReceiveCount: 8,
+    timeoutSeconds: 20,
+    memoryMb: 256,
+    table: 'write',
+    maxConcurrency: 5,
+  },
 };
+const FAKE_RULES: Record<string, EventRuleDef> = {
+  'fake-prompts': {
+    queue: 'fake-fanout',
+    eventTypes: ['prompt_template_version_created', 'prompt_template_label_moved'],
+    description: 'prompt events to the fan-out',
+  },
+  'fake-everything': { queue: 'fake-delivery', description: 'every event to the delivery queue' },
+};
+const FAKE_SCHEDULES: Record<string, ScheduleDef> = {
+  'fake-sweep': {
+    handler: 'functions/workers/fake-worker.ts',
+    everyMinutes: 5,
+    description: 'fake sweep',
+    table: 'write',
+    events: true,
+    masterKey: true,
+    timeoutSeconds: 60,
+  },
+};
+
+/** Routes, the authorizer, workers and scheduled functions of the real tables. */
+const FUNCTION_COUNT = ROUTES.length + 1 + Object.keys(JOB_QUEUES).length + Object.keys(SCHEDULES).length;
 
 let dev: Template;
 let prod: Template;
 let jobs: Template;
 let fakeRoot: string;
+/** cdk-nag findings not acknowledged, per synthesized scope. */
+let findings: Record<'dev' | 'prod' | 'fakeRows', string[]>;
+
+/** Every finding of the AWS Solutions and Serverless packs on `scope` that no construct acknowledges. */
+function nagFindings(scope: IConstruct): string[] {
+  return nagChecks()
+    .flatMap((pack) => pack.validateScope(scope).violations)
+    .flatMap((violation) =>
+      violation.violatingResources.map((resource) => `${violation.ruleName} at ${resource.constructPath}`),
+    );
+}
 
 // One App, one synthesis, three stacks: the real stack as `dev` (defaults) and as `prod` (no WAF, alarm
-// email), and the job-queue construct fed a fake JOB_QUEUES row whose worker lives in a temp directory.
+// email), and the constructs fed made-up JOB_QUEUES, EVENT_RULES and SCHEDULES rows whose handlers live
+// in a temp directory. cdk-nag then checks the synthesized construct trees (no second synthesis).
 beforeAll(() => {
   fakeRoot = mkdtempSync(join(tmpdir(), 'promptops-infra-'));
   writeFileSync(join(fakeRoot, 'package-lock.json'), '{}');
@@ -73,20 +141,42 @@ beforeAll(() => {
 
   const jobsStack = new Stack(app, 'jobs');
   const table = new Table(jobsStack, 'Table', { partitionKey: { name: 'PK', type: AttributeType.STRING } });
-  const shared = { table, bucket: new Bucket(jobsStack, 'Bucket'), eventBus: new EventBus(jobsStack, 'Bus') };
+  const events = new ProjectEvents(jobsStack, 'Events', { stage: 'fake' });
+  const shared = {
+    table,
+    bucket: new Bucket(jobsStack, 'Bucket'),
+    eventBus: events.bus,
+    masterKey: new Secret(jobsStack, 'MasterKey'),
+  };
   const queues = new JobQueues(jobsStack, 'Jobs', { root: fakeRoot, queues: FAKE_QUEUES, resources: shared });
+  events.addQueueRules(FAKE_RULES, queues.queues);
+  const schedules = new Schedules(jobsStack, 'Schedules', {
+    root: fakeRoot,
+    schedules: FAKE_SCHEDULES,
+    resources: { ...shared, queues: queues.queues },
+  });
   new ServiceFunction(jobsStack, 'Route', {
     root: fakeRoot,
     entry: 'functions/fake-route.ts',
     description: 'POST /fake',
     access: { table: 'write', queues: ['fake-jobs'], events: true },
     resources: { ...shared, queues: queues.queues },
+    invocation: { kind: 'api' },
   });
-  new Alarms(jobsStack, 'Alarms').watchJobs(queues);
+  const alarms = new Alarms(jobsStack, 'Alarms');
+  alarms.watchJobs(queues);
+  alarms.watchBusRules(events);
+  alarms.watchSchedules(schedules);
 
   dev = Template.fromStack(devStack);
   prod = Template.fromStack(prodStack);
   jobs = Template.fromStack(jobsStack);
+  findings = {
+    dev: nagFindings(devStack),
+    prod: nagFindings(prodStack),
+    // The fake table and bucket are bare; the constructs built from the rows must be clean.
+    fakeRows: [events, queues, schedules].flatMap(nagFindings),
+  };
 });
 
 afterAll(() => rmSync(fakeRoot, { recursive: true, force: true }));
@@ -116,6 +206,42 @@ function actionsOf(template: Template, functionId: string): string[] {
     .filter(([, policy]) => policy.Properties.Roles.some((role: { Ref?: string }) => role.Ref === roleId))
     .flatMap(([, policy]) => policy.Properties.PolicyDocument.Statement)
     .flatMap((statement: { Action: string | string[] }) => [statement.Action].flat());
+}
+
+/** Resources whose logical id starts with `prefix` (the construct path, e.g. `JobsFakeJobsQueue`). */
+function withIdPrefix(template: Template, type: string, prefix: string): [string, Resource][] {
+  return resources(template, type).filter(([id]) => id.startsWith(prefix));
+}
+
+function expectDeadLetterAlarm(template: Template, queueId: string): void {
+  template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+    Namespace: 'AWS/SQS',
+    MetricName: 'ApproximateNumberOfMessagesVisible',
+    Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [queueId, 'QueueName'] } }],
+    Threshold: 0,
+    ComparisonOperator: 'GreaterThanThreshold',
+  });
+}
+
+/** The queue's policy lets EventBridge send only on behalf of the given rule. */
+function expectOnlyRuleMaySend(template: Template, queueId: string, ruleId: string): void {
+  const statements = resources(template, 'AWS::SQS::QueuePolicy')
+    .filter(([, policy]) => policy.Properties.Queues.some((queue: { Ref?: string }) => queue.Ref === queueId))
+    .flatMap(([, policy]) => policy.Properties.PolicyDocument.Statement)
+    .filter((statement: { Effect: string }) => statement.Effect === 'Allow');
+  expect(
+    statements.map((statement: { Principal: unknown; Action: string | string[]; Condition: unknown }) => ({
+      principal: statement.Principal,
+      sends: [statement.Action].flat().includes('sqs:SendMessage'),
+      condition: statement.Condition,
+    })),
+  ).toEqual([
+    {
+      principal: { Service: 'events.amazonaws.com' },
+      sends: true,
+      condition: { ArnEquals: { 'aws:SourceArn': { 'Fn::GetAtt': [ruleId, 'Arn'] } } },
+    },
+  ]);
 }
 
 function routeLabel(route: { method: string; path: string }): string {
@@ -203,8 +329,8 @@ describe('data', () => {
 });
 
 describe('functions', () => {
-  it('builds one function per route, the authorizer and one per worker, and nothing else', () => {
-    dev.resourceCountIs('AWS::Lambda::Function', ROUTES.length + 1 + Object.keys(JOB_QUEUES).length);
+  it('builds one function per route, the authorizer, one per worker and one per schedule, nothing else', () => {
+    dev.resourceCountIs('AWS::Lambda::Function', FUNCTION_COUNT);
     for (const route of ROUTES) functionByDescription(dev, routeLabel(route));
   });
 
@@ -350,8 +476,32 @@ describe('API', () => {
     const { DestinationArn, Format } = stage.Properties.AccessLogSetting;
     expect(DestinationArn).toEqual({ 'Fn::GetAtt': [expect.stringMatching(/^HttpAccessLogs/), 'Arn'] });
     expect(Format).not.toMatch(/api-?key|header/i);
-    const sample = JSON.parse(Format.replaceAll('$context.error.messageString', '"a \\"quoted\\" message"'));
-    expect(sample).toMatchObject({ requestId: '$context.requestId', status: '$context.status' });
+    // The format is itself JSON (cdk-nag's structured-logging rule parses it): every value is quoted.
+    expect(JSON.parse(Format)).toMatchObject({
+      requestId: '$context.requestId',
+      status: '$context.status',
+      errorType: '$context.error.responseType',
+    });
+  });
+
+  it('logs execution errors at ERROR level, never request or response bodies', () => {
+    const [apiId] = only(resources(dev, 'AWS::ApiGateway::RestApi'));
+    dev.hasResourceProperties('AWS::Logs::LogGroup', {
+      LogGroupName: { 'Fn::Join': ['', ['API-Gateway-Execution-Logs_', { Ref: apiId }, '/v1']] },
+      RetentionInDays: 30,
+    });
+    for (const template of [dev, prod]) {
+      template.hasResourceProperties('AWS::ApiGateway::Stage', {
+        MethodSettings: Match.arrayWith([
+          Match.objectLike({
+            HttpMethod: '*',
+            ResourcePath: '/*',
+            LoggingLevel: 'ERROR',
+            DataTraceEnabled: false,
+          }),
+        ]),
+      });
+    }
   });
 
   it('authorizes with the key authorizer: X-API-KEY header, cached for AUTHORIZER_CACHE_TTL_SECONDS', () => {
@@ -542,9 +692,18 @@ describe('request size guard', () => {
 describe('events', () => {
   it('creates the promptops-<stage> bus and archives every promptops event to a log group', () => {
     dev.hasResourceProperties('AWS::Events::EventBus', { Name: 'promptops-dev' });
-    const [, rule] = only(resources(dev, 'AWS::Events::Rule'));
+    const [ruleId, rule] = only(withIdPrefix(dev, 'AWS::Events::Rule', 'EventsArchiveRule'));
     expect(rule.Properties.EventPattern).toEqual({ source: ['promptops'] });
-    expect(JSON.stringify(rule.Properties.Targets)).toContain(':log-group:');
+    const [target] = rule.Properties.Targets;
+    expect(JSON.stringify(target.Arn)).toContain(':log-group:');
+    // Undeliverable events go to a dead-letter queue that only this rule may write to, and alarm.
+    const [dlqId] = only(withIdPrefix(dev, 'AWS::SQS::Queue', 'EventsArchiveTargetDeadLetterQueue'));
+    expect(target).toMatchObject({
+      DeadLetterConfig: { Arn: { 'Fn::GetAtt': [dlqId, 'Arn'] } },
+      RetryPolicy: { MaximumRetryAttempts: 185, MaximumEventAgeInSeconds: 86400 },
+    });
+    expectOnlyRuleMaySend(dev, dlqId, ruleId);
+    expectDeadLetterAlarm(dev, dlqId);
     dev.hasResourceProperties('AWS::Logs::LogGroup', { LogGroupName: '/aws/events/promptops-dev' });
     // The log group's resource policy lets EventBridge write to it (a native resource, no custom resource).
     const [, policy] = only(resources(dev, 'AWS::Logs::ResourcePolicy'));
@@ -558,16 +717,14 @@ describe('events', () => {
 describe('job queues', () => {
   it('builds a queue, a DLQ and an event source per JOB_QUEUES row (the real table)', () => {
     const count = Object.keys(JOB_QUEUES).length;
-    dev.resourceCountIs('AWS::SQS::Queue', 2 * count);
+    expect(withIdPrefix(dev, 'AWS::SQS::Queue', 'Jobs')).toHaveLength(2 * count);
     dev.resourceCountIs('AWS::Lambda::EventSourceMapping', count);
   });
 
   it('gives a queue its DLQ, bounded receives, SSE and six times the worker timeout', () => {
     const def = FAKE_QUEUES['fake-jobs']!;
-    const queues = resources(jobs, 'AWS::SQS::Queue');
-    expect(queues).toHaveLength(2);
-    const [, main] = only(queues.filter(([, queue]) => queue.Properties.RedrivePolicy));
-    const [dlqId, dlq] = only(queues.filter(([, queue]) => !queue.Properties.RedrivePolicy));
+    const [, main] = only(withIdPrefix(jobs, 'AWS::SQS::Queue', 'JobsFakeJobsQueue'));
+    const [dlqId, dlq] = only(withIdPrefix(jobs, 'AWS::SQS::Queue', 'JobsFakeJobsDeadLetterQueue'));
     expect(main.Properties).toMatchObject({
       VisibilityTimeout: 6 * def.timeoutSeconds,
       SqsManagedSseEnabled: true,
@@ -601,9 +758,7 @@ describe('job queues', () => {
 
   it('hands senders the queue URL under queueUrlEnv(name) and the right to send, nothing more', () => {
     const [routeId, route] = functionByDescription(jobs, 'POST /fake');
-    const [mainId] = only(
-      resources(jobs, 'AWS::SQS::Queue').filter(([, queue]) => queue.Properties.RedrivePolicy !== undefined),
-    );
+    const [mainId] = only(withIdPrefix(jobs, 'AWS::SQS::Queue', 'JobsFakeJobsQueue'));
     expect(route.Properties.Environment.Variables[queueUrlEnv('fake-jobs')]).toEqual({ Ref: mainId });
     const actions = actionsOf(jobs, routeId);
     expect(actions).toContain('sqs:SendMessage');
@@ -612,16 +767,31 @@ describe('job queues', () => {
   });
 
   it('alarms on any message in the dead-letter queue', () => {
-    const [dlqId] = only(
-      resources(jobs, 'AWS::SQS::Queue').filter(([, queue]) => queue.Properties.RedrivePolicy === undefined),
+    for (const name of Object.keys(FAKE_QUEUES)) {
+      const [dlqId] = only(withIdPrefix(jobs, 'AWS::SQS::Queue', `Jobs${pascalCase(name)}DeadLetterQueue`));
+      expectDeadLetterAlarm(jobs, dlqId);
+    }
+  });
+
+  it('caps concurrent batches at maxConcurrency, 1 raised to AWS minimum of 2, none when absent', () => {
+    const concurrency = (name: string) => {
+      const [workerId] = functionByDescription(jobs, `worker for ${name}`);
+      const [, mapping] = only(
+        resources(jobs, 'AWS::Lambda::EventSourceMapping').filter(
+          ([, esm]) => esm.Properties.FunctionName.Ref === workerId,
+        ),
+      );
+      return mapping.Properties.ScalingConfig?.MaximumConcurrency;
+    };
+    expect(concurrency('fake-jobs')).toBeUndefined();
+    expect(concurrency('fake-fanout')).toBe(2);
+    expect(concurrency('fake-delivery')).toBe(5);
+  });
+
+  it.each([0, -1, 1.5, 1001, Number.NaN])('refuses maxConcurrency %s at synth', (maxConcurrency) => {
+    expect(() => eventSourceConcurrency('bad-jobs', maxConcurrency)).toThrow(
+      /Job queue bad-jobs: maxConcurrency must be a whole number from 1 to 1000/,
     );
-    jobs.hasResourceProperties('AWS::CloudWatch::Alarm', {
-      Namespace: 'AWS/SQS',
-      MetricName: 'ApproximateNumberOfMessagesVisible',
-      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [dlqId, 'QueueName'] } }],
-      Threshold: 0,
-      ComparisonOperator: 'GreaterThanThreshold',
-    });
   });
 
   it('refuses a row naming a queue that JOB_QUEUES lacks', () => {
@@ -631,6 +801,7 @@ describe('job queues', () => {
       bucket: new Bucket(stack, 'Bucket'),
       eventBus: new EventBus(stack, 'Bus'),
       queues: new Map(),
+      masterKey: new Secret(stack, 'MasterKey'),
     };
     expect(
       () =>
@@ -640,8 +811,221 @@ describe('job queues', () => {
           description: 'POST /bad',
           access: { table: 'read', queues: ['missing-jobs'] },
           resources: shared,
+          invocation: { kind: 'api' },
         }),
     ).toThrow(/unknown job queue "missing-jobs"/);
+  });
+});
+
+describe('bus rules', () => {
+  it('builds one rule per EVENT_RULES row on the project bus (the real table)', () => {
+    const rules = resources(dev, 'AWS::Events::Rule').filter(([, rule]) => rule.Properties.EventBusName);
+    expect(rules).toHaveLength(1 + Object.keys(EVENT_RULES).length);
+  });
+
+  it("sends a row's event types from the service (all of them when it names none) to its queue", () => {
+    const pattern = (name: string) =>
+      only(withIdPrefix(jobs, 'AWS::Events::Rule', `Events${pascalCase(name)}Rule`))[1].Properties;
+    const [busId] = only(resources(jobs, 'AWS::Events::EventBus'));
+    expect(pattern('fake-prompts')).toMatchObject({
+      EventBusName: { Ref: busId },
+      Description: 'prompt events to the fan-out',
+      EventPattern: {
+        source: ['promptops'],
+        'detail-type': ['prompt_template_version_created', 'prompt_template_label_moved'],
+      },
+    });
+    expect(pattern('fake-everything').EventPattern).toEqual({ source: ['promptops'] });
+  });
+
+  it.each(Object.entries(FAKE_RULES))(
+    'gives rule %s a retried target with a dead-letter queue, and lets only it send to the queue',
+    (name, def) => {
+      const [ruleId, rule] = only(withIdPrefix(jobs, 'AWS::Events::Rule', `Events${pascalCase(name)}Rule`));
+      const [queueId] = only(withIdPrefix(jobs, 'AWS::SQS::Queue', `Jobs${pascalCase(def.queue)}Queue`));
+      const [dlqId] = only(
+        withIdPrefix(jobs, 'AWS::SQS::Queue', `Events${pascalCase(name)}RuleDeadLetterQueue`),
+      );
+      expect(rule.Properties.Targets).toEqual([
+        expect.objectContaining({
+          Arn: { 'Fn::GetAtt': [queueId, 'Arn'] },
+          DeadLetterConfig: { Arn: { 'Fn::GetAtt': [dlqId, 'Arn'] } },
+          RetryPolicy: { MaximumRetryAttempts: 185, MaximumEventAgeInSeconds: 86400 },
+        }),
+      ]);
+      expectOnlyRuleMaySend(jobs, queueId, ruleId);
+      expectOnlyRuleMaySend(jobs, dlqId, ruleId);
+      expectDeadLetterAlarm(jobs, dlqId);
+    },
+  );
+
+  it('refuses a row naming a queue that JOB_QUEUES lacks, or an empty list of event types', () => {
+    const stack = new Stack(new App(), 'bad-rules');
+    const events = new ProjectEvents(stack, 'Events', { stage: 'bad' });
+    const queues = new Map([['known', new Queue(stack, 'Known')]]);
+    expect(() => events.addQueueRules({ r: { queue: 'missing', description: 'x' } }, queues)).toThrow(
+      /Event rule r: unknown job queue "missing"/,
+    );
+    expect(() =>
+      events.addQueueRules({ e: { queue: 'known', eventTypes: [], description: 'x' } }, queues),
+    ).toThrow(/Event rule e: eventTypes is empty/);
+  });
+});
+
+describe('schedules', () => {
+  it('builds one rule and one function per SCHEDULES row (the real table)', () => {
+    const scheduled = resources(dev, 'AWS::Events::Rule').filter(
+      ([, rule]) => rule.Properties.ScheduleExpression,
+    );
+    expect(scheduled).toHaveLength(Object.keys(SCHEDULES).length);
+    for (const [name, def] of Object.entries(SCHEDULES)) {
+      functionByDescription(dev, `schedule ${name}: ${def.description}`);
+    }
+  });
+
+  it('runs the function at its rate, retried, with one dead-letter queue for the target and the function', () => {
+    const def = FAKE_SCHEDULES['fake-sweep']!;
+    const [fnId, fn] = functionByDescription(jobs, `schedule fake-sweep: ${def.description}`);
+    const [dlqId] = only(withIdPrefix(jobs, 'AWS::SQS::Queue', 'SchedulesFakeSweepDeadLetterQueue'));
+    const [, rule] = only(withIdPrefix(jobs, 'AWS::Events::Rule', 'SchedulesFakeSweepRule'));
+    expect(rule.Properties).toMatchObject({ ScheduleExpression: 'rate(5 minutes)', State: 'ENABLED' });
+    expect(rule.Properties.EventBusName).toBeUndefined();
+    expect(rule.Properties.Targets).toEqual([
+      expect.objectContaining({
+        Arn: { 'Fn::GetAtt': [fnId, 'Arn'] },
+        DeadLetterConfig: { Arn: { 'Fn::GetAtt': [dlqId, 'Arn'] } },
+        RetryPolicy: { MaximumRetryAttempts: 3, MaximumEventAgeInSeconds: 300 },
+      }),
+    ]);
+    // A run that throws is retried by Lambda, then lands in the same queue (on-failure destination).
+    expect(fn.Properties.Timeout).toBe(def.timeoutSeconds);
+    jobs.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
+      FunctionName: { Ref: fnId },
+      MaximumRetryAttempts: 2,
+      DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': [dlqId, 'Arn'] } } },
+    });
+    expect(actionsOf(jobs, fnId)).toContain('sqs:SendMessage');
+    expectDeadLetterAlarm(jobs, dlqId);
+    jobs.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      MetricName: 'Errors',
+      Dimensions: [{ Name: 'FunctionName', Value: { Ref: fnId } }],
+    });
+  });
+
+  it('grants the scheduled function what its row declares', () => {
+    const [fnId] = functionByDescription(jobs, 'schedule fake-sweep: fake sweep');
+    const actions = actionsOf(jobs, fnId);
+    expect(actions).toEqual(
+      expect.arrayContaining([...TABLE_WRITE_ACTIONS, 'events:PutEvents', 'secretsmanager:GetSecretValue']),
+    );
+    expect(actions).not.toContain('s3:GetObject*');
+  });
+
+  it.each([0, 2.5, -5])('refuses everyMinutes %s at synth', (everyMinutes) => {
+    const stack = new Stack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'bad-schedule');
+    const resources = {
+      table: new Table(stack, 'Table', { partitionKey: { name: 'PK', type: AttributeType.STRING } }),
+      bucket: new Bucket(stack, 'Bucket'),
+      eventBus: new EventBus(stack, 'Bus'),
+      queues: new Map(),
+      masterKey: new Secret(stack, 'MasterKey'),
+    };
+    const schedules = { bad: { ...FAKE_SCHEDULES['fake-sweep']!, everyMinutes } };
+    expect(() => new Schedules(stack, 'Schedules', { root: fakeRoot, schedules, resources })).toThrow(
+      /Schedule bad: everyMinutes must be a whole number >= 1/,
+    );
+  });
+});
+
+describe('master key', () => {
+  it('is one generated 64-character secret without punctuation, kept on destroy', () => {
+    for (const template of [dev, prod]) {
+      const [, secret] = only(resources(template, 'AWS::SecretsManager::Secret'));
+      expect(secret.Properties.GenerateSecretString).toEqual({
+        PasswordLength: 64,
+        ExcludePunctuation: true,
+      });
+      expect(secret).toMatchObject({ DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
+    }
+  });
+
+  it('reaches exactly the functions whose row says masterKey, as MASTER_KEY_SECRET_ID with read access', () => {
+    const [secretId] = only(resources(dev, 'AWS::SecretsManager::Secret'));
+    for (const route of ROUTES) {
+      const [id, fn] = functionByDescription(dev, routeLabel(route));
+      const env = fn.Properties.Environment.Variables;
+      if (route.masterKey) expect(env[ENV.masterKeySecretId]).toEqual({ Ref: secretId });
+      else expect(env[ENV.masterKeySecretId]).toBeUndefined();
+      expect(actionsOf(dev, id).includes('secretsmanager:GetSecretValue')).toBe(route.masterKey === true);
+    }
+    // The made-up rows: a worker and a schedule with masterKey, a worker without.
+    const [fakeSecretId] = only(resources(jobs, 'AWS::SecretsManager::Secret'));
+    for (const [description, granted] of [
+      ['worker for fake-fanout', true],
+      ['schedule fake-sweep: fake sweep', true],
+      ['worker for fake-delivery', false],
+    ] as const) {
+      const [id, fn] = functionByDescription(jobs, description);
+      expect(fn.Properties.Environment.Variables[ENV.masterKeySecretId]).toEqual(
+        granted ? { Ref: fakeSecretId } : undefined,
+      );
+      expect(actionsOf(jobs, id).includes('secretsmanager:GetSecretValue')).toBe(granted);
+    }
+  });
+});
+
+describe('bucket access logs', () => {
+  it('logs every request to the bucket into a TLS-only, encrypted, expiring log bucket that is kept', () => {
+    const [logsId, logs] = only(withIdPrefix(dev, 'AWS::S3::Bucket', 'DataAccessLogs'));
+    const [, bucket] = only(withIdPrefix(dev, 'AWS::S3::Bucket', 'DataBucket'));
+    expect(bucket.Properties.LoggingConfiguration).toEqual({
+      DestinationBucketName: { Ref: logsId },
+      LogFilePrefix: 'service-bucket/',
+    });
+    expect(logs).toMatchObject({
+      DeletionPolicy: 'Retain',
+      Properties: {
+        BucketEncryption: {
+          ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }],
+        },
+        OwnershipControls: { Rules: [{ ObjectOwnership: 'BucketOwnerEnforced' }] },
+        LifecycleConfiguration: {
+          Rules: [expect.objectContaining({ ExpirationInDays: 90, Status: 'Enabled' })],
+        },
+      },
+    });
+    const [, policy] = only(
+      resources(dev, 'AWS::S3::BucketPolicy').filter(([, p]) => p.Properties.Bucket.Ref === logsId),
+    );
+    const statements = policy.Properties.PolicyDocument.Statement;
+    expect(statements).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+        expect.objectContaining({ Effect: 'Allow', Principal: { Service: 'logging.s3.amazonaws.com' } }),
+      ]),
+    );
+  });
+});
+
+describe('cdk-nag', () => {
+  it('finds nothing unacknowledged in the real stack, with or without the WAF guard and the alarm topic', () => {
+    expect(findings.dev).toEqual([]);
+    expect(findings.prod).toEqual([]);
+  });
+
+  it('finds nothing unacknowledged in the queues, rules and schedules built from made-up rows', () => {
+    expect(findings.fakeRows).toEqual([]);
+  });
+
+  it('reports a resource nobody acknowledged', () => {
+    const stack = new Stack(new App(), 'stray');
+    new Queue(stack, 'Stray');
+    expect(nagFindings(stack)).toEqual(
+      expect.arrayContaining([
+        'AwsSolutions-SQS3 at stray/Stray/Resource',
+        'AwsSolutions-SQS4 at stray/Stray/Resource',
+      ]),
+    );
   });
 });
 
@@ -651,29 +1035,39 @@ describe('alarms and outputs', () => {
     const errorAlarms = alarms.filter(
       (alarm) => alarm.MetricName === 'Errors' && alarm.Namespace === 'AWS/Lambda',
     );
-    expect(errorAlarms).toHaveLength(ROUTES.length + 1 + Object.keys(JOB_QUEUES).length);
+    expect(errorAlarms).toHaveLength(FUNCTION_COUNT);
     expect(
       alarms.filter((alarm) => alarm.MetricName === '5XXError' && alarm.Namespace === 'AWS/ApiGateway'),
     ).toHaveLength(1);
     expect(alarms.every((alarm) => alarm.AlarmActions === undefined)).toBe(true);
   });
 
-  it('sends alarms to the email topic when an address is given', () => {
+  it('sends alarms to the email topic when an address is given; the topic takes only TLS publishers', () => {
     prod.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'ops@example.com' });
     const [topicId] = only(resources(prod, 'AWS::SNS::Topic'));
+    prod.hasResourceProperties('AWS::SNS::TopicPolicy', {
+      Topics: [{ Ref: topicId }],
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+        ]),
+      },
+    });
     for (const [, alarm] of resources(prod, 'AWS::CloudWatch::Alarm')) {
       expect(alarm.Properties.AlarmActions).toEqual([{ Ref: topicId }]);
     }
     dev.resourceCountIs('AWS::SNS::Topic', 0);
   });
 
-  it('outputs the API URL, table, bucket and bus names, and nothing else', () => {
+  it('outputs the API URL, table, bucket, bus and master key names, and nothing else', () => {
     expect(Object.keys(dev.findOutputs('*')).sort()).toEqual([
       'ApiUrl',
       'BucketName',
       'EventBusName',
+      'MasterKeySecretArn',
       'TableName',
     ]);
+    dev.hasOutput('MasterKeySecretArn', { Value: { Ref: Match.stringLikeRegexp('^DataMasterKey') } });
     dev.hasOutput('TableName', { Value: { Ref: Match.stringLikeRegexp('^DataTable') } });
     dev.hasOutput('BucketName', { Value: { Ref: Match.stringLikeRegexp('^DataBucket') } });
     dev.hasOutput('EventBusName', { Value: { Ref: Match.stringLikeRegexp('^EventsBus') } });
