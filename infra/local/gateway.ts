@@ -39,6 +39,11 @@ export interface GatewayOptions {
    * schemas): a message makes the gateway answer 500 `response_schema_mismatch` instead.
    */
   checkAnswer?(handler: RouteHandler, status: number, body: string | Buffer): string | undefined;
+  /**
+   * Wraps each call of a route's handler and of the authorizer (the local runtime enforces the
+   * function's grants there).
+   */
+  invoke?<T>(fn: RouteDef | 'authorizer', call: () => Promise<T>): Promise<T>;
   onError?(error: unknown): void;
 }
 
@@ -168,7 +173,8 @@ export class LocalGateway {
     if (eventBytes > this.options.maxPayloadBytes) {
       return send(res, 413, invokeTooLarge(this.options.maxPayloadBytes, eventBytes));
     }
-    const result = await handler(event, lambdaContext(match.def));
+    const context = lambdaContext(match.def.handler, match.def);
+    const result = await this.invoke(match.def, () => handler(event, context));
     // A response over the limit never leaves Lambda; API Gateway answers a 5xx instead.
     if (Buffer.byteLength(JSON.stringify(result)) > this.options.maxPayloadBytes) {
       this.options.onError?.(
@@ -184,6 +190,10 @@ export class LocalGateway {
       return send(res, 500, { success: false, message, error: 'response_schema_mismatch' });
     }
     send(res, result.statusCode, resultBody, result.headers as Record<string, string> | undefined);
+  }
+
+  private invoke<T>(fn: RouteDef | 'authorizer', call: () => Promise<T>): Promise<T> {
+    return this.options.invoke ? this.options.invoke(fn, call) : call();
   }
 
   private match(method: string, path: string): { def: RouteDef; params: Record<string, string> } | undefined {
@@ -204,20 +214,22 @@ export class LocalGateway {
   private async authorize(apiKey: string, method: string, path: string): Promise<CachedDecision> {
     const cached = this.decisions.get(apiKey);
     if (cached) return cached;
-    const result = await this.options.authorizer({
-      type: 'REQUEST',
-      methodArn: `arn:aws:execute-api:local:000000000000:local/${STAGE}/${method}${path}`,
-      resource: path,
-      path,
-      httpMethod: method,
-      headers: { 'X-API-KEY': apiKey },
-      multiValueHeaders: { 'X-API-KEY': [apiKey] },
-      pathParameters: null,
-      queryStringParameters: null,
-      multiValueQueryStringParameters: null,
-      stageVariables: null,
-      requestContext: {} as APIGatewayRequestAuthorizerEvent['requestContext'],
-    });
+    const result = await this.invoke('authorizer', () =>
+      this.options.authorizer({
+        type: 'REQUEST',
+        methodArn: `arn:aws:execute-api:local:000000000000:local/${STAGE}/${method}${path}`,
+        resource: path,
+        path,
+        httpMethod: method,
+        headers: { 'X-API-KEY': apiKey },
+        multiValueHeaders: { 'X-API-KEY': [apiKey] },
+        pathParameters: null,
+        queryStringParameters: null,
+        multiValueQueryStringParameters: null,
+        stageVariables: null,
+        requestContext: {} as APIGatewayRequestAuthorizerEvent['requestContext'],
+      }),
+    );
     const allowed = result.policyDocument.Statement.some((statement) => statement.Effect === 'Allow');
     const decision: CachedDecision = {
       context: allowed ? ((result.context ?? {}) as Record<string, string>) : undefined,
@@ -324,9 +336,13 @@ function toProxyEvent(
   };
 }
 
-function lambdaContext(def: RouteDef): Context {
+/** The Lambda context of one invocation of a handler file (a route's, a schedule's). */
+export function lambdaContext(
+  handler: string,
+  def: { timeoutSeconds?: number; memoryMb?: number } = {},
+): Context {
   const deadline = Date.now() + (def.timeoutSeconds ?? 10) * 1000;
-  const name = def.handler.replace(/^.*\//, '').replace(/\.ts$/, '');
+  const name = handler.replace(/^.*\//, '').replace(/\.ts$/, '');
   return {
     callbackWaitsForEmptyEventLoop: false,
     functionName: `promptops-local-${name}`,

@@ -1,16 +1,19 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { appendFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import type { JobQueueDef } from '../routes.ts';
+import { EVENT_SOURCE } from '#shared/platform/events.ts';
+import type { EventRuleDef, JobQueueDef } from '../routes.ts';
 
 /**
- * SQS and EventBridge for the local runtime. No emulator of either exists on the registries, so this
- * serves the two AWS JSON-protocol calls the functions make (SQS SendMessage/SendMessageBatch and
- * EventBridge PutEvents) on a loopback port, and delivers in-process: queue messages to the same worker
- * handlers with the queue's retry budget and a dead-letter store, events to the service log as one JSON
- * line each. The functions' code is the code that runs in AWS; only the endpoint differs.
+ * SQS, EventBridge and Secrets Manager for the local runtime. No emulator of them exists on the
+ * registries, so this serves the AWS JSON-protocol calls the functions make on a loopback port (SQS
+ * SendMessage(Batch) with `DelaySeconds`, ChangeMessageVisibility(Batch); EventBridge PutEvents; Secrets
+ * Manager GetSecretValue) and delivers in process: queue messages to the same worker handlers with the
+ * queue's retry budget, concurrency and a dead-letter store; events to the service log as one JSON line
+ * each and, through the bus rules, to their queues as the EventBridge event a rule target receives. The
+ * functions' code is the code that runs in AWS; only the endpoint differs.
  */
 export type WorkerHandler = (event: SQSEvent) => Promise<SQSBatchResponse | undefined>;
 
@@ -23,6 +26,8 @@ export interface DeadLetter {
 }
 
 export interface LocalEvent {
+  /** The EventBridge event id given to this put (a rule's queue message carries it as `id`). */
+  id: string;
   bus: string;
   source: string;
   detailType: string;
@@ -34,38 +39,66 @@ interface Message {
   body: string;
   receiveCount: number;
   sentAt: number;
+  /** Set by ChangeMessageVisibility during a delivery: when a failed message is delivered again. */
+  visibilityTimeoutSeconds?: number;
 }
 
 interface QueueState {
+  name: string;
   def: JobQueueDef;
   ready: Message[];
-  busy: boolean;
-  /** Messages waiting out a retry delay (so `idle()` knows work is still coming). */
+  /** Batches being processed now (at most the queue's `maxConcurrency`). */
+  running: number;
+  /** Messages waiting out a delay or a retry (so `idle()` knows work is still coming). */
   delayed: number;
 }
 
+/** The grants a worker runs with are the local runtime's business: messaging only brackets the call. */
+export type InvokeWorker = <T>(queue: string, def: JobQueueDef, call: () => Promise<T>) => Promise<T>;
+
 export interface LocalMessagingOptions {
-  queues: Record<string, JobQueueDef>;
+  queues: Readonly<Record<string, JobQueueDef>>;
   loadWorker(file: string): Promise<WorkerHandler>;
+  /** Bus rules: events of the project source go to the rule's queue (which must be one of `queues`). */
+  rules?: Readonly<Record<string, EventRuleDef>>;
+  /** The bus the rules are on; events put on another bus are printed but match no rule. */
+  busName?: string;
+  /** Secrets GetSecretValue answers, by name. */
+  secrets?: Readonly<Record<string, string>>;
   /** Append dead letters here as JSON lines (the data directory), besides keeping them in memory. */
   deadLetterFile?: string;
   /** Base delay before a failed message is delivered again; grows with each receive. */
   retryDelayMs?: number;
+  /** Multiplies every delay (DelaySeconds, visibility timeouts, retries): tests use e.g. 0.001. */
+  timeScale?: number;
+  /** Wraps each worker call (the local runtime enforces the worker's grants there). */
+  invokeWorker?: InvokeWorker;
   onEvent?(event: LocalEvent): void;
 }
+
+const ACCOUNT = '000000000000';
+const MAX_DELAY_SECONDS = 900;
+const MAX_VISIBILITY_TIMEOUT_SECONDS = 43_200;
 
 export class LocalMessaging {
   readonly events: LocalEvent[] = [];
   readonly deadLetters: DeadLetter[] = [];
   private readonly queues = new Map<string, QueueState>();
+  /** Messages being processed, by the receipt handle of their current delivery. */
+  private readonly inFlight = new Map<string, { queue: string; message: Message }>();
+  private readonly timers = new Set<NodeJS.Timeout>();
   private server: Server | undefined;
   private endpointUrl = '';
   private idleWaiters: (() => void)[] = [];
   private stopped = false;
+  private failingPutEvents = 0;
 
   constructor(private readonly options: LocalMessagingOptions) {
     for (const [name, def] of Object.entries(options.queues)) {
-      this.queues.set(name, { def, ready: [], busy: false, delayed: 0 });
+      this.queues.set(name, { name, def, ready: [], running: 0, delayed: 0 });
+    }
+    for (const [rule, def] of Object.entries(options.rules ?? {})) {
+      if (!this.queues.has(def.queue)) throw new Error(`Bus rule ${rule}: no job queue "${def.queue}"`);
     }
   }
 
@@ -81,17 +114,27 @@ export class LocalMessaging {
   }
 
   queueUrl(name: string): string {
-    return `${this.endpointUrl}/000000000000/${name}`;
+    return `${this.endpointUrl}/${ACCOUNT}/${name}`;
   }
 
-  /** Resolves once no queue has a message waiting, being processed or waiting to be retried. */
+  /** Resolves once no queue has a message waiting, delayed, being processed or waiting to be retried. */
   idle(): Promise<void> {
     if (this.isIdle()) return Promise.resolve();
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
+  /**
+   * The next `count` PutEvents entries fail (`InternalFailure`, as a bus outage answers): tests prove
+   * an event survives a failure of the bus.
+   */
+  failPutEvents(count: number): void {
+    this.failingPutEvents += count;
+  }
+
   async stop(): Promise<void> {
     this.stopped = true;
+    for (const timer of this.timers) clearTimeout(timer);
+    this.timers.clear();
     await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
   }
 
@@ -105,106 +148,241 @@ export class LocalMessaging {
     } catch {
       return reply(res, 400, { __type: 'SerializationException', message: 'Invalid JSON' });
     }
-    switch (target) {
-      case 'AmazonSQS.SendMessage':
-        return this.sendMessages(res, input.QueueUrl, [{ Id: '0', MessageBody: input.MessageBody }], false);
-      case 'AmazonSQS.SendMessageBatch':
-        return this.sendMessages(
-          res,
-          input.QueueUrl,
-          input.Entries as { Id: string; MessageBody: unknown }[],
-          true,
-        );
-      case 'AWSEvents.PutEvents':
-        return reply(res, 200, this.putEvents(input.Entries as Record<string, string>[]));
-      default:
-        return reply(res, 400, {
-          __type: 'UnknownOperationException',
-          message: `${target} is not emulated locally`,
-        });
+    try {
+      reply(res, 200, this.answer(target, input));
+    } catch (error) {
+      if (error instanceof AwsError) reply(res, 400, { __type: error.type, message: error.message });
+      else reply(res, 500, { __type: 'InternalFailure', message: (error as Error).message });
     }
   }
 
-  private sendMessages(
-    res: ServerResponse,
-    queueUrl: unknown,
-    entries: { Id: string; MessageBody: unknown }[],
-    batch: boolean,
-  ): void {
+  private answer(target: string, input: Record<string, unknown>): unknown {
+    switch (target) {
+      case 'AmazonSQS.SendMessage': {
+        const [sent] = this.sendMessages(input.QueueUrl, [{ ...input, Id: '0' }]);
+        return { MessageId: sent?.MessageId, MD5OfMessageBody: sent?.MD5OfMessageBody };
+      }
+      case 'AmazonSQS.SendMessageBatch':
+        return { Successful: this.sendMessages(input.QueueUrl, entriesOf(input)), Failed: [] };
+      case 'AmazonSQS.ChangeMessageVisibility':
+        this.changeVisibility(input.QueueUrl, input.ReceiptHandle, input.VisibilityTimeout);
+        return {};
+      case 'AmazonSQS.ChangeMessageVisibilityBatch': {
+        const successful: { Id: unknown }[] = [];
+        const failed: { Id: unknown; Code: string; Message: string; SenderFault: boolean }[] = [];
+        for (const entry of entriesOf(input)) {
+          try {
+            this.changeVisibility(input.QueueUrl, entry.ReceiptHandle, entry.VisibilityTimeout);
+            successful.push({ Id: entry.Id });
+          } catch (error) {
+            if (!(error instanceof AwsError)) throw error;
+            failed.push({ Id: entry.Id, Code: error.type, Message: error.message, SenderFault: true });
+          }
+        }
+        return { Successful: successful, Failed: failed };
+      }
+      case 'AWSEvents.PutEvents':
+        return this.putEvents(entriesOf(input));
+      case 'secretsmanager.GetSecretValue':
+        return this.getSecretValue(input.SecretId);
+      default:
+        throw new AwsError('UnknownOperationException', `${target} is not emulated locally`);
+    }
+  }
+
+  private queueOf(queueUrl: unknown): QueueState {
     const name =
       String(queueUrl ?? '')
         .split('/')
         .pop() ?? '';
     const queue = this.queues.get(name);
-    if (!queue) {
-      reply(res, 400, { __type: 'QueueDoesNotExist', message: `No local queue ${name}` });
-      return;
-    }
-    const successful = entries.map((entry) => {
-      const body = String(entry.MessageBody);
-      const message: Message = { messageId: randomUUID(), body, receiveCount: 0, sentAt: Date.now() };
-      queue.ready.push(message);
-      return { Id: entry.Id, MessageId: message.messageId, MD5OfMessageBody: md5(body) };
-    });
-    setImmediate(() => void this.pump(name));
-    const first = successful[0];
-    reply(
-      res,
-      200,
-      batch
-        ? { Successful: successful, Failed: [] }
-        : { MessageId: first?.MessageId, MD5OfMessageBody: first?.MD5OfMessageBody },
-    );
+    if (!queue) throw new AwsError('AWS.SimpleQueueService.NonExistentQueue', `No local queue ${name}`);
+    return queue;
   }
 
-  private putEvents(entries: Record<string, string>[]) {
+  private sendMessages(queueUrl: unknown, entries: Record<string, unknown>[]) {
+    const queue = this.queueOf(queueUrl);
+    // All or nothing: a bad entry refuses the call before any message is sent.
+    const delays = entries.map((entry) => {
+      const delaySeconds = Number(entry.DelaySeconds ?? 0);
+      if (!Number.isInteger(delaySeconds) || delaySeconds < 0 || delaySeconds > MAX_DELAY_SECONDS) {
+        throw new AwsError('InvalidParameterValue', `DelaySeconds must be 0 to ${MAX_DELAY_SECONDS}`);
+      }
+      return delaySeconds;
+    });
+    return entries.map((entry, i) => {
+      const message = this.enqueue(queue, String(entry.MessageBody), (delays[i] ?? 0) * 1000);
+      return { Id: entry.Id, MessageId: message.messageId, MD5OfMessageBody: md5(message.body) };
+    });
+  }
+
+  /** Puts a message on a queue, visible after `delayMs` (scaled). */
+  private enqueue(queue: QueueState, body: string, delayMs: number): Message {
+    const message: Message = { messageId: randomUUID(), body, receiveCount: 0, sentAt: Date.now() };
+    this.later(queue, message, delayMs);
+    return message;
+  }
+
+  /** The message becomes visible on its queue after `delayMs` (times the time scale; 0 = at once). */
+  private later(queue: QueueState, message: Message, delayMs: number): void {
+    if (delayMs <= 0) {
+      queue.ready.push(message);
+      setImmediate(() => this.pump(queue));
+      return;
+    }
+    queue.delayed++;
+    const timer = setTimeout(
+      () => {
+        this.timers.delete(timer);
+        queue.delayed--;
+        queue.ready.push(message);
+        this.pump(queue);
+      },
+      delayMs * (this.options.timeScale ?? 1),
+    );
+    timer.unref();
+    this.timers.add(timer);
+  }
+
+  private changeVisibility(queueUrl: unknown, receiptHandle: unknown, timeout: unknown): void {
+    const queue = this.queueOf(queueUrl);
+    const seconds = Number(timeout);
+    if (!Number.isInteger(seconds) || seconds < 0 || seconds > MAX_VISIBILITY_TIMEOUT_SECONDS) {
+      throw new AwsError(
+        'InvalidParameterValue',
+        `VisibilityTimeout must be 0 to ${MAX_VISIBILITY_TIMEOUT_SECONDS}`,
+      );
+    }
+    const held = this.inFlight.get(String(receiptHandle ?? ''));
+    if (!held || held.queue !== queue.name) {
+      throw new AwsError(
+        'AWS.SimpleQueueService.MessageNotInflight',
+        'The message referred to is not in flight',
+      );
+    }
+    held.message.visibilityTimeoutSeconds = seconds;
+  }
+
+  private putEvents(entries: Record<string, unknown>[]) {
+    let failed = 0;
     const results = entries.map((entry) => {
+      if (this.failingPutEvents > 0) {
+        this.failingPutEvents--;
+        failed++;
+        return { ErrorCode: 'InternalFailure', ErrorMessage: 'Injected bus failure (local test)' };
+      }
+      let detail: Record<string, unknown>;
+      try {
+        detail = JSON.parse(String(entry.Detail ?? '{}'));
+      } catch {
+        failed++;
+        return { ErrorCode: 'MalformedDetail', ErrorMessage: 'Detail is not valid JSON' };
+      }
       const event: LocalEvent = {
-        bus: entry.EventBusName ?? 'default',
-        source: entry.Source ?? '',
-        detailType: entry.DetailType ?? '',
-        detail: JSON.parse(entry.Detail ?? '{}'),
+        id: randomUUID(),
+        bus: String(entry.EventBusName ?? 'default'),
+        source: String(entry.Source ?? ''),
+        detailType: String(entry.DetailType ?? ''),
+        detail,
       };
       this.events.push(event);
       if (this.events.length > 10_000) this.events.shift();
       this.options.onEvent?.(event);
-      return { EventId: randomUUID() };
+      this.route(event, entry);
+      return { EventId: event.id };
     });
-    return { FailedEntryCount: 0, Entries: results };
+    return { FailedEntryCount: failed, Entries: results };
   }
 
-  private async pump(name: string): Promise<void> {
-    const queue = this.queues.get(name);
-    if (!queue || queue.busy || this.stopped) return;
-    const batch = queue.ready.splice(0, queue.def.batchSize);
-    if (batch.length === 0) return this.notifyIfIdle();
-    queue.busy = true;
-    for (const message of batch) message.receiveCount++;
+  /** Delivers an event to the queue of each rule it matches, as the SQS body a rule target writes. */
+  private route(event: LocalEvent, entry: Record<string, unknown>): void {
+    if (event.source !== EVENT_SOURCE) return;
+    if (this.options.busName && busNameOf(event.bus) !== this.options.busName) return;
+    for (const rule of Object.values(this.options.rules ?? {})) {
+      if (rule.eventTypes && !(rule.eventTypes as readonly string[]).includes(event.detailType)) continue;
+      const body = JSON.stringify({
+        version: '0',
+        id: event.id,
+        'detail-type': event.detailType,
+        source: event.source,
+        account: ACCOUNT,
+        time: eventTime(entry.Time),
+        region: process.env.AWS_REGION ?? 'us-east-1',
+        resources: Array.isArray(entry.Resources) ? entry.Resources : [],
+        detail: event.detail,
+      });
+      this.enqueue(this.queues.get(rule.queue) as QueueState, body, 0);
+    }
+  }
+
+  private getSecretValue(secretId: unknown) {
+    const id = String(secretId ?? '');
+    // By name or by the ARN this answers (`...:secret:<name>-<suffix>`).
+    const name = Object.keys(this.options.secrets ?? {}).find(
+      (candidate) => id === candidate || id === secretArn(candidate),
+    );
+    if (name === undefined) {
+      throw new AwsError('ResourceNotFoundException', "Secrets Manager can't find the specified secret.");
+    }
+    return {
+      ARN: secretArn(name),
+      Name: name,
+      SecretString: this.options.secrets?.[name],
+      VersionId: SECRET_VERSION,
+      VersionStages: ['AWSCURRENT'],
+      CreatedDate: 0,
+    };
+  }
+
+  private pump(queue: QueueState): void {
+    if (this.stopped) return;
+    const concurrency = Math.max(1, queue.def.maxConcurrency ?? 1);
+    while (queue.running < concurrency && queue.ready.length > 0) {
+      const batch = queue.ready.splice(0, queue.def.batchSize);
+      queue.running++;
+      void this.process(queue, batch);
+    }
+    this.notifyIfIdle();
+  }
+
+  private async process(queue: QueueState, batch: Message[]): Promise<void> {
+    const receipts = batch.map((message) => {
+      message.receiveCount++;
+      message.visibilityTimeoutSeconds = undefined;
+      const receiptHandle = randomBytes(24).toString('base64url');
+      this.inFlight.set(receiptHandle, { queue: queue.name, message });
+      return receiptHandle;
+    });
     let failedIds: Set<string>;
     try {
       const worker = await this.options.loadWorker(queue.def.worker);
-      const result = await worker(toSqsEvent(name, batch));
+      const event = toSqsEvent(queue.name, batch, receipts);
+      const invoke = this.options.invokeWorker;
+      const result = invoke ? await invoke(queue.name, queue.def, () => worker(event)) : await worker(event);
       failedIds = new Set((result?.batchItemFailures ?? []).map((failure) => failure.itemIdentifier));
     } catch {
       failedIds = new Set(batch.map((message) => message.messageId)); // a thrown error fails the whole batch
     }
-    queue.busy = false;
+    for (const receipt of receipts) this.inFlight.delete(receipt);
+    queue.running--;
     for (const message of batch) {
       if (!failedIds.has(message.messageId)) continue;
-      if (message.receiveCount >= queue.def.maxReceiveCount) this.deadLetter(name, message);
-      else this.retryLater(name, queue, message);
+      if (message.receiveCount >= queue.def.maxReceiveCount) this.deadLetter(queue.name, message);
+      else this.retryLater(queue, message);
     }
-    setImmediate(() => void this.pump(name));
+    setImmediate(() => this.pump(queue));
   }
 
-  private retryLater(name: string, queue: QueueState, message: Message): void {
-    queue.delayed++;
-    const delay = (this.options.retryDelayMs ?? 250) * message.receiveCount;
-    setTimeout(() => {
-      queue.delayed--;
-      queue.ready.push(message);
-      void this.pump(name);
-    }, delay).unref();
+  /**
+   * A failed message is delivered again once its visibility timeout has passed: the one the worker set
+   * with ChangeMessageVisibility (0 = at once), else the local retry delay, growing with each receive.
+   */
+  private retryLater(queue: QueueState, message: Message): void {
+    const delayMs =
+      message.visibilityTimeoutSeconds !== undefined
+        ? message.visibilityTimeoutSeconds * 1000
+        : (this.options.retryDelayMs ?? 250) * message.receiveCount;
+    this.later(queue, message, delayMs);
   }
 
   private deadLetter(queue: string, message: Message): void {
@@ -222,7 +400,7 @@ export class LocalMessaging {
 
   private isIdle(): boolean {
     for (const queue of this.queues.values())
-      if (queue.busy || queue.ready.length || queue.delayed) return false;
+      if (queue.running || queue.ready.length || queue.delayed) return false;
     return true;
   }
 
@@ -234,12 +412,43 @@ export class LocalMessaging {
   }
 }
 
-function toSqsEvent(queue: string, batch: Message[]): SQSEvent {
+/** An error answered the way the AWS JSON protocols do (`__type` and `message`, status 400). */
+class AwsError extends Error {
+  constructor(
+    readonly type: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const SECRET_VERSION = '00000000-0000-4000-8000-000000000000';
+
+function secretArn(name: string): string {
+  return `arn:aws:secretsmanager:${process.env.AWS_REGION ?? 'us-east-1'}:${ACCOUNT}:secret:${name}-local`;
+}
+
+function entriesOf(input: Record<string, unknown>): Record<string, unknown>[] {
+  return Array.isArray(input.Entries) ? (input.Entries as Record<string, unknown>[]) : [];
+}
+
+/** A bus given by name or by ARN (`arn:aws:events:...:event-bus/<name>`). */
+function busNameOf(bus: string): string {
+  return bus.startsWith('arn:') ? (bus.split('/').pop() ?? bus) : bus;
+}
+
+/** EventBridge's `time`: the entry's own (epoch seconds in the JSON protocol) or now, to the second. */
+function eventTime(time: unknown): string {
+  const date = typeof time === 'number' ? new Date(time * 1000) : new Date();
+  return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+function toSqsEvent(queue: string, batch: Message[], receipts: string[]): SQSEvent {
   return {
     Records: batch.map(
-      (message): SQSRecord => ({
+      (message, i): SQSRecord => ({
         messageId: message.messageId,
-        receiptHandle: message.messageId,
+        receiptHandle: receipts[i] ?? '',
         body: message.body,
         attributes: {
           ApproximateReceiveCount: String(message.receiveCount),

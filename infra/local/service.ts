@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -12,10 +13,28 @@ import {
 import { answerMismatch } from '../openapi/answers.ts';
 import { docsPageRoutes } from '../openapi/docs-page.ts';
 import { openApiText } from '../openapi/document.ts';
-import { AUTHORIZER_HANDLER, JOB_QUEUES, type JobQueueDef, ROUTES } from '../routes.ts';
+import {
+  AUTHORIZER_HANDLER,
+  EVENT_RULES,
+  type EventRuleDef,
+  JOB_QUEUES,
+  type JobQueueDef,
+  ROUTES,
+  type RouteDef,
+  SCHEDULES,
+  type ScheduleDef,
+} from '../routes.ts';
 import { type Emulator, ensureBucket, ensureTable, startDynalite, startS3rver } from './emulators.ts';
 import { type AuthorizerHandler, LocalGateway, type RouteHandler } from './gateway.ts';
+import {
+  AUTHORIZER_GRANTS,
+  type GrantedResources,
+  type Grants,
+  installGrantCheck,
+  invokeWith,
+} from './grants.ts';
 import { type LocalEvent, LocalMessaging, type WorkerHandler } from './messaging.ts';
+import { LocalSchedules, type ScheduleHandler } from './schedules.ts';
 
 /**
  * The whole service on one machine: embedded emulators, in-process queues and events, the route table
@@ -39,6 +58,20 @@ export interface LocalServiceOptions {
   /** Base delay of local queue retries. */
   retryDelayMs?: number;
   /**
+   * Multiplies every queue delay (DelaySeconds, visibility timeouts, retries): 0.001 turns a 5-minute
+   * retry into 300 ms. Default 1.
+   */
+  timeScale?: number;
+  /** Interval of every schedule instead of its `everyMinutes` (tests set a huge one, then `runSchedules`). */
+  scheduleIntervalMs?: number;
+  /** Enforce each function's declared grants on its AWS calls (default true). */
+  enforceGrants?: boolean;
+  /** Tables to serve instead of the route table's (tests of the runtime itself). */
+  routes?: readonly RouteDef[];
+  jobQueues?: Readonly<Record<string, JobQueueDef>>;
+  eventRules?: Readonly<Record<string, EventRuleDef>>;
+  schedules?: Readonly<Record<string, ScheduleDef>>;
+  /**
    * Check every success answer against the response schema its route declares, answering 500
    * `response_schema_mismatch` when it disagrees (the end-to-end tests turn this on).
    */
@@ -55,6 +88,10 @@ export interface LocalService {
   tableName: string;
   bucketName: string;
   messaging: LocalMessaging;
+  /** The master-key secret's id (MASTER_KEY_SECRET_ID), answered by the local Secrets Manager. */
+  masterKeySecretId: string;
+  /** Runs every schedule now (one already running runs again after it) and resolves when all are done. */
+  runSchedules(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -64,6 +101,10 @@ export const SEED_WORKSPACE = 'default';
 export const LOCAL_TABLE_NAME = 'promptops-local';
 /** Written while the service runs, so `npm run keys` finds the local table without flags. */
 export const ENDPOINTS_FILE = 'local-endpoints.json';
+export const LOCAL_EVENT_BUS = 'promptops-local';
+/** The local Secrets Manager's name for the master key, kept in the data directory's `master-key`. */
+export const LOCAL_MASTER_KEY_SECRET_ID = 'promptops-local-master-key';
+export const MASTER_KEY_FILE = 'master-key';
 
 async function importHandler<T>(file: string): Promise<T> {
   const module = (await import(pathToFileURL(join(REPO_ROOT, file)).href)) as { handler?: T };
@@ -102,15 +143,47 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     await ensureTable(dynamodbEndpoint, tableName);
     await ensureBucket(s3Endpoint, bucketName);
 
+    const routes = options.routes ?? ROUTES;
+    const queues = options.jobQueues ?? (JOB_QUEUES as Record<string, JobQueueDef>);
+    const s3Url = new URL(s3Endpoint);
+    const resources: GrantedResources = {
+      tableName,
+      s3Host: s3Url.host,
+      eventBusName: LOCAL_EVENT_BUS,
+      masterKeySecretId: LOCAL_MASTER_KEY_SECRET_ID,
+    };
+    const enforce = options.enforceGrants ?? true;
+    if (enforce) installGrantCheck(); // fails the start if the SDK clients would escape the check
+    // Each function's AWS calls run with the grants of its row, as under its IAM role in AWS.
+    const invoke = <T>(functionName: string, grants: Grants, call: () => Promise<T>, ownQueue?: string) =>
+      enforce
+        ? invokeWith(
+            {
+              functionName,
+              grants,
+              ownQueue,
+              resources,
+              onDenied: (message) => console.error(`Access denied (local grants): ${message}`),
+            },
+            call,
+          )
+        : call();
+
     const workers = new Map<string, Promise<WorkerHandler>>();
     const messaging = new LocalMessaging({
-      queues: JOB_QUEUES as Record<string, JobQueueDef>,
+      queues,
+      rules: options.eventRules ?? EVENT_RULES,
+      busName: LOCAL_EVENT_BUS,
+      secrets: { [LOCAL_MASTER_KEY_SECRET_ID]: masterKey(dataDir) },
       loadWorker: (file) => {
         if (!workers.has(file)) workers.set(file, importHandler<WorkerHandler>(file));
         return workers.get(file) as Promise<WorkerHandler>;
       },
       deadLetterFile: dataDir && join(dataDir, 'dead-letters.jsonl'),
       retryDelayMs: options.retryDelayMs,
+      timeScale: options.timeScale,
+      invokeWorker: (queue, def, call) =>
+        invoke(`worker of queue ${queue} (${def.worker})`, def, call, queue),
       onEvent: options.onEvent,
     });
     const messagingEndpoint = await messaging.start();
@@ -120,13 +193,15 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     Object.assign(process.env, {
       [ENV.tableName]: tableName,
       [ENV.bucketName]: bucketName,
-      [ENV.eventBusName]: 'promptops-local',
+      [ENV.eventBusName]: LOCAL_EVENT_BUS,
+      [ENV.masterKeySecretId]: LOCAL_MASTER_KEY_SECRET_ID,
       [ENV.dynamodbEndpoint]: dynamodbEndpoint,
       [ENV.s3Endpoint]: s3Endpoint,
       [ENV.sqsEndpoint]: messagingEndpoint,
       [ENV.eventsEndpoint]: messagingEndpoint,
+      [ENV.secretsEndpoint]: messagingEndpoint,
     });
-    for (const name of Object.keys(JOB_QUEUES)) process.env[queueUrlEnv(name)] = messaging.queueUrl(name);
+    for (const name of Object.keys(queues)) process.env[queueUrlEnv(name)] = messaging.queueUrl(name);
 
     const handlers = new Map<string, Promise<RouteHandler>>();
     const loadHandler = (file: string) => {
@@ -134,7 +209,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       return handlers.get(file) as Promise<RouteHandler>;
     };
     // Import every function up front: a broken handler fails the start, not the first request.
-    await Promise.all(ROUTES.map((route) => loadHandler(route.handler)));
+    await Promise.all(routes.map((route) => loadHandler(route.handler)));
     const authorizer = await importHandler<AuthorizerHandler>(AUTHORIZER_HANDLER);
 
     const { workspaceId, apiKey } = await seed(dataDir, options.apiKey);
@@ -142,7 +217,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     let openApi: Promise<string> | undefined;
 
     const gateway = new LocalGateway({
-      routes: ROUTES,
+      routes,
       loadHandler,
       authorizer,
       authorizerCacheTtlSeconds: options.authorizerCacheTtlSeconds ?? AUTHORIZER_CACHE_TTL_SECONDS,
@@ -162,10 +237,25 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
         ...docsPageRoutes(),
       },
       checkAnswer: options.checkAnswers ? answerMismatch : undefined,
+      invoke: (fn, call) =>
+        fn === 'authorizer'
+          ? invoke(`API key authorizer (${AUTHORIZER_HANDLER})`, AUTHORIZER_GRANTS, call)
+          : invoke(`${fn.method} ${fn.path} (${fn.handler})`, fn, call),
       onError: (error) => console.error('Gateway error', error),
     });
     const baseUrl = await gateway.listen(options.port ?? 3000, options.host);
     stops.push(() => gateway.close());
+
+    // After seeding: a schedule (the event sweep) may read what the seed wrote.
+    const schedules = new LocalSchedules({
+      schedules: options.schedules ?? SCHEDULES,
+      loadHandler: (file) => importHandler<ScheduleHandler>(file),
+      intervalMs: options.scheduleIntervalMs,
+      invoke: (name, def, call) => invoke(`schedule ${name} (${def.handler})`, def, call),
+      onError: (name, error) => console.error(`Schedule ${name} failed`, error),
+    });
+    stops.push(() => schedules.stop());
+    await schedules.start();
 
     if (dataDir) {
       writeFileSync(
@@ -185,12 +275,29 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       tableName,
       bucketName,
       messaging,
+      masterKeySecretId: LOCAL_MASTER_KEY_SECRET_ID,
+      runSchedules: () => schedules.runAll(),
       stop: () => stopAll(stops),
     };
   } catch (error) {
     await stopAll(stops);
     throw error;
   }
+}
+
+/**
+ * The master key the local Secrets Manager serves: kept in the data directory (48 random bytes, base64,
+ * readable by the owner only), created on the first start; a new one per start in memory.
+ */
+function masterKey(dataDir: string | undefined): string {
+  const generate = () => randomBytes(48).toString('base64');
+  if (!dataDir) return generate();
+  const file = join(dataDir, MASTER_KEY_FILE);
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  mkdirSync(dataDir, { recursive: true });
+  const key = generate();
+  writeFileSync(file, `${key}\n`, { mode: 0o600 });
+  return key;
 }
 
 /** The workspace a job message is for (messages carry `workspaceId`). */

@@ -9,6 +9,9 @@ import { COUNTER_PREFIX } from '#shared/platform/ids.ts';
  * The local runtime for end-to-end tests: in memory, on a free port, with helpers to call routes and
  * to count what the table and bucket hold (bad input must leave both unchanged).
  */
+/** A day: no schedule runs on its own timer during a test file. */
+const TEST_SCHEDULE_INTERVAL_MS = 24 * 60 * 60 * 1000;
+
 export interface CallOptions {
   body?: unknown;
   /** Sent as-is instead of JSON-encoding `body`. */
@@ -38,6 +41,10 @@ export interface TestService extends LocalService {
   rejected<T = any>(method: string, path: string, options?: CallOptions): Promise<CallResult<T>>;
 }
 
+/**
+ * Any option of the local service may be given (`timeScale`, `retryDelayMs`, other route tables...).
+ * Schedules run once at start-up and then only when the test calls `runSchedules()`.
+ */
 export async function startTestService(options: LocalServiceOptions = {}): Promise<TestService> {
   // Every success answer is checked against its route's declared response schema (a mismatch is a 500
   // `response_schema_mismatch`, which `call` turns into a failure naming what disagrees).
@@ -46,6 +53,7 @@ export async function startTestService(options: LocalServiceOptions = {}): Promi
     dataDir: null,
     retryDelayMs: 20,
     checkAnswers: true,
+    scheduleIntervalMs: TEST_SCHEDULE_INTERVAL_MS,
     ...options,
   });
   const dynamo = new DynamoDBClient({ endpoint: service.dynamodbEndpoint });
