@@ -10,7 +10,8 @@ import { publish, uniqueName } from '#test/support/prompts.ts';
  * Webhooks end to end: the local gateway, the bus rule's fan-out queue, the delivery queue and worker,
  * the guarded outbound client, and a loopback receiver (allowed through OUTBOUND_ALLOWED_HOSTS). The
  * local runtime scales every queue delay by `timeScale`, so the retry schedule (5 s, 5 min, ...) runs
- * in milliseconds; OUTBOUND_TIMEOUT_MS is short for the receiver that never answers.
+ * in milliseconds; OUTBOUND_TIMEOUT_MS is short for the receiver that never answers. The sweep of
+ * unacknowledged events runs when a test calls `runSchedules`.
  */
 interface Received {
   path: string;
@@ -252,6 +253,37 @@ describe('delivery', () => {
         delivered_at: expect.any(String),
       },
     ]);
+    await service.call('DELETE', `${WEBHOOKS}/${webhook.id}`);
+  });
+
+  it('a bus failure at publish loses no event: the sweep delivers it', async () => {
+    const { webhook, secret } = await register({
+      url: `${receiverUrl}/bus-failure`,
+      event_types: ['prompt_template_version_created'],
+    });
+    // The publish puts the event twice (a second try for a refused entry): both fail.
+    service.messaging.failPutEvents(2);
+    const name = uniqueName('bus-down');
+    await publish(service, name);
+    await service.messaging.idle();
+    expect(requestsTo('/bus-failure')).toEqual([]);
+
+    // The sweep (on a schedule in AWS) puts again what no consumer acknowledged.
+    process.env.EVENT_REDELIVERY_AFTER_SECONDS = '0';
+    try {
+      await service.runSchedules();
+    } finally {
+      delete process.env.EVENT_REDELIVERY_AFTER_SECONDS;
+    }
+    const request = await eventually(() => requestsTo('/bus-failure')[0] ?? expect.fail('no request yet'));
+    expect(new Webhook(secret).verify(request.body, request.headers as Record<string, string>)).toMatchObject(
+      {
+        event_type: 'prompt_template_version_created',
+        details: { prompt_name: name, version_number: 1 },
+      },
+    );
+    await service.messaging.idle();
+    expect(requestsTo('/bus-failure')).toHaveLength(1);
     await service.call('DELETE', `${WEBHOOKS}/${webhook.id}`);
   });
 
