@@ -1,8 +1,5 @@
-import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureWorkspace } from '#shared/auth/api-keys.ts';
-import { resetMasterKey } from '#shared/platform/master-key.ts';
 import { newDelivery } from '#shared/webhooks/deliveries.ts';
 import {
   claimDelivery,
@@ -22,17 +19,11 @@ import { startTestService, type TestService } from '#test/support/local-service.
  * status.
  */
 let service: TestService;
-const secrets = mockClient(SecretsManagerClient);
+// The local runtime serves the master key (Secrets Manager's GetSecretValue).
 beforeAll(async () => {
   service = await startTestService();
-  secrets.on(GetSecretValueCommand).resolves({ SecretString: 'integration master' });
-  process.env.MASTER_KEY_SECRET_ID ??= 'master';
-  resetMasterKey();
 });
-afterAll(async () => {
-  secrets.restore();
-  await service?.stop();
-});
+afterAll(() => service?.stop());
 
 const input = (url: string) => ({ url, is_active: true, headers: { Authorization: 'Bearer t' } });
 
