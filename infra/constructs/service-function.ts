@@ -12,6 +12,7 @@ import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { ENV, queueUrlEnv } from '#shared/platform/config.ts';
 import { BUNDLE, lambdaBundling } from '../bundling.ts';
+import { TABLE_READ_ACTIONS, TABLE_WRITE_ACTIONS } from '../table-actions.ts';
 
 /** What a function may touch: the same fields a route row or a job queue row declares. */
 export interface ResourceAccess {
@@ -66,22 +67,6 @@ export interface ServiceFunctionProps {
   /** Settings of this function, beside the resource names every function gets. */
   environment?: Readonly<Record<string, string>>;
 }
-
-/** DynamoDB actions of read-only functions: point reads, batch reads and queries; never a Scan. */
-export const TABLE_READ_ACTIONS = [
-  'dynamodb:GetItem',
-  'dynamodb:BatchGetItem',
-  'dynamodb:Query',
-  'dynamodb:DescribeTable',
-] as const;
-/** Writers add single-item and batch writes (ids are reserved with UpdateItem). */
-export const TABLE_WRITE_ACTIONS = [
-  ...TABLE_READ_ACTIONS,
-  'dynamodb:PutItem',
-  'dynamodb:UpdateItem',
-  'dynamodb:DeleteItem',
-  'dynamodb:BatchWriteItem',
-] as const;
 
 /**
  * A NodejsFunction with the house defaults (Node.js 22 on ARM64, X-Ray, source maps, ESM bundle,

@@ -3,7 +3,7 @@ import { Readable } from 'node:stream';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { HttpResponse } from '@smithy/core/protocols';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
-import { TABLE_READ_ACTIONS, TABLE_WRITE_ACTIONS } from '../constructs/service-function.ts';
+import { TABLE_READ_ACTIONS, TABLE_WRITE_ACTIONS } from '../table-actions.ts';
 
 /**
  * The local runtime's stand-in for IAM: each function runs with the grants its row declares (route,

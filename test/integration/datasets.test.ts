@@ -1,4 +1,6 @@
+import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { logRequestBody, startTestService, type TestService } from '#test/support/local-service.ts';
 import { sqsEvent } from '#test/support/sqs.ts';
@@ -345,16 +347,15 @@ describe('poison messages', () => {
 describe('a job that cannot be sent', () => {
   it('answers 500 and leaves neither the draft nor the uploaded file', async () => {
     const { group, draft } = await newGroup();
-    const variable = m.config.queueUrlEnv('dataset-file-jobs');
-    const url = process.env[variable];
-    process.env[variable] = `${service.messaging.queueUrl('no-such-queue')}`;
+    const sqs = mockClient(SQSClient);
+    sqs.on(SendMessageCommand).rejects(new Error('queue unavailable'));
     const objects = await service.countObjects();
     try {
       const answer = await fromFile(group.id, 'a\n1\n');
 
       expect(answer.status).toBe(500);
     } finally {
-      process.env[variable] = url;
+      sqs.restore();
     }
     expect(await rawItem(m.keys.datasetKey(service.workspaceId, draft.id))).toBeUndefined();
     expect(await service.countObjects()).toBe(objects);
