@@ -8,7 +8,6 @@ import {
   createDelivery,
   type DeliveryRecord,
   getDelivery,
-  markDeliverySent,
   queryDeliveries,
   resetDeliveryForRetry,
   type WebhookRecord,
@@ -55,7 +54,6 @@ export function newDelivery(
     deliveredAt: null,
     // Serialised once: every attempt sends (and signs) exactly these bytes.
     body: pythonJson(envelope),
-    sentAt: null,
   };
 }
 
@@ -72,14 +70,17 @@ export async function sendDelivery(delivery: Pick<DeliveryRecord, 'workspaceId' 
 
 /**
  * Creates the delivery and puts it on the queue. A delivery that exists already (the same event
- * again) is not sent again, unless it never reached the queue (a crash between the put and the send).
- * Returns whether it was sent.
+ * again) is not sent again, unless it was never attempted: its message may have been lost (a crash
+ * between the put and the send), and a second message for one delivery is harmless (an attempt claims
+ * the delivery, and a message for one no longer pending does nothing). Returns whether it was sent.
  */
 export async function enqueueDelivery(delivery: DeliveryRecord): Promise<boolean> {
   const result = await createDelivery(delivery);
-  if (!result.created && (!result.existing || result.existing.sentAt !== null)) return false;
+  if (!result.created) {
+    const existing = result.existing;
+    if (!existing || existing.status !== 'pending' || existing.attempts > 0) return false;
+  }
   await sendDelivery(delivery);
-  await markDeliverySent(delivery);
   return true;
 }
 

@@ -61,16 +61,13 @@ const clipText = (text: string) =>
 
 export async function attemptDelivery(received: ReceivedDelivery, now = Date.now()): Promise<AttemptResult> {
   const message = messageSchema.parse(JSON.parse(received.body));
-  const delivery = await claimDelivery(
-    message.workspace_id,
-    message.webhook_id,
-    message.delivery_id,
-    now + ATTEMPT_LEASE_MS,
-    now,
-  );
+  // Both at once: the webhook read is wasted only for a message that has nothing to do.
+  const [delivery, webhook] = await Promise.all([
+    claimDelivery(message.workspace_id, message.webhook_id, message.delivery_id, now + ATTEMPT_LEASE_MS, now),
+    getWebhook(message.workspace_id, message.webhook_id),
+  ]);
   // Already delivered, failed or skipped, expired, or being attempted by another message: nothing to do.
   if (!delivery) return 'done';
-  const webhook = await getWebhook(delivery.workspaceId, delivery.webhookId);
   if (!webhook?.isActive) {
     await recordDeliveryOutcome(delivery, { status: 'skipped', attempted: false, nextAttemptAt: null });
     return 'done';

@@ -60,8 +60,6 @@ export interface DeliveryRecord {
   deliveredAt: number | null;
   /** The exact body every attempt sends. */
   body: string;
-  /** When the fan-out had put the delivery on the queue. */
-  sentAt: number | null;
 }
 
 const webhooksPartition = (workspaceId: number) => `W#${workspaceId}#WH`;
@@ -113,7 +111,6 @@ function deliveryFromItem(item: Item): DeliveryRecord {
     createdAt: Number(item.createdAt),
     deliveredAt: optionalNumber(item.deliveredAt),
     body: String(item.body),
-    sentAt: optionalNumber(item.sentAt),
   };
 }
 
@@ -317,18 +314,6 @@ export async function getDelivery(
     }),
   );
   return Item ? deliveryFromItem(Item) : undefined;
-}
-
-export async function markDeliverySent(record: DeliveryRecord, now = Date.now()): Promise<void> {
-  await dynamo.send(
-    new UpdateCommand({
-      TableName: table(),
-      Key: deliveryKey(record.workspaceId, record.webhookId, record.id),
-      UpdateExpression: 'SET sentAt = :now',
-      ConditionExpression: 'attribute_exists(PK)',
-      ExpressionAttributeValues: { ':now': now },
-    }),
-  );
 }
 
 /**

@@ -104,16 +104,22 @@ describe('fan-out', () => {
     );
     expect(sqs).toHaveReceivedCommandTimes(SendMessageCommand, 1);
 
-    // The same event again: the conditional put fails on the existing delivery, which was sent.
+    // The same event again: the conditional put fails on the existing delivery, already attempted.
     ddb.reset();
     sqs.reset();
     ddb.on(QueryCommand).resolves({ Items: [webhookItem(1)] });
     ddb
       .on(PutCommand)
       .rejects(Object.assign(new Error('exists'), { name: 'ConditionalCheckFailedException' }));
-    ddb.on(GetCommand).resolves({ Item: { ...put.Item, sentAt: 5 } });
+    ddb.on(UpdateCommand).resolves({});
+    ddb.on(GetCommand).resolves({ Item: { ...put.Item, status: 'delivered', attempts: 1 } });
     await fanoutHandler(sqsEvent({ id: 'm2', body: busMessage }));
     expect(sqs).toHaveReceivedCommandTimes(SendMessageCommand, 0);
+
+    // ... or never attempted (its message may be lost): sent again, still one delivery item.
+    ddb.on(GetCommand).resolves({ Item: put.Item });
+    await fanoutHandler(sqsEvent({ id: 'm3', body: busMessage }));
+    expect(sqs).toHaveReceivedCommandTimes(SendMessageCommand, 1);
   });
 });
 
@@ -206,6 +212,7 @@ describe('delivery', () => {
   });
 
   it('a delivery no longer pending (or held by another attempt) is left alone', async () => {
+    ddb.on(GetCommand).resolves({ Item: webhookItem(1) });
     ddb
       .on(UpdateCommand)
       .rejects(Object.assign(new Error('no'), { name: 'ConditionalCheckFailedException' }));
