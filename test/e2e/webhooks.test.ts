@@ -3,6 +3,7 @@ import { createServer, type IncomingHttpHeaders, type Server, type ServerRespons
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { EVENT_REDELIVERY_AFTER_ENV } from '#shared/events/sweep.ts';
 import { startTestService, type TestService } from '#test/support/local-service.ts';
 import { publish, uniqueName } from '#test/support/prompts.ts';
 
@@ -269,11 +270,11 @@ describe('delivery', () => {
     expect(requestsTo('/bus-failure')).toEqual([]);
 
     // The sweep (on a schedule in AWS) puts again what no consumer acknowledged.
-    process.env.EVENT_REDELIVERY_AFTER_SECONDS = '0';
+    process.env[EVENT_REDELIVERY_AFTER_ENV] = '0';
     try {
       await service.runSchedules();
     } finally {
-      delete process.env.EVENT_REDELIVERY_AFTER_SECONDS;
+      delete process.env[EVENT_REDELIVERY_AFTER_ENV];
     }
     const request = await eventually(() => requestsTo('/bus-failure')[0] ?? expect.fail('no request yet'));
     expect(new Webhook(secret).verify(request.body, request.headers as Record<string, string>)).toMatchObject(
