@@ -76,10 +76,9 @@ export async function sendDelivery(delivery: Pick<DeliveryRecord, 'workspaceId' 
  */
 export async function enqueueDelivery(delivery: DeliveryRecord): Promise<boolean> {
   const result = await createDelivery(delivery);
-  if (!result.created) {
-    const existing = result.existing;
-    if (!existing || existing.status !== 'pending' || existing.attempts > 0) return false;
-  }
+  const neverAttempted = (existing?: DeliveryRecord) =>
+    existing?.status === 'pending' && existing.attempts === 0;
+  if (!result.created && !neverAttempted(result.existing)) return false;
   await sendDelivery(delivery);
   return true;
 }
