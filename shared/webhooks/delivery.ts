@@ -56,8 +56,9 @@ function header(response: OutboundResponse, name: string): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
+/** The first 2 KB of an answer, never ending in half a surrogate pair. */
 const clipText = (text: string) =>
-  text.length > LAST_ERROR_MAX_CHARS ? text.slice(0, LAST_ERROR_MAX_CHARS) : text;
+  text.length > LAST_ERROR_MAX_CHARS ? text.slice(0, LAST_ERROR_MAX_CHARS).toWellFormed() : text;
 
 export async function attemptDelivery(received: ReceivedDelivery, now = Date.now()): Promise<AttemptResult> {
   const message = messageSchema.parse(JSON.parse(received.body));
