@@ -17,7 +17,7 @@ import {
   EVENT_RULES,
   JOB_QUEUES,
   type JobQueueDef,
-  ROUTES,
+  ROUTE_GROUPS,
   SCHEDULES,
 } from './routes.ts';
 
@@ -94,7 +94,7 @@ export class PromptopsStack extends Stack {
     this.http = new HttpApi(this, 'Http', {
       name: `promptops-${stage}`,
       root: REPO_ROOT,
-      routes: ROUTES,
+      routeGroups: ROUTE_GROUPS,
       authorizerEntry: AUTHORIZER_HANDLER,
       resources,
       throttle: props.throttle,

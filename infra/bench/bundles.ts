@@ -45,7 +45,24 @@ export async function benchBundles(): Promise<BenchRow[]> {
       target: target ? `< ${target} KB` : '',
     });
   }
-  return rows;
+  return [...rows, ...(await benchStackSizes())];
+}
+
+/**
+ * The resources of the stack and of each nested stack, against the budget the CDK tests hold them to
+ * (CloudFormation refuses a stack over 500). Synthesized without bundling: the count does not depend on it.
+ */
+async function benchStackSizes(): Promise<BenchRow[]> {
+  const { App } = await import('aws-cdk-lib');
+  const { PromptopsStack } = await import('../stack.ts');
+  const { STACK_RESOURCE_BUDGET, stackSizes } = await import('../constructs/stack-size.ts');
+  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+  const stack = new PromptopsStack(app, 'promptops-bench', { stage: 'bench' });
+  return stackSizes(stack).map(({ stack: path, resources }) => ({
+    name: `stack ${path.replace(/^promptops-bench/, 'root').replace(/^root\//, '')}`,
+    value: `${resources} resources`,
+    target: `<= ${STACK_RESOURCE_BUDGET}`,
+  }));
 }
 
 /** Median of five imports, each in a fresh process. */

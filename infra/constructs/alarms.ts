@@ -1,4 +1,4 @@
-import { Duration, Validations } from 'aws-cdk-lib';
+import { Duration, Stack, Validations } from 'aws-cdk-lib';
 import { Alarm, ComparisonOperator, type Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { Topic } from 'aws-cdk-lib/aws-sns';
@@ -97,16 +97,26 @@ export class Alarms extends Construct {
     );
   }
 
+  /**
+   * A function's alarm lives in the function's own stack: a route's in its group's nested stack (under
+   * an `Alarms` construct there), so that the root stack does not grow by one alarm per route.
+   */
   private functionErrors(id: string, fn: ServiceFunction): void {
     this.add(
       id,
       fn.fn.metricErrors({ period: Duration.minutes(5), statistic: 'Sum' }),
       `${fn.description}: errors`,
+      this.scopeIn(Stack.of(fn)),
     );
   }
 
-  private add(id: string, metric: Metric, description: string): void {
-    const alarm = new Alarm(this, id, {
+  private scopeIn(stack: Stack): Construct {
+    if (stack === Stack.of(this)) return this;
+    return (stack.node.tryFindChild('Alarms') as Construct | undefined) ?? new Construct(stack, 'Alarms');
+  }
+
+  private add(id: string, metric: Metric, description: string, scope: Construct = this): void {
+    const alarm = new Alarm(scope, id, {
       metric,
       alarmDescription: description,
       threshold: 0,

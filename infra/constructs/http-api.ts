@@ -1,10 +1,10 @@
-import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Duration, NestedStack, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import {
   AccessLogFormat,
   AuthorizationType,
+  AwsIntegration,
   EndpointType,
   IdentitySource,
-  LambdaIntegration,
   LogGroupLogDestination,
   type Method,
   MethodLoggingLevel,
@@ -14,6 +14,7 @@ import {
   ResponseType,
   RestApi,
 } from 'aws-cdk-lib/aws-apigateway';
+import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { AUTHORIZER_CACHE_TTL_SECONDS } from '#shared/platform/config.ts';
@@ -108,7 +109,11 @@ export interface HttpApiProps {
   /** The API's name, one per stage: the 5xx alarm's metric is per API name. */
   name: string;
   root: string;
-  routes: readonly RouteDef[];
+  /**
+   * The route rows by feature (ROUTE_GROUPS): each group's functions, their invoke permissions and
+   * error alarms are one nested stack, so the root stack grows by one method per route, not seven.
+   */
+  routeGroups: Readonly<Record<string, readonly RouteDef[]>>;
   /** The authorizer handler file, relative to `root`. */
   authorizerEntry: string;
   resources: ServiceResources;
@@ -137,6 +142,18 @@ export function verbatimJsonTemplate(json: string): string {
 export interface RouteFunction {
   route: RouteDef;
   function: ServiceFunction;
+  /** The feature group (ROUTE_GROUPS key) whose nested stack holds the function. */
+  group: string;
+}
+
+/** The nested stack of one route group, e.g. `PromptsRoutes`. */
+export function routeGroupStackId(group: string): string {
+  return `${pascalCase(group)}Routes`;
+}
+
+/** The execute-api path of a route in an ARN: API Gateway's `{param}` segments become `*`. */
+export function arnPath(path: string): string {
+  return path.replace(/\{[^}]*\}/g, '*');
 }
 
 /**
@@ -149,6 +166,8 @@ export class HttpApi extends Construct {
   readonly authorizerFunction: ServiceFunction;
   readonly authorizer: RequestAuthorizer;
   readonly routes: readonly RouteFunction[];
+  /** The nested stacks of the route groups, by group name. */
+  readonly routeStacks: ReadonlyMap<string, NestedStack>;
   readonly accessLogs: LogGroup;
   readonly executionLogs: LogGroup;
 
@@ -221,47 +240,84 @@ export class HttpApi extends Construct {
     }
 
     const settings = props.settings ?? {};
+    const allRoutes = Object.values(props.routeGroups).flat();
     for (const name of Object.keys(settings)) {
-      if (!props.routes.some((route) => route.environment && Object.hasOwn(route.environment, name))) {
+      if (!allRoutes.some((route) => route.environment && Object.hasOwn(route.environment, name))) {
         throw new Error(`Setting ${name} is read by no route (no route declares it in environment)`);
       }
     }
-    this.routes = props.routes.map((route) => {
-      const declared = route.environment;
-      const environment = declared && {
-        ...declared,
-        ...Object.fromEntries(Object.entries(settings).filter(([name]) => Object.hasOwn(declared, name))),
-      };
-      const fn = new ServiceFunction(this, routeId(route.method, route.path), {
-        root: props.root,
-        entry: route.handler,
-        description: `${route.method} ${route.path}`,
-        access: route,
-        resources: props.resources,
-        invocation: { kind: 'api' },
-        memoryMb: route.memoryMb,
-        timeoutSeconds: route.timeoutSeconds,
-        logRetention: props.logRetention,
-        environment,
+    const routeStacks = new Map<string, NestedStack>();
+    const routes: RouteFunction[] = [];
+    for (const [group, rows] of Object.entries(props.routeGroups)) {
+      if (rows.length === 0) continue;
+      const stack = new NestedStack(this, routeGroupStackId(group), {
+        description: `promptops routes: ${group}`,
       });
-      // A body-key route has no gateway authorizer: its handler checks the key (shared/auth/key-cache.ts).
-      const method = this.api.root
-        .resourceForPath(route.path)
-        .addMethod(
-          route.method,
-          new LambdaIntegration(fn.fn, { allowTestInvoke: false }),
-          route.auth === 'body' ? { authorizationType: AuthorizationType.NONE } : undefined,
-        );
-      if (route.auth === 'body') {
-        acknowledgeOpenMethod(
-          method,
-          "The API key is in the JSON body (PromptLayer SDK tracking calls), which a gateway authorizer cannot read: the handler checks it with the authorizer's own lookup and cache",
-        );
+      routeStacks.set(group, stack);
+      for (const route of rows) {
+        routes.push({ route, group, function: this.addRoute(stack, route, settings, props) });
       }
-      return { route, function: fn };
-    });
+    }
+    this.routes = routes;
+    this.routeStacks = routeStacks;
 
     if (props.openApiDocument !== undefined) this.publishDocument(props.openApiDocument);
+  }
+
+  /**
+   * One route: its function and the permission for API Gateway to invoke it (this method and path on
+   * stage v1 only; none for the console's test button) in the group's nested stack, its method in the
+   * API (root stack). The permission names the stage literally: a reference to the Stage resource would
+   * make the nested stack wait for the stage, which waits for the methods, which wait for the stack.
+   */
+  private addRoute(
+    stack: NestedStack,
+    route: RouteDef,
+    settings: Readonly<Record<string, string>>,
+    props: HttpApiProps,
+  ): ServiceFunction {
+    const declared = route.environment;
+    const environment = declared && {
+      ...declared,
+      ...Object.fromEntries(Object.entries(settings).filter(([name]) => Object.hasOwn(declared, name))),
+    };
+    const fn = new ServiceFunction(stack, routeId(route.method, route.path), {
+      root: props.root,
+      entry: route.handler,
+      description: `${route.method} ${route.path}`,
+      access: route,
+      resources: props.resources,
+      invocation: { kind: 'api' },
+      memoryMb: route.memoryMb,
+      timeoutSeconds: route.timeoutSeconds,
+      logRetention: props.logRetention,
+      environment,
+    });
+    fn.fn.addPermission('ApiPermission', {
+      principal: new ServicePrincipal('apigateway.amazonaws.com'),
+      sourceArn: this.api.arnForExecuteApi(route.method, arnPath(route.path), API_STAGE_NAME),
+    });
+    // What LambdaIntegration builds, without the permission it would add in the method's (root) stack.
+    const integration = new AwsIntegration({
+      proxy: true,
+      service: 'lambda',
+      path: `2015-03-31/functions/${fn.fn.functionArn}/invocations`,
+    });
+    // A body-key route has no gateway authorizer: its handler checks the key (shared/auth/key-cache.ts).
+    const method = this.api.root
+      .resourceForPath(route.path)
+      .addMethod(
+        route.method,
+        integration,
+        route.auth === 'body' ? { authorizationType: AuthorizationType.NONE } : undefined,
+      );
+    if (route.auth === 'body') {
+      acknowledgeOpenMethod(
+        method,
+        "The API key is in the JSON body (PromptLayer SDK tracking calls), which a gateway authorizer cannot read: the handler checks it with the authorizer's own lookup and cache",
+      );
+    }
+    return fn;
   }
 
   /**

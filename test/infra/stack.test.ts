@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { App, Stack } from 'aws-cdk-lib';
+import { App, type CfnElement, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AttributeType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { EventBus } from 'aws-cdk-lib/aws-events';
@@ -11,7 +11,12 @@ import { Queue } from 'aws-cdk-lib/aws-sqs';
 import type { IConstruct } from 'constructs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Alarms } from '#infra/constructs/alarms.ts';
-import { API_KEY_HEADER, GATEWAY_ERRORS, MAPPING_TEMPLATE_MAX_BYTES } from '#infra/constructs/http-api.ts';
+import {
+  API_KEY_HEADER,
+  GATEWAY_ERRORS,
+  MAPPING_TEMPLATE_MAX_BYTES,
+  routeGroupStackId,
+} from '#infra/constructs/http-api.ts';
 import { eventSourceConcurrency, JobQueues } from '#infra/constructs/job-queues.ts';
 import { nagChecks } from '#infra/constructs/nag-checks.ts';
 import { pascalCase } from '#infra/constructs/naming.ts';
@@ -19,12 +24,14 @@ import { ProjectEvents } from '#infra/constructs/project-events.ts';
 import { contentLengthOverRegex } from '#infra/constructs/request-size-guard.ts';
 import { Schedules } from '#infra/constructs/schedules.ts';
 import { ServiceFunction } from '#infra/constructs/service-function.ts';
+import { STACK_RESOURCE_BUDGET, stackSizes, stacksOf } from '#infra/constructs/stack-size.ts';
 import { OPENAPI_FILE } from '#infra/openapi/document.ts';
 import {
   EVENT_RULES,
   type EventRuleDef,
   JOB_QUEUES,
   type JobQueueDef,
+  ROUTE_GROUPS,
   ROUTES,
   SCHEDULES,
   type ScheduleDef,
@@ -104,6 +111,7 @@ const FUNCTION_COUNT = ROUTES.length + 1 + Object.keys(JOB_QUEUES).length + Obje
 let dev: Template;
 let prod: Template;
 let jobs: Template;
+let devStack: PromptopsStack;
 let fakeRoot: string;
 /** cdk-nag findings not acknowledged, per synthesized scope. */
 let findings: Record<'dev' | 'prod' | 'fakeRows', string[]>;
@@ -131,7 +139,7 @@ beforeAll(() => {
   writeFileSync(join(fakeRoot, 'functions', 'fake-route.ts'), 'export const handler = async () => ({});\n');
 
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
-  const devStack = new PromptopsStack(app, 'promptops-dev', { stage: 'dev' });
+  devStack = new PromptopsStack(app, 'promptops-dev', { stage: 'dev' });
   const prodStack = new PromptopsStack(app, 'promptops-prod', {
     stage: 'prod',
     requestSizeGuard: false,
@@ -168,8 +176,8 @@ beforeAll(() => {
   alarms.watchBusRules(events);
   alarms.watchSchedules(schedules);
 
-  dev = Template.fromStack(devStack);
-  prod = Template.fromStack(prodStack);
+  dev = wholeTemplate(devStack);
+  prod = wholeTemplate(prodStack);
   jobs = Template.fromStack(jobsStack);
   findings = {
     dev: nagFindings(devStack),
@@ -180,6 +188,50 @@ beforeAll(() => {
 });
 
 afterAll(() => rmSync(fakeRoot, { recursive: true, force: true }));
+
+/** Replaces, anywhere in `value`, each object that `swap` returns a substitute for. */
+function substitute(value: unknown, swap: (node: Record<string, unknown>) => unknown): unknown {
+  if (Array.isArray(value)) return value.map((item) => substitute(item, swap));
+  if (value === null || typeof value !== 'object') return value;
+  const node = value as Record<string, unknown>;
+  const swapped = swap(node);
+  if (swapped !== undefined) return swapped;
+  return Object.fromEntries(Object.entries(node).map(([key, item]) => [key, substitute(item, swap)]));
+}
+
+/**
+ * The stack and its nested stacks as one template, as if they were one stack: a nested stack's
+ * parameter becomes the value the root passes to it, and the root's reference to a nested output
+ * (`Fn::GetAtt [Nested, Outputs.X]`) becomes that output's value. So the assertions read what each
+ * resource is wired to, wherever CloudFormation keeps it; the limits per stack are tested apart.
+ */
+function wholeTemplate(stack: Stack): Template {
+  const root = Template.fromStack(stack).toJSON();
+  const resources: Record<string, unknown> = { ...root.Resources };
+  const outputs = new Map<string, unknown>();
+  for (const nested of stacksOf(stack).slice(1)) {
+    const stackId = stack.getLogicalId(nested.nestedStackResource as CfnElement);
+    const parameters: Record<string, unknown> = root.Resources[stackId].Properties.Parameters ?? {};
+    const template = substitute(Template.fromStack(nested).toJSON(), (node) => {
+      const ref = node.Ref;
+      return typeof ref === 'string' && Object.hasOwn(parameters, ref) ? parameters[ref] : undefined;
+    }) as { Resources: Record<string, unknown>; Outputs?: Record<string, { Value: unknown }> };
+    for (const [id, resource] of Object.entries(template.Resources)) {
+      expect(resources, `logical id ${id} in two stacks`).not.toHaveProperty(id);
+      resources[id] = resource;
+    }
+    for (const [name, output] of Object.entries(template.Outputs ?? {})) {
+      outputs.set(JSON.stringify([stackId, `Outputs.${name}`]), output.Value);
+    }
+  }
+  return Template.fromJSON({
+    ...root,
+    Resources: substitute(resources, (node) => {
+      const getAtt = node['Fn::GetAtt'];
+      return Array.isArray(getAtt) ? outputs.get(JSON.stringify(getAtt)) : undefined;
+    }),
+  });
+}
 
 function resources(template: Template, type: string): [string, Resource][] {
   return Object.entries(template.findResources(type)) as [string, Resource][];
@@ -198,14 +250,36 @@ function functionByDescription(template: Template, description: string): [string
   );
 }
 
-/** Every action the function's role may perform, from the IAM policies attached to that role. */
+type Statement = { Effect: string; Action: string | string[]; Resource: unknown };
+
+/**
+ * The statements of every identity policy in the template, by the role they are on: a role's own
+ * inline policies (`Policies`, where function roles keep their grants) and `AWS::IAM::Policy` resources.
+ */
+function roleStatements(template: Template): [string, Statement][] {
+  const inline = resources(template, 'AWS::IAM::Role').flatMap(([roleId, role]) =>
+    (role.Properties.Policies ?? []).flatMap((policy: { PolicyDocument: { Statement: Statement[] } }) =>
+      policy.PolicyDocument.Statement.map((statement): [string, Statement] => [roleId, statement]),
+    ),
+  );
+  const attached = resources(template, 'AWS::IAM::Policy').flatMap(([, policy]) =>
+    (policy.Properties.Roles as { Ref?: string }[]).flatMap((role) =>
+      (policy.Properties.PolicyDocument.Statement as Statement[]).map((statement): [string, Statement] => [
+        role.Ref ?? '',
+        statement,
+      ]),
+    ),
+  );
+  return [...inline, ...attached];
+}
+
+/** Every action the function's role may perform, from the IAM policies on that role. */
 function actionsOf(template: Template, functionId: string): string[] {
   const [, fn] = only(resources(template, 'AWS::Lambda::Function').filter(([id]) => id === functionId));
   const roleId: string = fn.Properties.Role['Fn::GetAtt'][0];
-  return resources(template, 'AWS::IAM::Policy')
-    .filter(([, policy]) => policy.Properties.Roles.some((role: { Ref?: string }) => role.Ref === roleId))
-    .flatMap(([, policy]) => policy.Properties.PolicyDocument.Statement)
-    .flatMap((statement: { Action: string | string[] }) => [statement.Action].flat());
+  return roleStatements(template)
+    .filter(([role]) => role === roleId)
+    .flatMap(([, statement]) => [statement.Action].flat());
 }
 
 /** Resources whose logical id starts with `prefix` (the construct path, e.g. `JobsFakeJobsQueue`). */
@@ -417,18 +491,14 @@ describe('functions', () => {
   });
 
   it('never grants a Scan, and grants the item operations on the table and every index', () => {
-    for (const [, policy] of resources(dev, 'AWS::IAM::Policy')) {
-      const statements = policy.Properties.PolicyDocument.Statement as {
-        Action: string | string[];
-        Resource: unknown;
-      }[];
-      for (const statement of statements) {
-        const actions = [statement.Action].flat();
-        expect(actions).not.toContain('dynamodb:Scan');
-        expect(actions.some((action) => action.startsWith('dynamodb:*'))).toBe(false);
-        if (actions.includes('dynamodb:Query'))
-          expect(JSON.stringify(statement.Resource)).toContain('/index/*');
-      }
+    const statements = roleStatements(dev);
+    expect(statements.length).toBeGreaterThan(0);
+    for (const [, statement] of statements) {
+      const actions = [statement.Action].flat();
+      expect(actions).not.toContain('dynamodb:Scan');
+      expect(actions.some((action) => action.startsWith('dynamodb:*'))).toBe(false);
+      if (actions.includes('dynamodb:Query'))
+        expect(JSON.stringify(statement.Resource)).toContain('/index/*');
     }
   });
 
@@ -450,6 +520,97 @@ describe('functions', () => {
       expect(actions.includes('s3:DeleteObject*')).toBe(route.bucket === 'write');
       expect(actions.includes('sqs:SendMessage')).toBe((route.queues ?? []).length > 0);
       expect(actions.includes('events:PutEvents')).toBe(route.events === true);
+    }
+  });
+});
+
+describe('stack size', () => {
+  it(`keeps every stack, root and nested, at ${STACK_RESOURCE_BUDGET} resources or fewer`, () => {
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const prodStack = new PromptopsStack(app, 'size-prod', { stage: 'prod', alarmEmail: 'ops@example.com' });
+    const counts = [devStack, prodStack].flatMap(stackSizes);
+    const over = counts.filter(({ resources }) => resources > STACK_RESOURCE_BUDGET);
+    // The message lists every stack's count: split a route group, or move a part into a nested stack.
+    expect(over, `resources per stack: ${JSON.stringify(counts)}`).toEqual([]);
+  });
+
+  it('keeps the logical ids of the table, the buckets, the master key and the bus in the root stack', () => {
+    const root = Template.fromStack(devStack);
+    const kept = Object.fromEntries(
+      Object.entries(root.toJSON().Resources as Record<string, Resource>)
+        .filter(([, resource]) =>
+          [
+            'AWS::DynamoDB::Table',
+            'AWS::S3::Bucket',
+            'AWS::SecretsManager::Secret',
+            'AWS::Events::EventBus',
+          ].includes(resource.Type),
+        )
+        .map(([id, resource]) => [id, resource.Type]),
+    );
+    // A new logical id would make CloudFormation create a new, empty table or bucket (and a new key).
+    expect(kept).toEqual({
+      DataTableFDBAD0F2: 'AWS::DynamoDB::Table',
+      DataAccessLogsC0C25EE4: 'AWS::S3::Bucket',
+      DataBucketE6B0FAA8: 'AWS::S3::Bucket',
+      DataMasterKeyB529036F: 'AWS::SecretsManager::Secret',
+      EventsBus45DE4339: 'AWS::Events::EventBus',
+    });
+  });
+
+  it("puts each route's function, invoke permission and alarm in its group's nested stack, nothing stateful", () => {
+    for (const [group, rows] of Object.entries(ROUTE_GROUPS)) {
+      const nested = devStack.http.routeStacks.get(group);
+      if (rows.length === 0) {
+        expect(nested).toBeUndefined();
+        continue;
+      }
+      expect(nested?.node.id).toBe(routeGroupStackId(group));
+      const template = Template.fromStack(nested!);
+      const types = new Set(
+        Object.values(template.toJSON().Resources as Record<string, Resource>).map(({ Type }) => Type),
+      );
+      expect([...types].sort()).toEqual([
+        'AWS::CloudWatch::Alarm',
+        'AWS::IAM::Role',
+        'AWS::Lambda::Function',
+        'AWS::Lambda::Permission',
+        'AWS::Logs::LogGroup',
+      ]);
+      const functions = resources(template, 'AWS::Lambda::Function').map(
+        ([, fn]) => fn.Properties.Description,
+      );
+      expect(functions.sort()).toEqual(rows.map(routeLabel).sort());
+      template.resourceCountIs('AWS::Lambda::Permission', rows.length);
+      template.resourceCountIs('AWS::CloudWatch::Alarm', rows.length);
+    }
+    const root = Template.fromStack(devStack);
+    for (const route of ROUTES) {
+      const inRoot = resources(root, 'AWS::Lambda::Function').filter(
+        ([, fn]) => fn.Properties.Description === routeLabel(route),
+      );
+      expect(inRoot).toEqual([]);
+    }
+  });
+
+  it('lets API Gateway invoke a route function only for its method and path on stage v1', () => {
+    const [apiId] = only(resources(dev, 'AWS::ApiGateway::RestApi'));
+    for (const route of ROUTES) {
+      const [functionId] = functionByDescription(dev, routeLabel(route));
+      const [, permission] = only(
+        resources(dev, 'AWS::Lambda::Permission').filter(
+          ([, p]) =>
+            JSON.stringify(p.Properties.FunctionName) ===
+            JSON.stringify({ 'Fn::GetAtt': [functionId, 'Arn'] }),
+        ),
+      );
+      expect(permission.Properties).toMatchObject({
+        Action: 'lambda:InvokeFunction',
+        Principal: 'apigateway.amazonaws.com',
+      });
+      const source = JSON.stringify(permission.Properties.SourceArn);
+      expect(source).toContain(JSON.stringify({ Ref: apiId }));
+      expect(source).toContain(`/v1/${route.method}${route.path.replace(/\{[^}]*\}/g, '*')}"`);
     }
   });
 });

@@ -1,0 +1,30 @@
+import { NestedStack, type Stack } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+
+/**
+ * CloudFormation refuses a stack (root or nested) over 500 resources. The CDK tests and the bench hold
+ * each stack to this budget, so the next feature's routes cannot silently push one over the limit.
+ */
+export const STACK_RESOURCE_BUDGET = 450;
+
+/** Every stack deployed with `stack`: itself first, then its nested stacks. */
+export function stacksOf(stack: Stack): Stack[] {
+  return [
+    stack,
+    ...stack.node.findAll().filter((child): child is NestedStack => NestedStack.isNestedStack(child)),
+  ];
+}
+
+export interface StackSize {
+  /** Construct path, e.g. `promptops-dev/Http/PromptsRoutes`. */
+  stack: string;
+  resources: number;
+}
+
+/** The number of resources of the stack and of each of its nested stacks (synthesizes the app). */
+export function stackSizes(stack: Stack): StackSize[] {
+  return stacksOf(stack).map((each) => ({
+    stack: each.node.path,
+    resources: Object.keys(Template.fromStack(each).toJSON().Resources ?? {}).length,
+  }));
+}
