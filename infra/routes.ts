@@ -5,6 +5,7 @@ import { EVENT_SCHEDULES } from './routes/events.ts';
 import { PROMPT_ROUTES } from './routes/prompts.ts';
 import { REQUEST_LOG_ROUTES } from './routes/request-logs.ts';
 import { TRACE_ROUTES } from './routes/traces.ts';
+import { WEBHOOK_EVENT_RULES, WEBHOOK_JOB_QUEUES, WEBHOOK_ROUTES } from './routes/webhooks.ts';
 
 export type { EventRuleDef, HttpMethod, JobQueueDef, RouteDef, ScheduleDef } from './route-types.ts';
 
@@ -19,6 +20,7 @@ export const ROUTE_GROUPS: Readonly<Record<string, readonly RouteDef[]>> = {
   prompts: PROMPT_ROUTES,
   datasets: DATASET_ROUTES,
   traces: TRACE_ROUTES,
+  webhooks: WEBHOOK_ROUTES,
 };
 
 /**
@@ -29,11 +31,14 @@ export const ROUTE_GROUPS: Readonly<Record<string, readonly RouteDef[]>> = {
 export const ROUTES: readonly RouteDef[] = Object.values(ROUTE_GROUPS).flat();
 
 /** The job queues, by name, and the worker each one feeds. */
-export const JOB_QUEUES: Readonly<Record<string, JobQueueDef>> = { ...DATASET_JOB_QUEUES };
+export const JOB_QUEUES: Readonly<Record<string, JobQueueDef>> = {
+  ...DATASET_JOB_QUEUES,
+  ...WEBHOOK_JOB_QUEUES,
+};
 export type JobQueueName = string;
 
 /** Rules on the project bus, by name: which events go to which job queue. */
-export const EVENT_RULES: Readonly<Record<string, EventRuleDef>> = {};
+export const EVENT_RULES: Readonly<Record<string, EventRuleDef>> = { ...WEBHOOK_EVENT_RULES };
 
 /** Functions run on a timer, by name. */
 export const SCHEDULES: Readonly<Record<string, ScheduleDef>> = { ...EVENT_SCHEDULES };

@@ -27,11 +27,19 @@ const SECTIONS: Record<string, () => Promise<BenchRow[]>> = {
   'traces-latency': async () => (await import('./traces.ts')).benchTraceLatency(),
   events: async () =>
     withLocalService(async (service) => (await import('./events.ts')).benchEventWrites(service.workspaceId)),
+  webhooks: async () =>
+    withLocalService(async (service) =>
+      (await import('./webhooks.ts')).benchWebhookDelivery(service.workspaceId, service),
+    ),
 };
 
 /** Runs a section against the local runtime's emulators (in memory), which set the functions' env. */
 async function withLocalService(
-  run: (service: { apiKey: string; workspaceId: number }) => Promise<BenchRow[]>,
+  run: (service: {
+    apiKey: string;
+    workspaceId: number;
+    messaging: { idle(): Promise<void> };
+  }) => Promise<BenchRow[]>,
 ): Promise<BenchRow[]> {
   const { startLocalService } = await import('../local/service.ts');
   const service = await startLocalService({ port: 0, dataDir: null });

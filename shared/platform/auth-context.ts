@@ -11,6 +11,7 @@ export const ENTITY_TYPES = [
   'tools',
   'skills',
   'folders',
+  'webhooks',
 ] as const;
 export type EntityType = (typeof ENTITY_TYPES)[number];
 export type Access = 'read' | 'edit';

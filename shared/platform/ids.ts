@@ -16,7 +16,8 @@ export type IdKind =
   | 'prompt_version'
   | 'prompt_label'
   | 'dataset_group'
-  | 'dataset';
+  | 'dataset'
+  | 'webhook';
 
 export const ID_BLOCK_SIZE = 100;
 

@@ -13,7 +13,8 @@ import { startTestService, type TestService } from '#test/support/local-service.
 let service: TestService;
 let ws: number;
 beforeAll(async () => {
-  service = await startTestService();
+  // No bus rules: no consumer (the webhook fan-out) acknowledges events behind the tests' back.
+  service = await startTestService({ eventRules: {} });
   ws = service.workspaceId;
   process.env[EVENT_REDELIVERY_AFTER_ENV] = '0';
 });

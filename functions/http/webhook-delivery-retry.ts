@@ -1,0 +1,20 @@
+import * as z from 'zod';
+import { HttpResponse, httpRoute } from '#shared/platform/http.ts';
+import { idParam, wellFormedString } from '#shared/platform/schemas.ts';
+import { retryDelivery } from '#shared/webhooks/deliveries.ts';
+import { noBodySchema } from '#shared/webhooks/validation.ts';
+import { deliverySchema } from '#shared/webhooks/views.ts';
+
+/**
+ * POST /api/public/v2/webhooks/{webhook_id}/deliveries/{delivery_id}/retry: sends a delivery again,
+ * whatever its status (one that reached the dead-letter queue included); its attempts keep counting.
+ */
+export const handler = httpRoute({
+  path: z.object({ webhook_id: idParam, delivery_id: wellFormedString().min(1).max(100) }),
+  body: noBodySchema,
+  optionalBody: true,
+  permission: ['webhooks', 'edit'],
+  responses: { 202: deliverySchema },
+  handle: async ({ path, auth }) =>
+    new HttpResponse(202, await retryDelivery(auth.workspaceId, path.webhook_id, path.delivery_id)),
+});

@@ -1,0 +1,129 @@
+import { createHash, randomUUID } from 'node:crypto';
+import type { EventEnvelope } from '#shared/events/catalogue.ts';
+import { notFound } from '#shared/platform/errors.ts';
+import { sendJob } from '#shared/platform/jobs.ts';
+import { toPage } from '#shared/platform/pagination.ts';
+import { WEBHOOK_QUEUE_SETTINGS } from './queues.ts';
+import {
+  createDelivery,
+  type DeliveryRecord,
+  getDelivery,
+  queryDeliveries,
+  resetDeliveryForRetry,
+  type WebhookRecord,
+} from './repository.ts';
+import { pythonJson } from './signing.ts';
+import type { DeliveryStatus } from './validation.ts';
+import { toDeliveryView } from './views.ts';
+import { requireWebhook } from './webhooks.ts';
+
+/** Deliveries: one item per (event, webhook), put on the delivery queue; listing, test and retry. */
+export const WEBHOOK_DELIVERY_QUEUE = WEBHOOK_QUEUE_SETTINGS.delivery.name;
+
+export type DeliveryMessage = {
+  v: 1;
+  type: 'webhook_delivery';
+  workspace_id: number;
+  webhook_id: number;
+  delivery_id: string;
+};
+
+/** The same event for the same webhook always gets the same delivery id (the `webhook-id` header). */
+export function deliveryIdFor(eventId: string, webhookId: number): string {
+  return `msg_${createHash('sha256').update(`${eventId}:${webhookId}`).digest('hex').slice(0, 32)}`;
+}
+
+export function newDelivery(
+  webhook: Pick<WebhookRecord, 'workspaceId' | 'id'>,
+  eventId: string,
+  envelope: EventEnvelope,
+  now = Date.now(),
+): DeliveryRecord {
+  return {
+    id: deliveryIdFor(eventId, webhook.id),
+    workspaceId: webhook.workspaceId,
+    webhookId: webhook.id,
+    eventId,
+    eventType: envelope.event_type,
+    status: 'pending',
+    attempts: 0,
+    lastStatusCode: null,
+    lastError: null,
+    nextAttemptAt: now,
+    createdAt: now,
+    deliveredAt: null,
+    // Serialised once: every attempt sends (and signs) exactly these bytes.
+    body: pythonJson(envelope),
+  };
+}
+
+export async function sendDelivery(delivery: Pick<DeliveryRecord, 'workspaceId' | 'webhookId' | 'id'>) {
+  const message: DeliveryMessage = {
+    v: 1,
+    type: 'webhook_delivery',
+    workspace_id: delivery.workspaceId,
+    webhook_id: delivery.webhookId,
+    delivery_id: delivery.id,
+  };
+  await sendJob(WEBHOOK_DELIVERY_QUEUE, message);
+}
+
+/**
+ * Creates the delivery and puts it on the queue. A delivery that exists already (the same event
+ * again) is not sent again, unless it was never attempted: its message may have been lost (a crash
+ * between the put and the send), and a second message for one delivery is harmless (an attempt claims
+ * the delivery, and a message for one no longer pending does nothing). Returns whether it was sent.
+ */
+export async function enqueueDelivery(delivery: DeliveryRecord): Promise<boolean> {
+  const result = await createDelivery(delivery);
+  const neverAttempted = (existing?: DeliveryRecord) =>
+    existing?.status === 'pending' && existing.attempts === 0;
+  if (!result.created && !neverAttempted(result.existing)) return false;
+  await sendDelivery(delivery);
+  return true;
+}
+
+/** POST /webhooks/{id}/test: a `webhook_test` event for this webhook alone, through the queue. */
+export async function sendTestEvent(workspaceId: number, webhookId: number, userId: number | null) {
+  const webhook = await requireWebhook(workspaceId, webhookId);
+  const now = Date.now();
+  const envelope: EventEnvelope = {
+    event_type: 'webhook_test',
+    details: { webhook_id: webhook.id, message: 'A test event from promptops' },
+    user_id: userId,
+    user_name: null,
+    user_email: null,
+    workspace_id: workspaceId,
+    timestamp: new Date(now).toISOString(),
+  };
+  const delivery = newDelivery(webhook, `evt_test_${randomUUID()}`, envelope, now);
+  await enqueueDelivery(delivery);
+  return { success: true as const, delivery: toDeliveryView(delivery) };
+}
+
+export async function listDeliveries(
+  workspaceId: number,
+  webhookId: number,
+  query: { status?: DeliveryStatus; page: number; per_page: number },
+) {
+  await requireWebhook(workspaceId, webhookId);
+  const { items, total } = await queryDeliveries(workspaceId, webhookId, {
+    status: query.status,
+    page: query.page,
+    perPage: query.per_page,
+  });
+  const { items: deliveries, ...page } = toPage(items.map(toDeliveryView), query.page, query.per_page, total);
+  return { success: true as const, deliveries, ...page };
+}
+
+const deliveryNotFound = () => notFound('Delivery not found');
+
+/** Sends a delivery again, whatever its status (a fresh message; its attempts keep counting). */
+export async function retryDelivery(workspaceId: number, webhookId: number, deliveryId: string) {
+  await requireWebhook(workspaceId, webhookId);
+  if (!(await getDelivery(workspaceId, webhookId, deliveryId))) throw deliveryNotFound();
+  const reset = await resetDeliveryForRetry(workspaceId, webhookId, deliveryId);
+  if (!reset) throw deliveryNotFound();
+  await sendDelivery(reset);
+  return { success: true as const, delivery: toDeliveryView(reset) };
+}

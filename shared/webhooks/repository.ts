@@ -1,0 +1,470 @@
+import {
+  DeleteCommand,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  type QueryCommandOutput,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import type { EventType } from '#shared/events/catalogue.ts';
+import { dynamo, isConditionFailed, table } from '#shared/platform/dynamo.ts';
+import { TTL_ATTRIBUTE } from '#shared/platform/table-schema.ts';
+import { toIso } from '#shared/platform/time.ts';
+import { type DeliveryStatus, MAX_WEBHOOKS_PER_WORKSPACE } from './validation.ts';
+
+/**
+ * Table access for webhooks and their deliveries.
+ *
+ * - A workspace's webhooks share one partition `W#<ws>#WH` (sort key `WH#<id>`), read whole by the
+ *   fan-out (at most 20 items), with the workspace's webhook counter `COUNT` beside them: a create
+ *   first takes a place with a conditional ADD (below the limit), so concurrent creates cannot pass 20.
+ * - A webhook's deliveries share the partition `W#<ws>#WHD#<webhookId>` (sort key `D#<deliveryId>`,
+ *   read by id); GSI1 lists them newest first, GSI2 per status (`...#<status>`). They expire 30 days
+ *   after creation.
+ */
+type Item = Record<string, unknown>;
+
+export const DELIVERY_TTL_SECONDS = 30 * 24 * 3600;
+
+export interface WebhookRecord {
+  id: number;
+  workspaceId: number;
+  url: string;
+  eventTypes: EventType[];
+  description: string | null;
+  isActive: boolean;
+  /** The custom headers, sealed with the master key (they usually carry credentials). */
+  headersSealed: string | null;
+  headerNames: string[];
+  disabledReason: string | null;
+  secretVersion: number;
+  previousSecretVersion: number | null;
+  /** When the secret was last rotated (epoch ms): the previous one signs too for a while after. */
+  rotatedAt: number | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface DeliveryRecord {
+  id: string;
+  workspaceId: number;
+  webhookId: number;
+  eventId: string;
+  eventType: EventType;
+  status: DeliveryStatus;
+  attempts: number;
+  lastStatusCode: number | null;
+  lastError: string | null;
+  nextAttemptAt: number | null;
+  createdAt: number;
+  deliveredAt: number | null;
+  /** The exact body every attempt sends. */
+  body: string;
+}
+
+const webhooksPartition = (workspaceId: number) => `W#${workspaceId}#WH`;
+const webhookKey = (workspaceId: number, id: number) => ({
+  PK: webhooksPartition(workspaceId),
+  SK: `WH#${id}`,
+});
+const counterKey = (workspaceId: number) => ({ PK: webhooksPartition(workspaceId), SK: 'COUNT' });
+const deliveriesPartition = (workspaceId: number, webhookId: number) => `W#${workspaceId}#WHD#${webhookId}`;
+const deliveryKey = (workspaceId: number, webhookId: number, deliveryId: string) => ({
+  PK: deliveriesPartition(workspaceId, webhookId),
+  SK: `D#${deliveryId}`,
+});
+const statusPartition = (workspaceId: number, webhookId: number, status: DeliveryStatus) =>
+  `${deliveriesPartition(workspaceId, webhookId)}#${status}`;
+
+function webhookFromItem(item: Item): WebhookRecord {
+  return {
+    id: Number(item.id),
+    workspaceId: Number(item.workspaceId),
+    url: String(item.url),
+    eventTypes: (item.eventTypes as EventType[] | undefined) ?? [],
+    description: (item.description as string | null | undefined) ?? null,
+    isActive: item.isActive === true,
+    headersSealed: (item.headersSealed as string | null | undefined) ?? null,
+    headerNames: (item.headerNames as string[] | undefined) ?? [],
+    disabledReason: (item.disabledReason as string | null | undefined) ?? null,
+    secretVersion: Number(item.secretVersion ?? 1),
+    previousSecretVersion: item.previousSecretVersion == null ? null : Number(item.previousSecretVersion),
+    rotatedAt: item.rotatedAt == null ? null : Number(item.rotatedAt),
+    createdAt: Number(item.createdAt),
+    updatedAt: Number(item.updatedAt),
+  };
+}
+
+function deliveryFromItem(item: Item): DeliveryRecord {
+  const optionalNumber = (value: unknown) => (value == null ? null : Number(value));
+  return {
+    id: String(item.id),
+    workspaceId: Number(item.workspaceId),
+    webhookId: Number(item.webhookId),
+    eventId: String(item.eventId),
+    eventType: item.eventType as EventType,
+    status: item.status as DeliveryStatus,
+    attempts: Number(item.attempts ?? 0),
+    lastStatusCode: optionalNumber(item.lastStatusCode),
+    lastError: (item.lastError as string | null | undefined) ?? null,
+    nextAttemptAt: optionalNumber(item.nextAttemptAt),
+    createdAt: Number(item.createdAt),
+    deliveredAt: optionalNumber(item.deliveredAt),
+    body: String(item.body),
+  };
+}
+
+// ---- webhooks ----
+
+/** Takes one of the workspace's webhook places; false when all are taken. */
+export async function reserveWebhookPlace(workspaceId: number): Promise<boolean> {
+  try {
+    await dynamo.send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: counterKey(workspaceId),
+        UpdateExpression: 'ADD #n :one',
+        ConditionExpression: 'attribute_not_exists(#n) OR #n < :max',
+        ExpressionAttributeNames: { '#n': 'webhookCount' },
+        ExpressionAttributeValues: { ':one': 1, ':max': MAX_WEBHOOKS_PER_WORKSPACE },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailed(error)) return false;
+    throw error;
+  }
+}
+
+export async function releaseWebhookPlace(workspaceId: number): Promise<void> {
+  try {
+    await dynamo.send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: counterKey(workspaceId),
+        UpdateExpression: 'ADD #n :minus',
+        ConditionExpression: '#n > :zero',
+        ExpressionAttributeNames: { '#n': 'webhookCount' },
+        ExpressionAttributeValues: { ':minus': -1, ':zero': 0 },
+      }),
+    );
+  } catch (error) {
+    if (!isConditionFailed(error)) throw error;
+  }
+}
+
+export async function putWebhook(record: WebhookRecord): Promise<void> {
+  await dynamo.send(
+    new PutCommand({
+      TableName: table(),
+      Item: { ...webhookKey(record.workspaceId, record.id), ...record },
+      ConditionExpression: 'attribute_not_exists(PK)',
+    }),
+  );
+}
+
+export async function getWebhook(workspaceId: number, id: number): Promise<WebhookRecord | undefined> {
+  const { Item } = await dynamo.send(
+    new GetCommand({ TableName: table(), Key: webhookKey(workspaceId, id), ConsistentRead: true }),
+  );
+  return Item ? webhookFromItem(Item) : undefined;
+}
+
+/** Every webhook of the workspace, oldest first (one Query of a partition of at most 21 items). */
+export async function listWebhooks(workspaceId: number): Promise<WebhookRecord[]> {
+  const { Items } = await dynamo.send(
+    new QueryCommand({
+      TableName: table(),
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+      ExpressionAttributeValues: { ':pk': webhooksPartition(workspaceId), ':prefix': 'WH#' },
+    }),
+  );
+  return (Items ?? []).map(webhookFromItem).sort((a, b) => a.id - b.id);
+}
+
+export type WebhookChanges = Partial<
+  Pick<
+    WebhookRecord,
+    'url' | 'eventTypes' | 'description' | 'isActive' | 'headersSealed' | 'headerNames' | 'disabledReason'
+  >
+>;
+
+/** Sets the given fields (and `updatedAt`); undefined when the webhook does not exist. */
+export async function updateWebhook(
+  workspaceId: number,
+  id: number,
+  changes: WebhookChanges,
+  now = Date.now(),
+): Promise<WebhookRecord | undefined> {
+  const fields = Object.entries({ ...changes, updatedAt: now }).filter(([, value]) => value !== undefined);
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  fields.forEach(([name, value], index) => {
+    names[`#f${index}`] = name;
+    values[`:v${index}`] = value;
+  });
+  try {
+    const { Attributes } = await dynamo.send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: webhookKey(workspaceId, id),
+        UpdateExpression: `SET ${fields.map((_, index) => `#f${index} = :v${index}`).join(', ')}`,
+        ConditionExpression: 'attribute_exists(PK)',
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return Attributes ? webhookFromItem(Attributes) : undefined;
+  } catch (error) {
+    if (isConditionFailed(error)) return undefined;
+    throw error;
+  }
+}
+
+/** Bumps the secret version, keeping the one it replaces as the previous; undefined when absent. */
+export async function rotateWebhookSecret(
+  workspaceId: number,
+  id: number,
+  now = Date.now(),
+): Promise<WebhookRecord | undefined> {
+  try {
+    const { Attributes } = await dynamo.send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: webhookKey(workspaceId, id),
+        UpdateExpression:
+          'SET previousSecretVersion = secretVersion, secretVersion = secretVersion + :one, rotatedAt = :now, updatedAt = :now',
+        ConditionExpression: 'attribute_exists(PK)',
+        ExpressionAttributeValues: { ':one': 1, ':now': now },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return Attributes ? webhookFromItem(Attributes) : undefined;
+  } catch (error) {
+    if (isConditionFailed(error)) return undefined;
+    throw error;
+  }
+}
+
+/** Deletes the webhook and frees its place; false when it did not exist. */
+export async function deleteWebhook(workspaceId: number, id: number): Promise<boolean> {
+  try {
+    await dynamo.send(
+      new DeleteCommand({
+        TableName: table(),
+        Key: webhookKey(workspaceId, id),
+        ConditionExpression: 'attribute_exists(PK)',
+      }),
+    );
+  } catch (error) {
+    if (isConditionFailed(error)) return false;
+    throw error;
+  }
+  await releaseWebhookPlace(workspaceId);
+  return true;
+}
+
+// ---- deliveries ----
+
+function deliveryIndexKeys(record: Pick<DeliveryRecord, 'workspaceId' | 'webhookId' | 'id' | 'createdAt'>) {
+  const order = `${toIso(record.createdAt)}#${record.id}`;
+  return {
+    GSI1PK: deliveriesPartition(record.workspaceId, record.webhookId),
+    GSI1SK: order,
+    GSI2SK: order,
+  };
+}
+
+/** Creates the delivery unless one of that id exists; the existing one is returned then. */
+export async function createDelivery(
+  record: DeliveryRecord,
+): Promise<{ created: true } | { created: false; existing: DeliveryRecord | undefined }> {
+  try {
+    await dynamo.send(
+      new PutCommand({
+        TableName: table(),
+        Item: {
+          ...deliveryKey(record.workspaceId, record.webhookId, record.id),
+          ...deliveryIndexKeys(record),
+          GSI2PK: statusPartition(record.workspaceId, record.webhookId, record.status),
+          ...record,
+          [TTL_ATTRIBUTE]: Math.floor(record.createdAt / 1000) + DELIVERY_TTL_SECONDS,
+        },
+        ConditionExpression: 'attribute_not_exists(PK)',
+      }),
+    );
+    return { created: true };
+  } catch (error) {
+    if (!isConditionFailed(error)) throw error;
+    return { created: false, existing: await getDelivery(record.workspaceId, record.webhookId, record.id) };
+  }
+}
+
+export async function getDelivery(
+  workspaceId: number,
+  webhookId: number,
+  deliveryId: string,
+): Promise<DeliveryRecord | undefined> {
+  const { Item } = await dynamo.send(
+    new GetCommand({
+      TableName: table(),
+      Key: deliveryKey(workspaceId, webhookId, deliveryId),
+      ConsistentRead: true,
+    }),
+  );
+  return Item ? deliveryFromItem(Item) : undefined;
+}
+
+/**
+ * Claims a pending delivery for one attempt (until `leaseUntil`), so two messages for one delivery
+ * never post it twice at once; undefined when it is not pending or another attempt holds it.
+ */
+export async function claimDelivery(
+  workspaceId: number,
+  webhookId: number,
+  deliveryId: string,
+  leaseUntil: number,
+  now = Date.now(),
+): Promise<DeliveryRecord | undefined> {
+  try {
+    const { Attributes } = await dynamo.send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: deliveryKey(workspaceId, webhookId, deliveryId),
+        UpdateExpression: 'SET leaseUntil = :until',
+        ConditionExpression:
+          'attribute_exists(PK) AND #status = :pending AND (attribute_not_exists(leaseUntil) OR leaseUntil < :now)',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':until': leaseUntil, ':pending': 'pending', ':now': now },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return Attributes ? deliveryFromItem(Attributes) : undefined;
+  } catch (error) {
+    if (isConditionFailed(error)) return undefined;
+    throw error;
+  }
+}
+
+export interface DeliveryOutcome {
+  status: DeliveryStatus;
+  /** Whether an HTTP attempt was made (it counts in `attempts`). */
+  attempted: boolean;
+  lastStatusCode?: number | null;
+  lastError?: string | null;
+  nextAttemptAt?: number | null;
+  deliveredAt?: number | null;
+}
+
+/** Records what an attempt (or the decision not to make one) came to, releasing the claim. */
+export async function recordDeliveryOutcome(
+  record: Pick<DeliveryRecord, 'workspaceId' | 'webhookId' | 'id'>,
+  outcome: DeliveryOutcome,
+): Promise<void> {
+  const sets = ['#status = :status', 'GSI2PK = :gsi2'];
+  const values: Record<string, unknown> = {
+    ':status': outcome.status,
+    ':gsi2': statusPartition(record.workspaceId, record.webhookId, outcome.status),
+  };
+  if (outcome.attempted) {
+    sets.push('attempts = if_not_exists(attempts, :zero) + :one');
+    values[':zero'] = 0;
+    values[':one'] = 1;
+  }
+  for (const field of ['lastStatusCode', 'lastError', 'nextAttemptAt', 'deliveredAt'] as const) {
+    if (outcome[field] !== undefined) {
+      sets.push(`${field} = :${field}`);
+      values[`:${field}`] = outcome[field];
+    }
+  }
+  await dynamo.send(
+    new UpdateCommand({
+      TableName: table(),
+      Key: deliveryKey(record.workspaceId, record.webhookId, record.id),
+      UpdateExpression: `SET ${sets.join(', ')} REMOVE leaseUntil`,
+      ConditionExpression: 'attribute_exists(PK)',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: values,
+    }),
+  );
+}
+
+/** Makes a delivery pending again for a manual retry; undefined when there is none of that id. */
+export async function resetDeliveryForRetry(
+  workspaceId: number,
+  webhookId: number,
+  deliveryId: string,
+  now = Date.now(),
+): Promise<DeliveryRecord | undefined> {
+  try {
+    const { Attributes } = await dynamo.send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: deliveryKey(workspaceId, webhookId, deliveryId),
+        UpdateExpression: 'SET #status = :pending, GSI2PK = :gsi2, nextAttemptAt = :now REMOVE leaseUntil',
+        ConditionExpression: 'attribute_exists(PK)',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':pending': 'pending',
+          ':gsi2': statusPartition(workspaceId, webhookId, 'pending'),
+          ':now': now,
+        },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return Attributes ? deliveryFromItem(Attributes) : undefined;
+  } catch (error) {
+    if (isConditionFailed(error)) return undefined;
+    throw error;
+  }
+}
+
+/**
+ * One page of a webhook's deliveries, newest first, optionally of one status: a COUNT query of the
+ * index partition for the total, then the items up to the page's end (a page deep in the list reads
+ * the ones before it too; deliveries expire after 30 days, which bounds that).
+ */
+export async function queryDeliveries(
+  workspaceId: number,
+  webhookId: number,
+  options: { status?: DeliveryStatus; page: number; perPage: number },
+): Promise<{ items: DeliveryRecord[]; total: number }> {
+  const [indexName, partition] = options.status
+    ? ['GSI2', statusPartition(workspaceId, webhookId, options.status)]
+    : ['GSI1', deliveriesPartition(workspaceId, webhookId)];
+  const base = {
+    TableName: table(),
+    IndexName: indexName,
+    KeyConditionExpression: '#pk = :pk',
+    ExpressionAttributeNames: { '#pk': `${indexName}PK` },
+    ExpressionAttributeValues: { ':pk': partition },
+  };
+  let total = 0;
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page: QueryCommandOutput = await dynamo.send(
+      new QueryCommand({ ...base, Select: 'COUNT', ExclusiveStartKey: start }),
+    );
+    total += page.Count ?? 0;
+    start = page.LastEvaluatedKey;
+  } while (start);
+
+  const skip = (options.page - 1) * options.perPage;
+  const items: Item[] = [];
+  if (skip < total) {
+    do {
+      const page: QueryCommandOutput = await dynamo.send(
+        new QueryCommand({
+          ...base,
+          ScanIndexForward: false,
+          Limit: skip + options.perPage - items.length,
+          ExclusiveStartKey: start,
+        }),
+      );
+      items.push(...(page.Items ?? []));
+      start = page.LastEvaluatedKey;
+    } while (start && items.length < skip + options.perPage);
+  }
+  return { items: items.slice(skip, skip + options.perPage).map(deliveryFromItem), total };
+}

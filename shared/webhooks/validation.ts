@@ -1,0 +1,128 @@
+import * as z from 'zod';
+import { type EventType, SUBSCRIBABLE_EVENT_TYPES } from '#shared/events/catalogue.ts';
+import { checkOutboundUrl } from '#shared/platform/outbound-http.ts';
+
+/** What a registration may hold. */
+export const MAX_WEBHOOKS_PER_WORKSPACE = 20;
+export const MAX_URL_LENGTH = 2048;
+export const MAX_DESCRIPTION_LENGTH = 1000;
+export const MAX_HEADERS = 20;
+export const MAX_HEADER_VALUE_LENGTH = 2048;
+/** Names and values of all custom headers together. */
+export const MAX_HEADERS_BYTES = 8 * 1024;
+
+/** RFC 9110 token: what a header name may be. */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/**
+ * Header names a webhook's custom headers may not use (case-insensitive): ours (content, signature and
+ * identity headers), the ones the HTTP layer owns, and the Standard Webhooks / Svix families.
+ */
+const RESERVED_HEADERS = new Set([
+  'content-type',
+  'content-length',
+  'content-encoding',
+  'host',
+  'user-agent',
+  'x-promptlayer-signature',
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+  'te',
+  'trailer',
+  'upgrade',
+  'expect',
+  'proxy-authorization',
+  'proxy-connection',
+]);
+const RESERVED_HEADER_PREFIXES = ['webhook-', 'svix-', 'proxy-'];
+
+export function isReservedHeader(name: string): boolean {
+  const lower = name.toLowerCase();
+  return RESERVED_HEADERS.has(lower) || RESERVED_HEADER_PREFIXES.some((prefix) => lower.startsWith(prefix));
+}
+
+const urlSchema = z
+  .string()
+  .trim()
+  .min(1)
+  .max(MAX_URL_LENGTH)
+  .superRefine((text, ctx) => {
+    // The outbound client's registration check: `https` (plain `http` only for a host in
+    // OUTBOUND_ALLOWED_HOSTS), no userinfo, no IP literal in a refused range, no `localhost`.
+    const checked = checkOutboundUrl(text);
+    if (!checked.ok) ctx.addIssue({ code: 'custom', message: checked.reason });
+  });
+
+const eventTypesSchema = z
+  .array(z.enum(SUBSCRIBABLE_EVENT_TYPES as [EventType, ...EventType[]]))
+  .min(1, 'must name at least one event type (leave it out for all of them)')
+  .max(SUBSCRIBABLE_EVENT_TYPES.length * 2)
+  .transform((types) => [...new Set(types)]);
+
+const headersSchema = z.record(z.string(), z.string()).superRefine((headers, ctx) => {
+  const entries = Object.entries(headers);
+  if (entries.length > MAX_HEADERS) {
+    ctx.addIssue({ code: 'custom', message: `at most ${MAX_HEADERS} headers` });
+    return;
+  }
+  const seen = new Set<string>();
+  let bytes = 0;
+  for (const [name, value] of entries) {
+    bytes += Buffer.byteLength(name) + Buffer.byteLength(value);
+    if (!HEADER_NAME.test(name)) {
+      ctx.addIssue({ code: 'custom', path: [name], message: 'is not a valid header name' });
+    } else if (isReservedHeader(name)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [name],
+        message: 'is set by the service and cannot be overridden',
+      });
+    } else if (seen.has(name.toLowerCase())) {
+      ctx.addIssue({ code: 'custom', path: [name], message: 'is given twice (header names ignore case)' });
+    }
+    seen.add(name.toLowerCase());
+    if (/[\r\n\0]/.test(value)) {
+      ctx.addIssue({ code: 'custom', path: [name], message: 'must not contain CR, LF or NUL' });
+    } else if (value.length > MAX_HEADER_VALUE_LENGTH) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [name],
+        message: `must be at most ${MAX_HEADER_VALUE_LENGTH} characters`,
+      });
+    }
+  }
+  if (bytes > MAX_HEADERS_BYTES) {
+    ctx.addIssue({ code: 'custom', message: `headers must total at most ${MAX_HEADERS_BYTES} bytes` });
+  }
+});
+
+const descriptionSchema = z.string().max(MAX_DESCRIPTION_LENGTH).nullable();
+
+export const createWebhookSchema = z.strictObject({
+  url: urlSchema,
+  event_types: eventTypesSchema.optional(),
+  description: descriptionSchema.optional(),
+  is_active: z.boolean().default(true),
+  headers: headersSchema.optional(),
+});
+export type CreateWebhookInput = z.infer<typeof createWebhookSchema>;
+
+export const updateWebhookSchema = z
+  .strictObject({
+    url: urlSchema.optional(),
+    event_types: eventTypesSchema.optional(),
+    description: descriptionSchema.optional(),
+    is_active: z.boolean().optional(),
+    headers: headersSchema.optional(),
+  })
+  .refine((body) => Object.values(body).some((value) => value !== undefined), {
+    message: 'name at least one of url, event_types, description, is_active, headers',
+  });
+export type UpdateWebhookInput = z.infer<typeof updateWebhookSchema>;
+
+export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed', 'skipped'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+/** The body of the action routes (rotate-secret, test, retry): none, or an empty object. */
+export const noBodySchema = z.strictObject({});

@@ -1,0 +1,103 @@
+import * as z from 'zod';
+import { EVENT_TYPES, type EventType, SUBSCRIBABLE_EVENT_TYPES } from '#shared/events/catalogue.ts';
+import { isoTimestamp, pageFields } from '#shared/platform/response-schemas.ts';
+import { toIso } from '#shared/platform/time.ts';
+import type { DeliveryRecord, WebhookRecord } from './repository.ts';
+import { previousSecretExpiresAt } from './secrets.ts';
+import { DELIVERY_STATUSES } from './validation.ts';
+
+/** What the API answers for webhooks and deliveries, and the schemas of those answers. */
+export const MASKED_HEADER_VALUE = '********';
+
+export const webhookViewSchema = z
+  .object({
+    id: z.int(),
+    url: z.string(),
+    event_types: z.array(z.enum(SUBSCRIBABLE_EVENT_TYPES as [EventType, ...EventType[]])),
+    description: z.string().nullable(),
+    is_active: z.boolean(),
+    headers: z.record(z.string(), z.literal(MASKED_HEADER_VALUE)).meta({
+      description: 'The custom header names; their values are never shown again (`********`).',
+    }),
+    created_at: isoTimestamp,
+    updated_at: isoTimestamp,
+    disabled_reason: z
+      .string()
+      .nullable()
+      .meta({ description: 'Why the service turned it off (a 410 answer).' }),
+    previous_secret_expires_at: isoTimestamp
+      .nullable()
+      .meta({ description: 'Until when the secret a rotation replaced still signs too.' }),
+  })
+  .meta({ id: 'Webhook' });
+export type WebhookView = z.infer<typeof webhookViewSchema>;
+
+export function toWebhookView(webhook: WebhookRecord): WebhookView {
+  const expires = previousSecretExpiresAt(webhook);
+  return {
+    id: webhook.id,
+    url: webhook.url,
+    event_types: webhook.eventTypes,
+    description: webhook.description,
+    is_active: webhook.isActive,
+    headers: Object.fromEntries(webhook.headerNames.map((name) => [name, MASKED_HEADER_VALUE])) as Record<
+      string,
+      typeof MASKED_HEADER_VALUE
+    >,
+    created_at: toIso(webhook.createdAt),
+    updated_at: toIso(webhook.updatedAt),
+    disabled_reason: webhook.disabledReason,
+    previous_secret_expires_at: expires !== null && expires > Date.now() ? toIso(expires) : null,
+  };
+}
+
+export const deliveryViewSchema = z
+  .object({
+    id: z.string().meta({ description: 'Also the `webhook-id` header of every attempt.' }),
+    webhook_id: z.int(),
+    event_id: z.string(),
+    event_type: z.enum(EVENT_TYPES as [EventType, ...EventType[]]),
+    status: z.enum(DELIVERY_STATUSES),
+    attempts: z.int(),
+    last_status_code: z.int().nullable(),
+    last_error: z.string().nullable(),
+    next_attempt_at: isoTimestamp.nullable(),
+    created_at: isoTimestamp,
+    delivered_at: isoTimestamp.nullable(),
+  })
+  .meta({ id: 'WebhookDelivery' });
+export type DeliveryView = z.infer<typeof deliveryViewSchema>;
+
+const isoOrNull = (ms: number | null) => (ms === null ? null : toIso(ms));
+
+export function toDeliveryView(delivery: DeliveryRecord): DeliveryView {
+  return {
+    id: delivery.id,
+    webhook_id: delivery.webhookId,
+    event_id: delivery.eventId,
+    event_type: delivery.eventType,
+    status: delivery.status,
+    attempts: delivery.attempts,
+    last_status_code: delivery.lastStatusCode,
+    last_error: delivery.lastError,
+    next_attempt_at: delivery.status === 'pending' ? isoOrNull(delivery.nextAttemptAt) : null,
+    created_at: toIso(delivery.createdAt),
+    delivered_at: isoOrNull(delivery.deliveredAt),
+  };
+}
+
+const secretField = z.string().meta({ description: '`whsec_...`: shown here only, store it now.' });
+
+export const webhookCreatedSchema = z.object({
+  success: z.literal(true),
+  webhook: webhookViewSchema,
+  secret: secretField,
+});
+export const webhookSchema = z.object({ success: z.literal(true), webhook: webhookViewSchema });
+export const webhookListSchema = z.object({ success: z.literal(true), webhooks: z.array(webhookViewSchema) });
+export const deliverySchema = z.object({ success: z.literal(true), delivery: deliveryViewSchema });
+export const deliveryListSchema = z.object({
+  success: z.literal(true),
+  deliveries: z.array(deliveryViewSchema),
+  ...pageFields,
+});
