@@ -25,8 +25,11 @@ const SECTIONS: Record<string, () => Promise<BenchRow[]>> = {
   datasets: async () => (await import('./datasets.ts')).benchDatasets(),
   traces: async () => withLocalService(async () => (await import('./traces.ts')).benchTraceCalls()),
   'traces-latency': async () => (await import('./traces.ts')).benchTraceLatency(),
+  // No bus rules: the webhook fan-out, in the same process, would acknowledge the events and be counted.
   events: async () =>
-    withLocalService(async (service) => (await import('./events.ts')).benchEventWrites(service.workspaceId)),
+    withLocalService(async (service) => (await import('./events.ts')).benchEventWrites(service.workspaceId), {
+      eventRules: {},
+    }),
   webhooks: async () =>
     withLocalService(async (service) =>
       (await import('./webhooks.ts')).benchWebhookDelivery(service.workspaceId, service),
@@ -40,9 +43,10 @@ async function withLocalService(
     workspaceId: number;
     messaging: { idle(): Promise<void> };
   }) => Promise<BenchRow[]>,
+  options: Partial<import('../local/service.ts').LocalServiceOptions> = {},
 ): Promise<BenchRow[]> {
   const { startLocalService } = await import('../local/service.ts');
-  const service = await startLocalService({ port: 0, dataDir: null });
+  const service = await startLocalService({ port: 0, dataDir: null, ...options });
   try {
     return await run(service);
   } finally {
