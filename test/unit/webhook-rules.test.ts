@@ -66,6 +66,10 @@ describe('webhook registration', () => {
     expect(messages({ url, headers: { 'Bad Name': 'x' } })[0]).toMatch(/not a valid header name/);
     expect(messages({ url, headers: { 'X-A': 'a\r\nX-B: b' } })[0]).toMatch(/CR, LF or NUL/);
     expect(messages({ url, headers: { 'X-A': 'a\0' } })[0]).toMatch(/CR, LF or NUL/);
+    // Values the HTTP client would refuse at every attempt are refused at registration instead.
+    expect(messages({ url, headers: { 'X-A': 'a\u0001' } })[0]).toMatch(/not a valid header value/);
+    expect(messages({ url, headers: { 'X-A': '5 €' } })[0]).toMatch(/not a valid header value/);
+    expect(messages({ url, headers: { 'X-A': 'tab\there, café' } })).toEqual([]);
     expect(messages({ url, headers: { 'x-a': '1', 'X-A': '2' } })[0]).toMatch(/twice/);
     const many = Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`X-H${i}`, 'v']));
     expect(messages({ url, headers: many })[0]).toMatch(/at most 20/);
