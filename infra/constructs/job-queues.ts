@@ -3,7 +3,7 @@ import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { type IQueue, Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { VISIBILITY_TIMEOUT_FACTOR } from '#shared/platform/config.ts';
+import { queueUrlEnv, VISIBILITY_TIMEOUT_FACTOR } from '#shared/platform/config.ts';
 import type { JobQueueDef } from '../routes.ts';
 import { pascalCase } from './naming.ts';
 import { ServiceFunction, type ServiceResources } from './service-function.ts';
@@ -90,6 +90,8 @@ export class JobQueues extends Construct {
         memoryMb: def.memoryMb,
         timeoutSeconds: def.timeoutSeconds,
         logRetention: props.logRetention,
+        // Its own queue's URL, to delay a message (ChangeMessageVisibility, part of consuming).
+        environment: { [queueUrlEnv(name)]: queue.queueUrl },
       });
       const source = new SqsEventSource(queue, {
         batchSize: def.batchSize,

@@ -2,12 +2,15 @@
  * When a failed delivery is tried again: about 5 s, 5 min, 30 min, 2 h, 5 h and 10 h after the
  * 1st..6th failed attempt (Standard Webhooks' schedule, cut where SQS's 12 h visibility limit is),
  * each ±10 % so that a receiver that was down is not hit by every retry at once; a `Retry-After` the
- * receiver sent wins (seconds or an HTTP date, at most 12 h).
+ * receiver sent wins (seconds or an HTTP date, at most MAX_DELAY_SECONDS).
  */
 export const RETRY_DELAYS_SECONDS = [5, 5 * 60, 30 * 60, 2 * 3600, 5 * 3600, 10 * 3600] as const;
 
-/** SQS's ChangeMessageVisibility limit. */
-export const MAX_DELAY_SECONDS = 12 * 3600;
+/**
+ * The longest delay: SQS refuses a ChangeMessageVisibility past 12 h from the receive, and the attempt
+ * has taken up to the worker's timeout (60 s) already; 5 min of margin.
+ */
+export const MAX_DELAY_SECONDS = 12 * 3600 - 5 * 60;
 
 /** First try + one per delay: the delivery queue's maxReceiveCount. */
 export const MAX_DELIVERY_RECEIVES = RETRY_DELAYS_SECONDS.length + 1;

@@ -1,6 +1,7 @@
 import { ChangeMessageVisibilityCommand, SQSClient } from '@aws-sdk/client-sqs';
 import * as z from 'zod';
 import { ENV, queueUrlEnv, requireEnv } from '#shared/platform/config.ts';
+import { clip } from '#shared/platform/errors.ts';
 import { logger } from '#shared/platform/logger.ts';
 import { OutboundError, type OutboundResponse, outboundRequest } from '#shared/platform/outbound-http.ts';
 import { MAX_DELIVERY_RECEIVES, retryDelaySeconds } from './backoff.ts';
@@ -56,10 +57,6 @@ function header(response: OutboundResponse, name: string): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-/** The first 2 KB of an answer, never ending in half a surrogate pair. */
-const clipText = (text: string) =>
-  text.length > LAST_ERROR_MAX_CHARS ? text.slice(0, LAST_ERROR_MAX_CHARS).toWellFormed() : text;
-
 export async function attemptDelivery(received: ReceivedDelivery, now = Date.now()): Promise<AttemptResult> {
   const message = messageSchema.parse(JSON.parse(received.body));
   // Both at once: the webhook read is wasted only for a message that has nothing to do.
@@ -104,7 +101,7 @@ export async function attemptDelivery(received: ReceivedDelivery, now = Date.now
   }
 
   const lastStatusCode = response?.status ?? null;
-  const lastError = failure ?? (clipText(response?.body.toString('utf8') ?? '') || null);
+  const lastError = failure ?? (clip(response?.body.toString('utf8') ?? '', LAST_ERROR_MAX_CHARS) || null);
   if (response?.status === 410) {
     await updateWebhook(delivery.workspaceId, delivery.webhookId, {
       isActive: false,

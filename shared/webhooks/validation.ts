@@ -1,3 +1,4 @@
+import { validateHeaderValue } from 'node:http';
 import * as z from 'zod';
 import { type EventType, SUBSCRIBABLE_EVENT_TYPES } from '#shared/events/catalogue.ts';
 import { checkOutboundUrl } from '#shared/platform/outbound-http.ts';
@@ -42,6 +43,16 @@ export function isReservedHeader(name: string): boolean {
   return RESERVED_HEADERS.has(lower) || RESERVED_HEADER_PREFIXES.some((prefix) => lower.startsWith(prefix));
 }
 
+/** What the HTTP client will send: else every attempt would fail on it. */
+function isValidHeaderValue(name: string, value: string): boolean {
+  try {
+    validateHeaderValue(name, value);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 const urlSchema = z
   .string()
   .trim()
@@ -84,6 +95,12 @@ const headersSchema = z.record(z.string(), z.string()).superRefine((headers, ctx
     seen.add(name.toLowerCase());
     if (/[\r\n\0]/.test(value)) {
       ctx.addIssue({ code: 'custom', path: [name], message: 'must not contain CR, LF or NUL' });
+    } else if (!isValidHeaderValue(name, value)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [name],
+        message: 'is not a valid header value (control characters, or characters beyond U+00FF)',
+      });
     } else if (value.length > MAX_HEADER_VALUE_LENGTH) {
       ctx.addIssue({
         code: 'custom',

@@ -963,6 +963,15 @@ describe('job queues', () => {
     expect(actions).toContain('events:PutEvents');
   });
 
+  it("hands each worker its own queue's URL (to delay its messages), not the right to send to it", () => {
+    const [workerId, worker] = functionByDescription(jobs, 'worker for fake-delivery');
+    const [mainId] = only(withIdPrefix(jobs, 'AWS::SQS::Queue', 'JobsFakeDeliveryQueue'));
+    expect(worker.Properties.Environment.Variables[queueUrlEnv('fake-delivery')]).toEqual({ Ref: mainId });
+    const actions = actionsOf(jobs, workerId);
+    expect(actions).toContain('sqs:ChangeMessageVisibility');
+    expect(actions).not.toContain('sqs:SendMessage');
+  });
+
   it('alarms on any message in the dead-letter queue', () => {
     for (const name of Object.keys(FAKE_QUEUES)) {
       const [dlqId] = only(withIdPrefix(jobs, 'AWS::SQS::Queue', `Jobs${pascalCase(name)}DeadLetterQueue`));

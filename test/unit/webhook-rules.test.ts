@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { SUBSCRIBABLE_EVENT_TYPES } from '#shared/events/catalogue.ts';
 import { parseRetryAfter, RETRY_DELAYS_SECONDS, retryDelaySeconds } from '#shared/webhooks/backoff.ts';
+import { WEBHOOK_QUEUE_SETTINGS } from '#shared/webhooks/queues.ts';
 import { createWebhookSchema, isReservedHeader, updateWebhookSchema } from '#shared/webhooks/validation.ts';
 
 /**
@@ -65,6 +66,10 @@ describe('webhook registration', () => {
     expect(messages({ url, headers: { 'Bad Name': 'x' } })[0]).toMatch(/not a valid header name/);
     expect(messages({ url, headers: { 'X-A': 'a\r\nX-B: b' } })[0]).toMatch(/CR, LF or NUL/);
     expect(messages({ url, headers: { 'X-A': 'a\0' } })[0]).toMatch(/CR, LF or NUL/);
+    // Values the HTTP client would refuse at every attempt are refused at registration instead.
+    expect(messages({ url, headers: { 'X-A': 'a\u0001' } })[0]).toMatch(/not a valid header value/);
+    expect(messages({ url, headers: { 'X-A': '5 €' } })[0]).toMatch(/not a valid header value/);
+    expect(messages({ url, headers: { 'X-A': 'tab\there, café' } })).toEqual([]);
     expect(messages({ url, headers: { 'x-a': '1', 'X-A': '2' } })[0]).toMatch(/twice/);
     const many = Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`X-H${i}`, 'v']));
     expect(messages({ url, headers: many })[0]).toMatch(/at most 20/);
@@ -91,11 +96,15 @@ describe('retry schedule', () => {
     expect(RETRY_DELAYS_SECONDS).toEqual([5, 300, 1800, 7200, 18000, 36000]);
   });
 
-  it('Retry-After in seconds or as an HTTP date wins, capped at 12 h', () => {
+  it('Retry-After in seconds or as an HTTP date wins, capped within the 12 h SQS allows from the receive', () => {
     const now = Date.parse('2024-01-01T00:00:00Z');
     expect(retryDelaySeconds(1, '120', now)).toBe(120);
     expect(retryDelaySeconds(1, 'Mon, 01 Jan 2024 00:10:00 GMT', now)).toBe(600);
-    expect(retryDelaySeconds(3, '999999', now)).toBe(12 * 3600);
+    // ChangeMessageVisibility is refused past 12 h from the receive, and the attempt took up to the
+    // worker's timeout already.
+    const longest = retryDelaySeconds(3, '999999', now);
+    expect(longest + WEBHOOK_QUEUE_SETTINGS.delivery.timeoutSeconds).toBeLessThanOrEqual(12 * 3600);
+    expect(longest).toBeGreaterThan(RETRY_DELAYS_SECONDS.at(-1)! * 1.1);
     expect(parseRetryAfter('Sun, 31 Dec 2023 00:00:00 GMT', now)).toBe(0);
     expect(parseRetryAfter('soon', now)).toBeUndefined();
     expect(retryDelaySeconds(1, 'garbage', now, () => 0.5)).toBe(5);
