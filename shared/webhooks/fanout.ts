@@ -1,7 +1,7 @@
 import { type BusEventDetail, envelopeOf } from '#shared/events/bus-message.ts';
 import { acknowledgeEvent } from '#shared/events/store.ts';
 import { enqueueDelivery, newDelivery } from './deliveries.ts';
-import { listWebhooks } from './repository.ts';
+import { listWebhooks, subscribesTo } from './repository.ts';
 
 /**
  * Queue `webhook-fanout` (fed by the bus rule): one delivery per active webhook of the event's
@@ -10,7 +10,7 @@ import { listWebhooks } from './repository.ts';
  */
 export async function fanOutEvent(detail: BusEventDetail, now = Date.now()): Promise<number> {
   const webhooks = (await listWebhooks(detail.workspace_id)).filter(
-    (webhook) => webhook.isActive && webhook.eventTypes.includes(detail.event_type),
+    (webhook) => webhook.isActive && subscribesTo(webhook, detail.event_type),
   );
   const envelope = envelopeOf(detail);
   const sent = await Promise.all(

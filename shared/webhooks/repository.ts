@@ -30,7 +30,8 @@ export interface WebhookRecord {
   id: number;
   workspaceId: number;
   url: string;
-  eventTypes: EventType[];
+  /** The types it subscribes to; null: every subscribable type, those added later included. */
+  eventTypes: EventType[] | null;
   description: string | null;
   isActive: boolean;
   /** The custom headers, sealed with the master key (they usually carry credentials). */
@@ -76,12 +77,16 @@ const deliveryKey = (workspaceId: number, webhookId: number, deliveryId: string)
 const statusPartition = (workspaceId: number, webhookId: number, status: DeliveryStatus) =>
   `${deliveriesPartition(workspaceId, webhookId)}#${status}`;
 
+/** Whether the webhook wants events of this type. */
+export const subscribesTo = (webhook: WebhookRecord, type: EventType) =>
+  webhook.eventTypes === null || webhook.eventTypes.includes(type);
+
 function webhookFromItem(item: Item): WebhookRecord {
   return {
     id: Number(item.id),
     workspaceId: Number(item.workspaceId),
     url: String(item.url),
-    eventTypes: (item.eventTypes as EventType[] | undefined) ?? [],
+    eventTypes: (item.eventTypes as EventType[] | null | undefined) ?? null,
     description: (item.description as string | null | undefined) ?? null,
     isActive: item.isActive === true,
     headersSealed: (item.headersSealed as string | null | undefined) ?? null,

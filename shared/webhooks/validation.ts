@@ -128,7 +128,8 @@ export type CreateWebhookInput = z.infer<typeof createWebhookSchema>;
 export const updateWebhookSchema = z
   .strictObject({
     url: urlSchema.optional(),
-    event_types: eventTypesSchema.optional(),
+    // null: every type, those the catalogue gains later included (as when left out at creation).
+    event_types: eventTypesSchema.nullable().optional(),
     description: descriptionSchema.optional(),
     is_active: z.boolean().optional(),
     headers: headersSchema.optional(),

@@ -37,7 +37,7 @@ export function toWebhookView(webhook: WebhookRecord): WebhookView {
   return {
     id: webhook.id,
     url: webhook.url,
-    event_types: webhook.eventTypes,
+    event_types: webhook.eventTypes ?? [...SUBSCRIBABLE_EVENT_TYPES],
     description: webhook.description,
     is_active: webhook.isActive,
     headers: Object.fromEntries(webhook.headerNames.map((name) => [name, MASKED_HEADER_VALUE])) as Record<

@@ -1,4 +1,3 @@
-import { SUBSCRIBABLE_EVENT_TYPES } from '#shared/events/catalogue.ts';
 import { AppError, notFound } from '#shared/platform/errors.ts';
 import { nextId } from '#shared/platform/ids.ts';
 import {
@@ -44,7 +43,7 @@ export async function createWebhook(workspaceId: number, input: CreateWebhookInp
     id,
     workspaceId,
     url: input.url,
-    eventTypes: input.event_types ?? [...SUBSCRIBABLE_EVENT_TYPES],
+    eventTypes: input.event_types ?? null,
     description: input.description ?? null,
     isActive: input.is_active,
     ...sealed,

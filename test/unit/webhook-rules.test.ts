@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { SUBSCRIBABLE_EVENT_TYPES } from '#shared/events/catalogue.ts';
 import { parseRetryAfter, RETRY_DELAYS_SECONDS, retryDelaySeconds } from '#shared/webhooks/backoff.ts';
 import { WEBHOOK_QUEUE_SETTINGS } from '#shared/webhooks/queues.ts';
+import { subscribesTo, type WebhookRecord } from '#shared/webhooks/repository.ts';
 import { createWebhookSchema, isReservedHeader, updateWebhookSchema } from '#shared/webhooks/validation.ts';
 
 /**
@@ -17,6 +18,19 @@ const messages = (body: unknown) => {
 };
 
 describe('webhook registration', () => {
+  it('subscribes a webhook registered without event types to every type, later ones included', () => {
+    const webhook = (eventTypes: WebhookRecord['eventTypes']) => ({ eventTypes }) as WebhookRecord;
+    // A type the catalogue does not list today stands for one added later.
+    const later = 'skill_collection_files_changed' as (typeof SUBSCRIBABLE_EVENT_TYPES)[number];
+    expect(subscribesTo(webhook(null), later)).toBe(true);
+    expect(subscribesTo(webhook(['dataset_version_created_by_file']), later)).toBe(false);
+    expect(
+      subscribesTo(webhook(['dataset_version_created_by_file']), 'dataset_version_created_by_file'),
+    ).toBe(true);
+    const back = updateWebhookSchema.safeParse({ event_types: null });
+    expect(back.success && back.data.event_types).toBeNull();
+  });
+
   it('defaults: active, every event type (given ones deduplicated)', () => {
     const result = parse({ url: 'https://example.com/hook' });
     expect(result.success && result.data).toMatchObject({ url: 'https://example.com/hook', is_active: true });
