@@ -1,6 +1,7 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { logger } from '#shared/platform/logger.ts';
-import { attemptDelivery } from '#shared/webhooks/delivery.ts';
+import { MAX_DELIVERY_RECEIVES } from '#shared/webhooks/backoff.ts';
+import { attemptDelivery, failAfterError } from '#shared/webhooks/delivery.ts';
 
 /**
  * Queue `webhook-delivery`: the records of a batch are attempted at once (each waits on a receiver);
@@ -9,18 +10,28 @@ import { attemptDelivery } from '#shared/webhooks/delivery.ts';
 export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
   const results = await Promise.all(
     event.Records.map(async (record) => {
+      const received = {
+        body: record.body,
+        receiptHandle: record.receiptHandle,
+        receiveCount: Number(record.attributes?.ApproximateReceiveCount ?? 1),
+      };
       try {
-        const result = await attemptDelivery({
-          body: record.body,
-          receiptHandle: record.receiptHandle,
-          receiveCount: Number(record.attributes?.ApproximateReceiveCount ?? 1),
-        });
+        const result = await attemptDelivery(received);
         return result === 'retry' ? record.messageId : undefined;
       } catch (error) {
-        logger.warn('Webhook delivery message failed; it will be delivered again', {
-          messageId: record.messageId,
-          error: error as Error,
-        });
+        const last = received.receiveCount >= MAX_DELIVERY_RECEIVES;
+        const keys = { messageId: record.messageId, error: error as Error };
+        if (!last) {
+          logger.warn('Webhook delivery message failed; it will be delivered again', keys);
+          return record.messageId;
+        }
+        logger.error('Webhook delivery message failed for the last time: on to the dead-letter queue', keys);
+        await failAfterError(received).catch((markError: unknown) =>
+          logger.error('Could not mark the delivery failed', {
+            messageId: record.messageId,
+            error: markError as Error,
+          }),
+        );
         return record.messageId;
       }
     }),

@@ -1,6 +1,7 @@
 import { ChangeMessageVisibilityCommand, SQSClient } from '@aws-sdk/client-sqs';
 import * as z from 'zod';
 import { ENV, queueUrlEnv, requireEnv } from '#shared/platform/config.ts';
+import { isConditionFailed } from '#shared/platform/dynamo.ts';
 import { clip } from '#shared/platform/errors.ts';
 import { logger } from '#shared/platform/logger.ts';
 import { OutboundError, type OutboundResponse, outboundRequest } from '#shared/platform/outbound-http.ts';
@@ -153,4 +154,32 @@ export async function attemptDelivery(received: ReceivedDelivery, now = Date.now
     delaySeconds: delay,
   });
   return 'retry';
+}
+
+/**
+ * The last receive of a message whose attempt threw (not an answer or a network failure: the master
+ * key, the table): the delivery is marked failed, as it goes to the dead-letter queue, instead of
+ * staying pending for ever. A body that is not a delivery message has no delivery to mark.
+ */
+export async function failAfterError(received: ReceivedDelivery): Promise<void> {
+  let message: z.infer<typeof messageSchema>;
+  try {
+    message = messageSchema.parse(JSON.parse(received.body));
+  } catch {
+    return;
+  }
+  try {
+    await recordDeliveryOutcome(
+      { workspaceId: message.workspace_id, webhookId: message.webhook_id, id: message.delivery_id },
+      {
+        status: 'failed',
+        attempted: false,
+        lastError: 'internal error: the delivery could not be attempted',
+        nextAttemptAt: null,
+      },
+      true,
+    );
+  } catch (error) {
+    if (!isConditionFailed(error)) throw error;
+  }
 }

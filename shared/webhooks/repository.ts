@@ -366,6 +366,8 @@ export interface DeliveryOutcome {
 export async function recordDeliveryOutcome(
   record: Pick<DeliveryRecord, 'workspaceId' | 'webhookId' | 'id'>,
   outcome: DeliveryOutcome,
+  /** Only a delivery still pending changes (not one another attempt finished meanwhile). */
+  onlyIfPending = false,
 ): Promise<void> {
   const sets = ['#status = :status', 'GSI2PK = :gsi2'];
   const values: Record<string, unknown> = {
@@ -388,9 +390,11 @@ export async function recordDeliveryOutcome(
       TableName: table(),
       Key: deliveryKey(record.workspaceId, record.webhookId, record.id),
       UpdateExpression: `SET ${sets.join(', ')} REMOVE leaseUntil`,
-      ConditionExpression: 'attribute_exists(PK)',
+      ConditionExpression: onlyIfPending
+        ? 'attribute_exists(PK) AND #status = :pending'
+        : 'attribute_exists(PK)',
       ExpressionAttributeNames: { '#status': 'status' },
-      ExpressionAttributeValues: values,
+      ExpressionAttributeValues: onlyIfPending ? { ...values, ':pending': 'pending' } : values,
     }),
   );
 }

@@ -195,6 +195,22 @@ describe('delivery', () => {
     errorLog.mockRestore();
   });
 
+  it('an internal error on the last receive marks it failed rather than leaving it pending', async () => {
+    ddb.on(UpdateCommand).resolves({ Attributes: delivery });
+    ddb.on(GetCommand).rejects(new Error('table unavailable'));
+    const errorLog = vi.spyOn(logger, 'error').mockImplementation(() => {});
+    expect(await deliveryHandler(sqsEvent({ id: 'm', body: message, receiveCount: 7 }))).toEqual({
+      batchItemFailures: [{ itemIdentifier: 'm' }],
+    });
+    expect(outbound.request).not.toHaveBeenCalled();
+    expect(outcome()).toMatchObject({
+      ':status': 'failed',
+      ':lastError': expect.stringMatching(/internal error/),
+    });
+    expect(errorLog).toHaveBeenCalledOnce();
+    errorLog.mockRestore();
+  });
+
   it('410 turns the webhook off and fails the delivery without a retry', async () => {
     given(webhookItem(1));
     outbound.request.mockResolvedValue({ status: 410, headers: {}, body: Buffer.alloc(0) });
