@@ -8,6 +8,7 @@ import { deliverySchema } from '#shared/webhooks/views.ts';
 /**
  * POST /api/public/v2/webhooks/{webhook_id}/deliveries/{delivery_id}/retry: sends a delivery again,
  * whatever its status (one that reached the dead-letter queue included); its attempts keep counting.
+ * 409 while an attempt of it is in progress.
  */
 export const handler = httpRoute({
   path: z.object({ webhook_id: idParam, delivery_id: wellFormedString().min(1).max(100) }),
@@ -15,6 +16,7 @@ export const handler = httpRoute({
   optionalBody: true,
   permission: ['webhooks', 'edit'],
   responses: { 202: deliverySchema },
+  errors: [409],
   handle: async ({ path, auth }) =>
     new HttpResponse(202, await retryDelivery(auth.workspaceId, path.webhook_id, path.delivery_id)),
 });

@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { EventEnvelope } from '#shared/events/catalogue.ts';
-import { notFound } from '#shared/platform/errors.ts';
+import { conflict, notFound } from '#shared/platform/errors.ts';
 import { sendJob } from '#shared/platform/jobs.ts';
 import { toPage } from '#shared/platform/pagination.ts';
 import { WEBHOOK_QUEUE_SETTINGS } from './queues.ts';
@@ -123,7 +123,13 @@ export async function retryDelivery(workspaceId: number, webhookId: number, deli
   await requireWebhook(workspaceId, webhookId);
   if (!(await getDelivery(workspaceId, webhookId, deliveryId))) throw deliveryNotFound();
   const reset = await resetDeliveryForRetry(workspaceId, webhookId, deliveryId);
-  if (!reset) throw deliveryNotFound();
+  if (!reset) {
+    if (!(await getDelivery(workspaceId, webhookId, deliveryId))) throw deliveryNotFound();
+    throw conflict(
+      'The delivery is being attempted right now: retry it once that attempt is over',
+      'delivery_in_progress',
+    );
+  }
   await sendDelivery(reset);
   return { success: true as const, delivery: toDeliveryView(reset) };
 }

@@ -412,7 +412,9 @@ export async function resetDeliveryForRetry(
         TableName: table(),
         Key: deliveryKey(workspaceId, webhookId, deliveryId),
         UpdateExpression: 'SET #status = :pending, GSI2PK = :gsi2, nextAttemptAt = :now REMOVE leaseUntil',
-        ConditionExpression: 'attribute_exists(PK)',
+        // Not while an attempt holds it: a second message would post it twice at once.
+        ConditionExpression:
+          'attribute_exists(PK) AND (attribute_not_exists(leaseUntil) OR leaseUntil < :now)',
         ExpressionAttributeNames: { '#status': 'status' },
         ExpressionAttributeValues: {
           ':pending': 'pending',

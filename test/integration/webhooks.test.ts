@@ -110,4 +110,15 @@ describe('deliveries', () => {
     expect((await queryDeliveries(99, 5, { status: 'delivered', page: 1, perPage: 10 })).total).toBe(0);
     expect(await resetDeliveryForRetry(99, 5, 'msg_nope')).toBeUndefined();
   });
+
+  it('is not reset for a retry while an attempt holds it (it would be posted twice at once)', async () => {
+    const delivery = newDelivery({ workspaceId: 99, id: 6 }, 'ev-held', envelope(9), 1_000);
+    await createDelivery(delivery);
+    const now = Date.now();
+    expect(await claimDelivery(99, 6, delivery.id, now + 60_000, now)).toBeDefined();
+    expect(await resetDeliveryForRetry(99, 6, delivery.id, now)).toBeUndefined();
+    expect(await resetDeliveryForRetry(99, 6, delivery.id, now + 61_000)).toMatchObject({
+      status: 'pending',
+    });
+  });
 });
