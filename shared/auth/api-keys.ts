@@ -1,6 +1,11 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { type AuthContext, FULL_ACCESS, type Permissions } from '#shared/platform/auth-context.ts';
+import {
+  type AuthContext,
+  FULL_ACCESS,
+  grantedAsStored,
+  type Permissions,
+} from '#shared/platform/auth-context.ts';
 import { dynamo, isConditionFailed, table } from '#shared/platform/dynamo.ts';
 import { nextId } from '#shared/platform/ids.ts';
 
@@ -36,7 +41,11 @@ export function findApiKey(key: string): Promise<AuthContext | undefined> {
 export async function findApiKeyByHash(hash: string): Promise<AuthContext | undefined> {
   const { Item } = await dynamo.send(new GetCommand({ TableName: table(), Key: keyItemKey(hash) }));
   if (!Item || Item.revokedAt) return undefined;
-  return { workspaceId: Item.workspaceId, userId: Item.userId, permissions: Item.permissions };
+  return {
+    workspaceId: Item.workspaceId,
+    userId: Item.userId,
+    permissions: grantedAsStored(Item.permissions),
+  };
 }
 
 /** Creates a key for a workspace; returns the plaintext key (shown once) and its summary. */
@@ -130,7 +139,7 @@ function toSummary(item: Record<string, unknown>): ApiKeySummary {
     workspaceId: item.workspaceId as number,
     userId: item.userId as number,
     prefix: item.prefix as string,
-    permissions: item.permissions as Permissions,
+    permissions: grantedAsStored(item.permissions as Permissions),
     createdAt: item.createdAt as string,
     revokedAt: (item.revokedAt as string | undefined) ?? null,
   };

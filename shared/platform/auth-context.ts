@@ -1,6 +1,8 @@
 /**
  * Who is calling: what the key authorizer resolved from X-API-KEY and hands to every route as the
  * API Gateway authorizer context (string values only, so permissions travel as JSON).
+ *
+ * ENTITY_TYPES only grows at its end (see grantedAsStored).
  */
 export const ENTITY_TYPES = [
   'request_logs',
@@ -16,6 +18,25 @@ export const ENTITY_TYPES = [
 export type EntityType = (typeof ENTITY_TYPES)[number];
 export type Access = 'read' | 'edit';
 export type Permissions = Partial<Record<EntityType, Access>>;
+
+/** How many entity types there were when keys were first issued (before `webhooks`). */
+const FIRST_ENTITY_TYPES = 8;
+
+/**
+ * A key's permissions as they apply today. A key stores its map as it was made, so a key made with
+ * full access (or read-only) before an entity type existed lacks that type: a map holding exactly the
+ * entity types of some earlier list (the first N of ENTITY_TYPES, which only grows at its end), all
+ * with one access, was such a key, and the types added since get that access too. Any other map is
+ * taken as it is (a key granted some types gets no access to new ones until it is granted them).
+ */
+export function grantedAsStored(stored: Permissions): Permissions {
+  const held = ENTITY_TYPES.filter((type) => Object.hasOwn(stored, type) && stored[type]);
+  const accesses = new Set(held.map((type) => stored[type]));
+  const [access] = accesses;
+  const isPrefix = held.every((type, index) => ENTITY_TYPES[index] === type);
+  if (accesses.size !== 1 || !access || !isPrefix || held.length < FIRST_ENTITY_TYPES) return stored;
+  return Object.fromEntries(ENTITY_TYPES.map((type) => [type, access]));
+}
 
 /**
  * Where a route finds the API key: the X-API-KEY header, checked by the gateway's key authorizer

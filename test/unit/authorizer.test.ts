@@ -4,6 +4,13 @@ import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } fro
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { handler } from '#functions/authorizer.ts';
+import {
+  ENTITY_TYPES,
+  FULL_ACCESS,
+  grantedAsStored,
+  type Permissions,
+  READ_ONLY,
+} from '#shared/platform/auth-context.ts';
 
 /**
  * The key authorizer with the table mocked: what API Gateway receives back (effect, resource, context)
@@ -180,5 +187,31 @@ describe('key authorizer', () => {
       expect(effectOf(result), name).toEqual(['Allow']);
       expect(result.context?.workspaceId).toBe('42');
     }
+  });
+});
+
+describe('a key stored before an entity type existed', () => {
+  const first8 = ENTITY_TYPES.slice(0, 8);
+  const map = (types: readonly string[], access: 'read' | 'edit') =>
+    Object.fromEntries(types.map((type) => [type, access])) as Permissions;
+
+  it('is handed to the routes with the types added since (the authorizer)', async () => {
+    storeKey({ permissions: map(first8, 'edit') });
+    const result = await handler(authorizerEvent({ 'X-API-KEY': KEY }));
+    expect(JSON.parse(String(result.context?.permissions))).toEqual(FULL_ACCESS);
+  });
+
+  it('keeps full access (or read-only) for the types added since', () => {
+    expect(grantedAsStored(map(first8, 'edit'))).toEqual(FULL_ACCESS);
+    expect(grantedAsStored(map(first8, 'read'))).toEqual(READ_ONLY);
+  });
+
+  it('gives a key granted some types nothing more', () => {
+    expect(grantedAsStored({ prompts: 'edit' })).toEqual({ prompts: 'edit' });
+    const mixed = { ...map(first8, 'edit'), prompts: 'read' as const };
+    expect(grantedAsStored(mixed)).toEqual(mixed);
+    const notPrefix = map(['prompts', ...first8.slice(2)], 'edit');
+    expect(grantedAsStored(notPrefix)).toEqual(notPrefix);
+    expect(grantedAsStored({})).toEqual({});
   });
 });
