@@ -13,6 +13,12 @@ export const MAX_HEADERS_BYTES = 8 * 1024;
 
 /** RFC 9110 token: what a header name may be. */
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/**
+ * What node:http sends in a header value (tab, visible ASCII, space, Latin-1 obs-text): any other
+ * character (a control character, DEL, anything above U+00FF) makes every delivery fail with
+ * ERR_INVALID_CHAR, so it is refused at registration.
+ */
+const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
 
 /**
  * Header names a webhook's custom headers may not use (case-insensitive): ours (content, signature and
@@ -84,6 +90,12 @@ const headersSchema = z.record(z.string(), z.string()).superRefine((headers, ctx
     seen.add(name.toLowerCase());
     if (/[\r\n\0]/.test(value)) {
       ctx.addIssue({ code: 'custom', path: [name], message: 'must not contain CR, LF or NUL' });
+    } else if (!HEADER_VALUE.test(value)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [name],
+        message: 'may hold only tab, printable ASCII and Latin-1 characters (no control characters)',
+      });
     } else if (value.length > MAX_HEADER_VALUE_LENGTH) {
       ctx.addIssue({
         code: 'custom',

@@ -159,6 +159,10 @@ describe('registration', () => {
       [{ url: 'https://example.com', event_types: [] }, /event_types/],
       [{ url: 'https://example.com', headers: { 'Webhook-Signature': 'forged' } }, /cannot be overridden/],
       [{ url: 'https://example.com', headers: { 'X-A': 'a\r\nb' } }, /CR, LF/],
+      // Node refuses to send these (ERR_INVALID_CHAR): every delivery would fail.
+      [{ url: 'https://example.com', headers: { 'X-A': '5 \u20ac' } }, /headers\.X-A/],
+      [{ url: 'https://example.com', headers: { 'X-A': 'a\u0001b' } }, /headers\.X-A/],
+      [{ url: 'https://example.com', headers: { 'X-A': 'a\u007fb' } }, /headers\.X-A/],
       [{ url: 'https://example.com', is_active: 'yes' }, /is_active/],
     ];
     for (const [body, message] of bad) {
