@@ -163,6 +163,8 @@ describe('registration', () => {
       [{ url: 'https://example.com', headers: { 'X-A': '5 \u20ac' } }, /headers\.X-A/],
       [{ url: 'https://example.com', headers: { 'X-A': 'a\u0001b' } }, /headers\.X-A/],
       [{ url: 'https://example.com', headers: { 'X-A': 'a\u007fb' } }, /headers\.X-A/],
+      // JSON.parse keeps "__proto__" as a plain key; it must not vanish with a 201.
+      [{ url: 'https://example.com', headers: JSON.parse('{"__proto__": "x"}') }, /__proto__/],
       [{ url: 'https://example.com', is_active: 'yes' }, /is_active/],
     ];
     for (const [body, message] of bad) {
