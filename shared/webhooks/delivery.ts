@@ -84,7 +84,14 @@ export async function attemptDelivery(received: ReceivedDelivery, now = Date.now
       keys: await signingKeys(webhook),
       userHeaders: await unsealHeaders(webhook),
     });
-    response = await outboundRequest({ url: webhook.url, method: 'POST', headers, body: delivery.body });
+    // Only the status and the first 2 KB of the answer count: a 2xx with a big body is delivered.
+    response = await outboundRequest({
+      url: webhook.url,
+      method: 'POST',
+      headers,
+      body: delivery.body,
+      truncateResponse: true,
+    });
   } catch (error) {
     if (!(error instanceof OutboundError)) throw error;
     failure = `${error.code}: ${error.message}`;

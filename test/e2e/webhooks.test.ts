@@ -38,6 +38,7 @@ function answer(path: string, response: ServerResponse) {
     return response.writeHead(count <= 2 ? 500 : 200).end(count <= 2 ? 'boom' : 'ok');
   if (path.startsWith('/gone')) return response.writeHead(410).end('gone');
   if (path.startsWith('/hang')) return void hanging.add(response);
+  if (path.startsWith('/big')) return response.writeHead(200).end('x'.repeat(2 * 1024 * 1024));
   response.writeHead(200).end('ok');
 }
 
@@ -449,6 +450,19 @@ describe('delivery', () => {
     expect(requestsTo('/hang').length).toBeGreaterThanOrEqual(2);
     // Deleted: what is still queued for it is skipped.
     await service.call('DELETE', `${WEBHOOKS}/${webhook.id}`);
+  });
+
+  it('a 2xx with an answer over the 1 MB cap is delivered once (the status is what counts)', async () => {
+    const { webhook } = await register({ url: `${receiverUrl}/big`, event_types: QUIET });
+    await service.call('POST', `${WEBHOOKS}/${webhook.id}/test`);
+    const done = await eventually(async () => {
+      const [delivery] = (await deliveries(webhook.id)).deliveries;
+      expect(delivery?.attempts).toBeGreaterThanOrEqual(1);
+      expect(delivery?.status).not.toBe('pending');
+      return delivery;
+    });
+    expect(done).toMatchObject({ status: 'delivered', attempts: 1, last_status_code: 200, last_error: null });
+    expect(requestsTo('/big')).toHaveLength(1);
   });
 
   it('deliveries are paged, filtered by status, and can be retried', async () => {
