@@ -70,7 +70,12 @@ export async function attemptDelivery(received: ReceivedDelivery, now = Date.now
   // Already delivered, failed or skipped, expired, or being attempted by another message: nothing to do.
   if (!delivery) return 'done';
   if (!webhook?.isActive) {
-    await recordDeliveryOutcome(delivery, { status: 'skipped', attempted: false, nextAttemptAt: null });
+    await recordDeliveryOutcome(delivery, {
+      status: 'skipped',
+      attempted: false,
+      lastError: webhook ? 'skipped: the webhook is turned off' : 'skipped: the webhook was deleted',
+      nextAttemptAt: null,
+    });
     return 'done';
   }
 

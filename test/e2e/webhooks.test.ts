@@ -452,6 +452,22 @@ describe('delivery', () => {
     await service.call('DELETE', `${WEBHOOKS}/${webhook.id}`);
   });
 
+  it('a test sent to a webhook that is off is skipped, and the delivery says why', async () => {
+    const { webhook } = await register({ url: `${receiverUrl}/off`, event_types: QUIET, is_active: false });
+    expect((await service.call('POST', `${WEBHOOKS}/${webhook.id}/test`)).status).toBe(202);
+    const skipped = await eventually(async () => {
+      const [delivery] = (await deliveries(webhook.id)).deliveries;
+      expect(delivery?.status).toBe('skipped');
+      return delivery;
+    });
+    expect(skipped).toMatchObject({
+      attempts: 0,
+      last_status_code: null,
+      last_error: expect.stringMatching(/off/),
+    });
+    expect(requestsTo('/off')).toHaveLength(0);
+  });
+
   it('a 2xx with an answer over the 1 MB cap is delivered once (the status is what counts)', async () => {
     const { webhook } = await register({ url: `${receiverUrl}/big`, event_types: QUIET });
     await service.call('POST', `${WEBHOOKS}/${webhook.id}/test`);
