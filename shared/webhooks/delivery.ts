@@ -116,7 +116,15 @@ export async function attemptDelivery(received: ReceivedDelivery, now = Date.now
   }
 
   const lastStatusCode = response?.status ?? null;
-  const lastError = failure ?? (clipText(response?.body.toString('utf8') ?? '') || null);
+  const answered = response?.body.toString('utf8') ?? '';
+  const isRedirect = response !== undefined && response.status >= 300 && response.status < 400;
+  // A redirect usually has no body: say why it counts as a failure.
+  const lastError =
+    failure ??
+    (clipText(
+      isRedirect ? `redirect not followed (use the final URL)${answered ? `: ${answered}` : ''}` : answered,
+    ) ||
+      null);
   if (response?.status === 410) {
     await updateWebhook(delivery.workspaceId, delivery.webhookId, {
       isActive: false,

@@ -38,6 +38,7 @@ function answer(path: string, response: ServerResponse) {
     return response.writeHead(count <= 2 ? 500 : 200).end(count <= 2 ? 'boom' : 'ok');
   if (path.startsWith('/gone')) return response.writeHead(410).end('gone');
   if (path.startsWith('/hang')) return void hanging.add(response);
+  if (path.startsWith('/moved')) return response.writeHead(301, { location: `${receiverUrl}/ok` }).end();
   if (path.startsWith('/big')) return response.writeHead(200).end('x'.repeat(2 * 1024 * 1024));
   response.writeHead(200).end('ok');
 }
@@ -466,6 +467,19 @@ describe('delivery', () => {
       last_error: expect.stringMatching(/off/),
     });
     expect(requestsTo('/off')).toHaveLength(0);
+  });
+
+  it('a redirect is not followed: retried, and the delivery says so', async () => {
+    const { webhook } = await register({ url: `${receiverUrl}/moved`, event_types: QUIET });
+    await service.call('POST', `${WEBHOOKS}/${webhook.id}/test`);
+    const moved = await eventually(async () => {
+      const [delivery] = (await deliveries(webhook.id)).deliveries;
+      expect(delivery?.attempts).toBeGreaterThanOrEqual(1);
+      return delivery;
+    });
+    expect(moved).toMatchObject({ last_status_code: 301, last_error: expect.stringMatching(/redirect/) });
+    expect(requestsTo('/ok')).toHaveLength(0);
+    await service.call('DELETE', `${WEBHOOKS}/${webhook.id}`);
   });
 
   it('a 2xx with an answer over the 1 MB cap is delivered once (the status is what counts)', async () => {
