@@ -51,6 +51,12 @@ export interface OutboundRequest {
   /** Default 1 MiB. */
   maxResponseBytes?: number;
   /**
+   * When the answer is over `maxResponseBytes`: false (default) fails with `too_large`; true answers
+   * its status, headers and first `maxResponseBytes` bytes (`truncated: true`) and stops reading, for
+   * callers that need the status only (webhook deliveries).
+   */
+  truncateResponse?: boolean;
+  /**
    * Name resolution (default `dns.lookup`). Whatever it resolves to is still filtered: tests use it to
    * make a name resolve to a refused address.
    */
@@ -61,6 +67,8 @@ export interface OutboundResponse {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   body: Buffer;
+  /** The body was cut at `maxResponseBytes` (only with `truncateResponse`). */
+  truncated?: boolean;
 }
 
 export const OUTBOUND_DEFAULT_TIMEOUT_MS = 15_000;
@@ -271,13 +279,27 @@ export async function outboundRequest(request: OutboundRequest): Promise<Outboun
 
     req.on('error', (error) => fail(toOutboundError(error, host)));
     req.on('response', (res) => {
-      if (Number(res.headers['content-length']) > maxBytes) return fail(tooLarge());
       const chunks: Buffer[] = [];
       let size = 0;
+      const overCap = (): void => {
+        if (!request.truncateResponse) {
+          fail(tooLarge());
+          return;
+        }
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        const status = res.statusCode ?? 0;
+        const kept = Buffer.concat(chunks, size).subarray(0, maxBytes);
+        req.destroy();
+        resolve({ status, headers: res.headers, body: kept, truncated: true });
+      };
+      if (Number(res.headers['content-length']) > maxBytes) return overCap();
       res.on('data', (chunk: Buffer) => {
-        size += chunk.length;
-        if (size > maxBytes) return fail(tooLarge());
+        if (settled) return;
         chunks.push(chunk);
+        size += chunk.length;
+        if (size > maxBytes) overCap();
       });
       res.on('error', (error) => fail(toOutboundError(error, host)));
       res.on('close', () => {

@@ -68,7 +68,12 @@ export async function attemptDelivery(received: ReceivedDelivery, now = Date.now
   // Already delivered, failed or skipped, expired, or being attempted by another message: nothing to do.
   if (!delivery) return 'done';
   if (!webhook?.isActive) {
-    await recordDeliveryOutcome(delivery, { status: 'skipped', attempted: false, nextAttemptAt: null });
+    await recordDeliveryOutcome(delivery, {
+      status: 'skipped',
+      attempted: false,
+      lastError: webhook ? 'skipped: the webhook is turned off' : 'skipped: the webhook was deleted',
+      nextAttemptAt: null,
+    });
     return 'done';
   }
 
@@ -82,7 +87,14 @@ export async function attemptDelivery(received: ReceivedDelivery, now = Date.now
       keys: await signingKeys(webhook),
       userHeaders: await unsealHeaders(webhook),
     });
-    response = await outboundRequest({ url: webhook.url, method: 'POST', headers, body: delivery.body });
+    // Only the status and the first 2 KB of the answer count: a 2xx with a big body is delivered.
+    response = await outboundRequest({
+      url: webhook.url,
+      method: 'POST',
+      headers,
+      body: delivery.body,
+      truncateResponse: true,
+    });
   } catch (error) {
     if (!(error instanceof OutboundError)) throw error;
     failure = `${error.code}: ${error.message}`;
@@ -102,7 +114,16 @@ export async function attemptDelivery(received: ReceivedDelivery, now = Date.now
   }
 
   const lastStatusCode = response?.status ?? null;
-  const lastError = failure ?? (clip(response?.body.toString('utf8') ?? '', LAST_ERROR_MAX_CHARS) || null);
+  const answered = response?.body.toString('utf8') ?? '';
+  const isRedirect = response !== undefined && response.status >= 300 && response.status < 400;
+  // A redirect usually has no body: say why it counts as a failure.
+  const lastError =
+    failure ??
+    (clip(
+      isRedirect ? `redirect not followed (use the final URL)${answered ? `: ${answered}` : ''}` : answered,
+      LAST_ERROR_MAX_CHARS,
+    ) ||
+      null);
   if (response?.status === 410) {
     await updateWebhook(delivery.workspaceId, delivery.webhookId, {
       isActive: false,

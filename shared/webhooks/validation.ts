@@ -71,7 +71,7 @@ const eventTypesSchema = z
   .max(SUBSCRIBABLE_EVENT_TYPES.length * 2)
   .transform((types) => [...new Set(types)]);
 
-const headersSchema = z.record(z.string(), z.string()).superRefine((headers, ctx) => {
+const headerRecord = z.record(z.string(), z.string()).superRefine((headers, ctx) => {
   const entries = Object.entries(headers);
   if (entries.length > MAX_HEADERS) {
     ctx.addIssue({ code: 'custom', message: `at most ${MAX_HEADERS} headers` });
@@ -113,6 +113,22 @@ const headersSchema = z.record(z.string(), z.string()).superRefine((headers, ctx
     ctx.addIssue({ code: 'custom', message: `headers must total at most ${MAX_HEADERS_BYTES} bytes` });
   }
 });
+
+/**
+ * JSON.parse keeps a `"__proto__"` key as a plain property, but a record cannot hold it (zod drops it
+ * rather than replace the prototype): refused here, before it vanishes from a create answered 201.
+ */
+const headersSchema = z.preprocess((value, ctx) => {
+  if (value !== null && typeof value === 'object' && Object.hasOwn(value, '__proto__')) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['__proto__'],
+      message: 'cannot be used as a header name',
+      input: value,
+    });
+  }
+  return value;
+}, headerRecord);
 
 const descriptionSchema = z.string().max(MAX_DESCRIPTION_LENGTH).nullable();
 

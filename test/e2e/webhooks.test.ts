@@ -38,6 +38,8 @@ function answer(path: string, response: ServerResponse) {
     return response.writeHead(count <= 2 ? 500 : 200).end(count <= 2 ? 'boom' : 'ok');
   if (path.startsWith('/gone')) return response.writeHead(410).end('gone');
   if (path.startsWith('/hang')) return void hanging.add(response);
+  if (path.startsWith('/moved')) return response.writeHead(301, { location: `${receiverUrl}/ok` }).end();
+  if (path.startsWith('/big')) return response.writeHead(200).end('x'.repeat(2 * 1024 * 1024));
   response.writeHead(200).end('ok');
 }
 
@@ -159,6 +161,12 @@ describe('registration', () => {
       [{ url: 'https://example.com', event_types: [] }, /event_types/],
       [{ url: 'https://example.com', headers: { 'Webhook-Signature': 'forged' } }, /cannot be overridden/],
       [{ url: 'https://example.com', headers: { 'X-A': 'a\r\nb' } }, /CR, LF/],
+      // Node refuses to send these (ERR_INVALID_CHAR): every delivery would fail.
+      [{ url: 'https://example.com', headers: { 'X-A': '5 \u20ac' } }, /headers\.X-A/],
+      [{ url: 'https://example.com', headers: { 'X-A': 'a\u0001b' } }, /headers\.X-A/],
+      [{ url: 'https://example.com', headers: { 'X-A': 'a\u007fb' } }, /headers\.X-A/],
+      // JSON.parse keeps "__proto__" as a plain key; it must not vanish with a 201.
+      [{ url: 'https://example.com', headers: JSON.parse('{"__proto__": "x"}') }, /__proto__/],
       [{ url: 'https://example.com', is_active: 'yes' }, /is_active/],
     ];
     for (const [body, message] of bad) {
@@ -443,6 +451,48 @@ describe('delivery', () => {
     expect(requestsTo('/hang').length).toBeGreaterThanOrEqual(2);
     // Deleted: what is still queued for it is skipped.
     await service.call('DELETE', `${WEBHOOKS}/${webhook.id}`);
+  });
+
+  it('a test sent to a webhook that is off is skipped, and the delivery says why', async () => {
+    const { webhook } = await register({ url: `${receiverUrl}/off`, event_types: QUIET, is_active: false });
+    expect((await service.call('POST', `${WEBHOOKS}/${webhook.id}/test`)).status).toBe(202);
+    const skipped = await eventually(async () => {
+      const [delivery] = (await deliveries(webhook.id)).deliveries;
+      expect(delivery?.status).toBe('skipped');
+      return delivery;
+    });
+    expect(skipped).toMatchObject({
+      attempts: 0,
+      last_status_code: null,
+      last_error: expect.stringMatching(/off/),
+    });
+    expect(requestsTo('/off')).toHaveLength(0);
+  });
+
+  it('a redirect is not followed: retried, and the delivery says so', async () => {
+    const { webhook } = await register({ url: `${receiverUrl}/moved`, event_types: QUIET });
+    await service.call('POST', `${WEBHOOKS}/${webhook.id}/test`);
+    const moved = await eventually(async () => {
+      const [delivery] = (await deliveries(webhook.id)).deliveries;
+      expect(delivery?.attempts).toBeGreaterThanOrEqual(1);
+      return delivery;
+    });
+    expect(moved).toMatchObject({ last_status_code: 301, last_error: expect.stringMatching(/redirect/) });
+    expect(requestsTo('/ok')).toHaveLength(0);
+    await service.call('DELETE', `${WEBHOOKS}/${webhook.id}`);
+  });
+
+  it('a 2xx with an answer over the 1 MB cap is delivered once (the status is what counts)', async () => {
+    const { webhook } = await register({ url: `${receiverUrl}/big`, event_types: QUIET });
+    await service.call('POST', `${WEBHOOKS}/${webhook.id}/test`);
+    const done = await eventually(async () => {
+      const [delivery] = (await deliveries(webhook.id)).deliveries;
+      expect(delivery?.attempts).toBeGreaterThanOrEqual(1);
+      expect(delivery?.status).not.toBe('pending');
+      return delivery;
+    });
+    expect(done).toMatchObject({ status: 'delivered', attempts: 1, last_status_code: 200, last_error: null });
+    expect(requestsTo('/big')).toHaveLength(1);
   });
 
   it('deliveries are paged, filtered by status, and can be retried', async () => {
