@@ -3,6 +3,7 @@ import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { logRequestBody, startTestService, type TestService } from '#test/support/local-service.ts';
+import { DEAD_LETTERED, expectErrorLogs } from '#test/support/logs.ts';
 import { sqsEvent } from '#test/support/sqs.ts';
 
 /**
@@ -292,6 +293,7 @@ describe('job redelivery', () => {
 
 describe('poison messages', () => {
   it('dead-letters a job that keeps failing after maxReceiveCount, with its draft removed and the failure sent', async () => {
+    const errors = expectErrorLogs();
     const run = vi.spyOn(m.fileJob.fileJob, 'run').mockRejectedValue(new Error('S3 is on fire'));
     const { group, draft } = await newGroup();
     const letters = service.messaging.deadLetters.length;
@@ -314,9 +316,12 @@ describe('poison messages', () => {
     expect(await rawItem(m.keys.datasetKey(service.workspaceId, draft.id))).toBeUndefined();
     expect(await m.drafts.findDraft(service.workspaceId, group.id)).toBeUndefined();
     expect(await objectKeys(`uploads/${service.workspaceId}/`)).toEqual(uploads);
+    expect(errors).toHaveBeenCalledWith(DEAD_LETTERED, expect.anything());
+    errors.mockRestore();
   });
 
   it('dead-letters a malformed message without touching anything', async () => {
+    const errors = expectErrorLogs();
     const { sendJob } = await import('#shared/platform/jobs.ts');
     const letters = service.messaging.deadLetters.length;
     const items = await service.countItems();
@@ -328,6 +333,8 @@ describe('poison messages', () => {
       { queue: 'dataset-copy-jobs', receiveCount: 3 },
     ]);
     expect(await service.countItems()).toBe(items);
+    expect(errors).toHaveBeenCalledWith(DEAD_LETTERED, expect.anything());
+    errors.mockRestore();
   });
 
   it('reports only the failing record of a batch', async () => {
@@ -346,6 +353,7 @@ describe('poison messages', () => {
 
 describe('a job that cannot be sent', () => {
   it('answers 500 and leaves neither the draft nor the uploaded file', async () => {
+    const errors = expectErrorLogs();
     const { group, draft } = await newGroup();
     const sqs = mockClient(SQSClient);
     sqs.on(SendMessageCommand).rejects(new Error('queue unavailable'));
@@ -362,11 +370,14 @@ describe('a job that cannot be sent', () => {
     // The group can get a draft again at once.
     expect((await fromFile(group.id, 'a\n1\n')).status).toBe(201);
     await service.messaging.idle();
+    expect(errors).toHaveBeenCalledWith('Unhandled error', expect.anything());
+    errors.mockRestore();
   });
 });
 
 describe('from-filter-params on a reused draft', () => {
   it('hands the draft back untouched when the job fails for good, and says so', async () => {
+    const errors = expectErrorLogs();
     const logged = await service.call('POST', '/log-request', { body: logRequestBody() });
     const { group } = await newGroup();
     const file = await fromFile(group.id, 'q\nkept\n');
@@ -391,6 +402,8 @@ describe('from-filter-params on a reused draft', () => {
     expect(eventsOf(draft!.id).map((e) => e.event_type)).toEqual([
       'dataset_version_created_from_filter_params_failed',
     ]);
+    expect(errors).toHaveBeenCalledWith(DEAD_LETTERED, expect.anything());
+    errors.mockRestore();
   });
 
   it('reuses a draft whose job outlived its lease', async () => {

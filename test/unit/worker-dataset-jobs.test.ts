@@ -13,6 +13,7 @@ import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { handler } from '#functions/workers/dataset-file-job.ts';
 import { datasetJobHandler, type JobDefinition } from '#shared/datasets/job-lifecycle.ts';
 import { datasetKey, draftMarkerKey, groupKey } from '#shared/datasets/keys.ts';
+import { DEAD_LETTERED, expectErrorLogs } from '#test/support/logs.ts';
 import { sqsEvent } from '#test/support/sqs.ts';
 
 /**
@@ -247,6 +248,7 @@ describe('from-file worker', () => {
   });
 
   it('retries a transient failure, and on the last receive cleans up, tells, and fails to the DLQ', async () => {
+    const errors = expectErrorLogs();
     s3.on(GetObjectCommand).rejects(Object.assign(new Error('slow down'), { name: 'SlowDown' }));
 
     const early = await handler(sqsEvent({ id: 'try-1', body: message(), receiveCount: 1 }));
@@ -261,6 +263,8 @@ describe('from-file worker', () => {
     expect(detail.details.error_message).toMatch(/internal error/);
     expect(detail.details.error_message).not.toContain('slow down');
     expect(ddb).toHaveReceivedCommandWith(DeleteCommand, { Key: datasetKey(WS, DATASET) });
+    expect(errors).toHaveBeenCalledWith(DEAD_LETTERED, expect.anything());
+    errors.mockRestore();
   });
 
   it('fails a file that was replaced after it was accepted (ETag changed), without retrying', async () => {
@@ -299,6 +303,7 @@ describe('a job failing after its work is done', () => {
   });
 
   it('on the last receive: sends the failure event, removes the draft, and dead-letters the message', async () => {
+    const errors = expectErrorLogs();
     ddb.on(UpdateCommand, install).rejects(throttled());
 
     const result = await handler(sqsEvent({ id: 'try-3', body: message(), receiveCount: 3 }));
@@ -323,6 +328,8 @@ describe('a job failing after its work is done', () => {
     expect(ddb).toHaveReceivedCommandWith(DeleteCommand, { Key: datasetKey(WS, DATASET) });
     expect(ddb).toHaveReceivedCommandWith(DeleteCommand, { Key: draftMarkerKey(WS, GROUP) });
     expect(s3).toHaveReceivedCommandWith(DeleteObjectCommand, { Key: FILE_KEY });
+    expect(errors).toHaveBeenCalledWith(DEAD_LETTERED, expect.anything());
+    errors.mockRestore();
   });
 
   it('fails at once, without retrying, when installing finds the group gone (a permanent error)', async () => {
@@ -358,6 +365,7 @@ describe('a job failing after its work is done', () => {
   });
 
   it('hands a reused draft back as it was when the job fails for good after its work', async () => {
+    const errors = expectErrorLogs();
     const job: JobDefinition = {
       type: 'filter',
       makesVersion: true,
@@ -388,5 +396,7 @@ describe('a job failing after its work is done', () => {
       ConditionExpression: '#jobId = :job',
       UpdateExpression: expect.stringContaining('REMOVE #jobId'),
     });
+    expect(errors).toHaveBeenCalledWith(DEAD_LETTERED, expect.anything());
+    errors.mockRestore();
   });
 });
