@@ -14,8 +14,8 @@ const CREATE_REQUIRE_BANNER =
   "import { createRequire as __promptopsCreateRequire } from 'node:module'; const require = __promptopsCreateRequire(import.meta.url);";
 
 export const BUNDLE = {
-  /** The Lambda runtime (Node.js 22). */
-  target: 'node22',
+  /** The Lambda runtime (Node.js 24). */
+  target: 'node24',
   format: 'esm',
   /** The handler file inside the asset: `index.mjs` exporting `handler`. */
   outputFile: 'index.mjs',
@@ -27,7 +27,7 @@ export const BUNDLE = {
   /** Prefer the ESM build of dependencies: it tree-shakes better. */
   mainFields: ['module', 'main'],
   /**
-   * The Lambda Node.js 22 runtime ships the AWS SDK v3 clients and the DynamoDB document client: leaving
+   * The Lambda Node.js 24 runtime ships the AWS SDK v3 clients and the DynamoDB document client: leaving
    * them out is what keeps the bundles small (bundling them adds 300-550 KB to each function). Helper
    * packages the runtime is not guaranteed to carry (the S3 presigner and the Smithy pieces it needs) are
    * bundled, by the few functions that import them.

@@ -104,7 +104,7 @@ export interface ServiceFunctionProps {
 }
 
 /**
- * A NodejsFunction with the house defaults (Node.js 22 on ARM64, X-Ray, source maps, ESM bundle,
+ * A NodejsFunction with the house defaults (Node.js 24 on ARM64, X-Ray, source maps, ESM bundle,
  * explicit log group with retention) and least-privilege grants derived from `access`: read-only table
  * rows get read-only grants, queues and the bus only when named. The function's environment carries the
  * resource names under the variable names of `shared/platform/config.ts`.
@@ -135,7 +135,7 @@ export class ServiceFunction extends Construct {
       depsLockFilePath: join(props.root, 'package-lock.json'),
       handler: 'handler',
       description: props.description,
-      runtime: Runtime.NODEJS_22_X,
+      runtime: Runtime.NODEJS_24_X,
       architecture: Architecture.ARM_64,
       memorySize: props.memoryMb ?? DEFAULT_MEMORY_MB,
       timeout: Duration.seconds(props.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS),
@@ -216,12 +216,6 @@ export class ServiceFunction extends Construct {
       ];
       if (access.bucket === 'write') wildcards.push('Action::s3:DeleteObject*', 'Action::s3:Abort*');
       for (const wildcard of wildcards) acknowledge(`AwsSolutions-IAM5[${wildcard}]`, reason);
-    }
-    for (const rule of ['AwsSolutions-L1', 'Serverless-LambdaLatestVersion']) {
-      acknowledge(
-        rule,
-        'Node.js 22 on purpose: the local runtime and every test run on the pinned Node 22 (npm package node), so Lambda runs the same major as the tests (docs/decisions.md)',
-      );
     }
     acknowledge(
       'Serverless-LambdaDLQ',

@@ -412,7 +412,7 @@ describe('functions', () => {
     for (const route of ROUTES) {
       const [, fn] = functionByDescription(dev, routeLabel(route));
       expect(fn.Properties).toMatchObject({
-        Runtime: 'nodejs22.x',
+        Runtime: 'nodejs24.x',
         Architectures: ['arm64'],
         Handler: 'index.handler',
         MemorySize: route.memoryMb ?? 256,

@@ -6,7 +6,7 @@ import { BUNDLE } from '#infra/bundling.ts';
  * Local runs, tests and CI use the Node binary pinned as a dev dependency (npm package `node`), which npm
  * scripts find first on their PATH, so that they run on Lambda's major and not on the machine's.
  */
-const LAMBDA_MAJOR = '22';
+const LAMBDA_MAJOR = '24';
 const pkg = JSON.parse(readFileSync('package.json', 'utf8'));
 
 describe('Node.js version', () => {
