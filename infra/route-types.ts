@@ -1,10 +1,26 @@
 import type { EventType } from '#shared/events/catalogue.ts';
 import type { RouteAuth } from '#shared/platform/auth-context.ts';
 
-/** The shape of a route-table row and of a job-queue row (see routes.ts). */
+/** The shapes of the rows of routes.ts: routes, job queues, bus rules and schedules. */
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
-export interface JobQueueDef {
+/**
+ * What a function may touch, as every row that makes a function declares it: the stack grants exactly
+ * this, and the local runtime refuses anything else.
+ */
+export interface ResourceAccess {
+  /** Table access: read-only rows get read-only grants. */
+  table: 'read' | 'write';
+  bucket?: 'read' | 'write';
+  /** Job queues (names from JOB_QUEUES) the function sends to. */
+  queues?: readonly string[];
+  /** May put events on the project bus. */
+  events?: boolean;
+  /** May read the master key (webhook secrets, provider credentials). */
+  masterKey?: boolean;
+}
+
+export interface JobQueueDef extends ResourceAccess {
   /** Worker handler file (exports `handler`), relative to the repository root. */
   worker: string;
   /** Messages a worker receives per invocation. */
@@ -14,13 +30,6 @@ export interface JobQueueDef {
   /** Worker Lambda timeout; the queue's visibility timeout is six times this (AWS guidance). */
   timeoutSeconds: number;
   memoryMb: number;
-  table: 'read' | 'write';
-  bucket?: 'read' | 'write';
-  /** Other job queues this worker sends to. */
-  queues?: readonly string[];
-  events?: boolean;
-  /** May read the master key (webhook secrets, provider credentials). */
-  masterKey?: boolean;
   /**
    * Batches of this queue processed at once (the event source mapping's maximum concurrency in AWS,
    * at least 2 there; the local queue runner's parallel batches). Default 1 locally, unbounded in AWS.
@@ -43,20 +52,15 @@ export interface EventRuleDef {
  * A function run on a timer: an EventBridge schedule in AWS; locally once at start-up and then every
  * `everyMinutes` (or the local service's own interval).
  */
-export interface ScheduleDef {
+export interface ScheduleDef extends ResourceAccess {
   handler: string;
   everyMinutes: number;
   description: string;
-  table: 'read' | 'write';
-  bucket?: 'read' | 'write';
-  queues?: readonly string[];
-  events?: boolean;
-  masterKey?: boolean;
   memoryMb?: number;
   timeoutSeconds?: number;
 }
 
-export interface RouteDef {
+export interface RouteDef extends ResourceAccess {
   method: HttpMethod;
   /** API Gateway path template, e.g. `/prompt-templates/{identifier}`. */
   path: string;
@@ -68,14 +72,6 @@ export interface RouteDef {
    * `httpRoute` definition says `auth: 'body'` too).
    */
   auth?: RouteAuth;
-  /** Table access the function is granted: read-only routes get read-only grants. */
-  table: 'read' | 'write';
-  bucket?: 'read' | 'write';
-  queues?: readonly string[];
-  /** May put events on the project bus. */
-  events?: boolean;
-  /** May read the master key (webhook secrets, provider credentials). */
-  masterKey?: boolean;
   memoryMb?: number;
   timeoutSeconds?: number;
   /**

@@ -19,19 +19,8 @@ import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { ENV, queueUrlEnv } from '#shared/platform/config.ts';
 import { BUNDLE, lambdaBundling } from '../bundling.ts';
+import type { ResourceAccess } from '../route-types.ts';
 import { TABLE_READ_ACTIONS, TABLE_WRITE_ACTIONS } from '../table-actions.ts';
-
-/** What a function may touch: the same fields a route row or a job queue row declares. */
-export interface ResourceAccess {
-  table: 'read' | 'write';
-  bucket?: 'read' | 'write';
-  /** Job queues (names from JOB_QUEUES) the function sends to. */
-  queues?: readonly string[];
-  /** May put events on the project bus. */
-  events?: boolean;
-  /** May read the master key (webhook secrets, provider credentials). */
-  masterKey?: boolean;
-}
 
 /** The shared resources every function is wired to. */
 export interface ServiceResources {

@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { batchWriteItems } from '#shared/platform/batch.ts';
-import { dynamo, isConditionFailed, table } from '#shared/platform/dynamo.ts';
+import { dynamo, isConditionFailed, table, unlessConditionFails } from '#shared/platform/dynamo.ts';
 import type { BusEventDetail } from './bus-message.ts';
 
 /**
@@ -76,8 +76,8 @@ export async function recordEvents(details: BusEventDetail[], now = Date.now()):
  * the bus again. Idempotent; an unknown (expired) or already acknowledged event is fine.
  */
 export async function acknowledgeEvent(workspaceId: number, eventId: string): Promise<void> {
-  try {
-    await dynamo.send(
+  await unlessConditionFails(
+    dynamo.send(
       new UpdateCommand({
         TableName: table(),
         Key: eventKey(workspaceId, eventId),
@@ -85,10 +85,8 @@ export async function acknowledgeEvent(workspaceId: number, eventId: string): Pr
         ConditionExpression: 'attribute_exists(PK)',
         ExpressionAttributeValues: { ':now': new Date().toISOString() },
       }),
-    );
-  } catch (error) {
-    if (!isConditionFailed(error)) throw error;
-  }
+    ),
+  );
 }
 
 /**

@@ -35,6 +35,19 @@ export function isConditionFailed(error: unknown): boolean {
   return (error as { name?: string } | null)?.name === 'ConditionalCheckFailedException';
 }
 
+/**
+ * A conditional write whose failed condition is an answer rather than a fault (the item is absent, or
+ * already taken): its result, or undefined when the condition failed.
+ */
+export async function unlessConditionFails<T>(write: Promise<T>): Promise<T | undefined> {
+  try {
+    return await write;
+  } catch (error) {
+    if (isConditionFailed(error)) return undefined;
+    throw error;
+  }
+}
+
 /** Every item of one partition of an index, following pages: for small partitions read whole. */
 export async function queryIndexPartition(
   indexName: IndexName,

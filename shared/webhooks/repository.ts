@@ -7,7 +7,7 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import type { EventType } from '#shared/events/catalogue.ts';
-import { dynamo, isConditionFailed, table } from '#shared/platform/dynamo.ts';
+import { dynamo, isConditionFailed, table, unlessConditionFails } from '#shared/platform/dynamo.ts';
 import { TTL_ATTRIBUTE } from '#shared/platform/table-schema.ts';
 import { toIso } from '#shared/platform/time.ts';
 import { type DeliveryStatus, MAX_WEBHOOKS_PER_WORKSPACE } from './validation.ts';
@@ -123,8 +123,8 @@ function deliveryFromItem(item: Item): DeliveryRecord {
 
 /** Takes one of the workspace's webhook places; false when all are taken. */
 export async function reserveWebhookPlace(workspaceId: number): Promise<boolean> {
-  try {
-    await dynamo.send(
+  const reserved = await unlessConditionFails(
+    dynamo.send(
       new UpdateCommand({
         TableName: table(),
         Key: counterKey(workspaceId),
@@ -133,12 +133,9 @@ export async function reserveWebhookPlace(workspaceId: number): Promise<boolean>
         ExpressionAttributeNames: { '#n': 'webhookCount' },
         ExpressionAttributeValues: { ':one': 1, ':max': MAX_WEBHOOKS_PER_WORKSPACE },
       }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailed(error)) return false;
-    throw error;
-  }
+    ),
+  );
+  return reserved !== undefined;
 }
 
 export async function releaseWebhookPlace(workspaceId: number): Promise<void> {
@@ -208,8 +205,8 @@ export async function updateWebhook(
     names[`#f${index}`] = name;
     values[`:v${index}`] = value;
   });
-  try {
-    const { Attributes } = await dynamo.send(
+  const result = await unlessConditionFails(
+    dynamo.send(
       new UpdateCommand({
         TableName: table(),
         Key: webhookKey(workspaceId, id),
@@ -219,12 +216,9 @@ export async function updateWebhook(
         ExpressionAttributeValues: values,
         ReturnValues: 'ALL_NEW',
       }),
-    );
-    return Attributes ? webhookFromItem(Attributes) : undefined;
-  } catch (error) {
-    if (isConditionFailed(error)) return undefined;
-    throw error;
-  }
+    ),
+  );
+  return result?.Attributes ? webhookFromItem(result.Attributes) : undefined;
 }
 
 /** Bumps the secret version, keeping the one it replaces as the previous; undefined when absent. */
@@ -233,8 +227,8 @@ export async function rotateWebhookSecret(
   id: number,
   now = Date.now(),
 ): Promise<WebhookRecord | undefined> {
-  try {
-    const { Attributes } = await dynamo.send(
+  const result = await unlessConditionFails(
+    dynamo.send(
       new UpdateCommand({
         TableName: table(),
         Key: webhookKey(workspaceId, id),
@@ -244,28 +238,23 @@ export async function rotateWebhookSecret(
         ExpressionAttributeValues: { ':one': 1, ':now': now },
         ReturnValues: 'ALL_NEW',
       }),
-    );
-    return Attributes ? webhookFromItem(Attributes) : undefined;
-  } catch (error) {
-    if (isConditionFailed(error)) return undefined;
-    throw error;
-  }
+    ),
+  );
+  return result?.Attributes ? webhookFromItem(result.Attributes) : undefined;
 }
 
 /** Deletes the webhook and frees its place; false when it did not exist. */
 export async function deleteWebhook(workspaceId: number, id: number): Promise<boolean> {
-  try {
-    await dynamo.send(
+  const deleted = await unlessConditionFails(
+    dynamo.send(
       new DeleteCommand({
         TableName: table(),
         Key: webhookKey(workspaceId, id),
         ConditionExpression: 'attribute_exists(PK)',
       }),
-    );
-  } catch (error) {
-    if (isConditionFailed(error)) return false;
-    throw error;
-  }
+    ),
+  );
+  if (!deleted) return false;
   await releaseWebhookPlace(workspaceId);
   return true;
 }
@@ -332,8 +321,8 @@ export async function claimDelivery(
   leaseUntil: number,
   now = Date.now(),
 ): Promise<DeliveryRecord | undefined> {
-  try {
-    const { Attributes } = await dynamo.send(
+  const result = await unlessConditionFails(
+    dynamo.send(
       new UpdateCommand({
         TableName: table(),
         Key: deliveryKey(workspaceId, webhookId, deliveryId),
@@ -344,12 +333,9 @@ export async function claimDelivery(
         ExpressionAttributeValues: { ':until': leaseUntil, ':pending': 'pending', ':now': now },
         ReturnValues: 'ALL_NEW',
       }),
-    );
-    return Attributes ? deliveryFromItem(Attributes) : undefined;
-  } catch (error) {
-    if (isConditionFailed(error)) return undefined;
-    throw error;
-  }
+    ),
+  );
+  return result?.Attributes ? deliveryFromItem(result.Attributes) : undefined;
 }
 
 export interface DeliveryOutcome {
@@ -406,8 +392,8 @@ export async function resetDeliveryForRetry(
   deliveryId: string,
   now = Date.now(),
 ): Promise<DeliveryRecord | undefined> {
-  try {
-    const { Attributes } = await dynamo.send(
+  const result = await unlessConditionFails(
+    dynamo.send(
       new UpdateCommand({
         TableName: table(),
         Key: deliveryKey(workspaceId, webhookId, deliveryId),
@@ -423,12 +409,9 @@ export async function resetDeliveryForRetry(
         },
         ReturnValues: 'ALL_NEW',
       }),
-    );
-    return Attributes ? deliveryFromItem(Attributes) : undefined;
-  } catch (error) {
-    if (isConditionFailed(error)) return undefined;
-    throw error;
-  }
+    ),
+  );
+  return result?.Attributes ? deliveryFromItem(result.Attributes) : undefined;
 }
 
 /**
