@@ -124,30 +124,26 @@ export async function attemptDelivery(received: ReceivedDelivery, now = Date.now
       LAST_ERROR_MAX_CHARS,
     ) ||
       null);
+  const recordFailed = () =>
+    recordDeliveryOutcome(delivery, {
+      status: 'failed',
+      attempted: true,
+      lastStatusCode,
+      lastError,
+      nextAttemptAt: null,
+    });
   if (response?.status === 410) {
     await updateWebhook(delivery.workspaceId, delivery.webhookId, {
       isActive: false,
       disabledReason: `The endpoint answered 410 Gone on ${new Date().toISOString()}`,
     });
-    await recordDeliveryOutcome(delivery, {
-      status: 'failed',
-      attempted: true,
-      lastStatusCode,
-      lastError,
-      nextAttemptAt: null,
-    });
+    await recordFailed();
     logger.warn('Webhook disabled: its endpoint answered 410', logKeys);
     return 'done';
   }
 
   if (received.receiveCount >= MAX_DELIVERY_RECEIVES) {
-    await recordDeliveryOutcome(delivery, {
-      status: 'failed',
-      attempted: true,
-      lastStatusCode,
-      lastError,
-      nextAttemptAt: null,
-    });
+    await recordFailed();
     logger.error('Webhook delivery failed for the last time: on to the dead-letter queue', {
       ...logKeys,
       status: lastStatusCode,
