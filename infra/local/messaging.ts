@@ -1,5 +1,5 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { appendFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
@@ -45,6 +45,11 @@ interface Message {
   visibilityTimeoutSeconds?: number;
 }
 
+/** A line of the queue journal: a message (re)scheduled, or finished with. */
+type JournalEntry =
+  | { op: 'put'; queue: string; visibleAt: number; message: Message }
+  | { op: 'done'; id: string };
+
 interface QueueState {
   name: string;
   def: JobQueueDef;
@@ -69,6 +74,11 @@ export interface LocalMessagingOptions {
   secrets?: Readonly<Record<string, string>>;
   /** Append dead letters here as JSON lines (the data directory), besides keeping them in memory. */
   deadLetterFile?: string;
+  /**
+   * Where queued messages are journaled (the data directory), so that a stop, even a kill -9, loses
+   * none: `resume()` delivers what was queued, waiting or being processed, as SQS would keep it.
+   */
+  journalFile?: string;
   /** Base delay before a failed message is delivered again; grows with each receive. */
   retryDelayMs?: number;
   /** Multiplies every delay (DelaySeconds, visibility timeouts, retries): tests use e.g. 0.001. */
@@ -234,21 +244,20 @@ export class LocalMessaging {
 
   /** The message becomes visible on its queue after `delayMs` (times the time scale; 0 = at once). */
   private later(queue: QueueState, message: Message, delayMs: number): void {
+    const scale = this.options.timeScale ?? 1;
+    this.journal({ op: 'put', queue: queue.name, visibleAt: Date.now() + delayMs * scale, message });
     if (delayMs <= 0) {
       queue.ready.push(message);
       setImmediate(() => this.pump(queue));
       return;
     }
     queue.delayed++;
-    const timer = setTimeout(
-      () => {
-        this.timers.delete(timer);
-        queue.delayed--;
-        queue.ready.push(message);
-        this.pump(queue);
-      },
-      delayMs * (this.options.timeScale ?? 1),
-    );
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      queue.delayed--;
+      queue.ready.push(message);
+      this.pump(queue);
+    }, delayMs * scale);
     timer.unref();
     this.timers.add(timer);
   }
@@ -379,7 +388,10 @@ export class LocalMessaging {
     for (const receipt of receipts) this.inFlight.delete(receipt);
     queue.running--;
     for (const message of batch) {
-      if (!failedIds.has(message.messageId)) continue;
+      if (!failedIds.has(message.messageId)) {
+        this.journal({ op: 'done', id: message.messageId });
+        continue;
+      }
       if (message.receiveCount >= queue.def.maxReceiveCount) this.deadLetter(queue.name, message);
       else this.retryLater(queue, message);
     }
@@ -409,6 +421,42 @@ export class LocalMessaging {
     this.deadLetters.push(letter);
     if (this.options.deadLetterFile)
       appendFileSync(this.options.deadLetterFile, `${JSON.stringify(letter)}\n`);
+    this.journal({ op: 'done', id: message.messageId });
+  }
+
+  private journal(entry: JournalEntry): void {
+    if (this.options.journalFile) appendFileSync(this.options.journalFile, `${JSON.stringify(entry)}\n`);
+  }
+
+  /**
+   * Queues again what the journal holds from an earlier run: every message not yet done (processed or
+   * dead-lettered), when it was due (at once if that has passed; one being processed when the process
+   * died is due again, as after a visibility timeout), with its receive count. The journal is then
+   * rewritten with only those. Call once the workers can run (their settings are in the environment).
+   */
+  resume(): number {
+    const file = this.options.journalFile;
+    if (!file || !existsSync(file)) return 0;
+    const live = new Map<string, Extract<JournalEntry, { op: 'put' }>>();
+    for (const line of readFileSync(file, 'utf8').split('\n')) {
+      if (!line) continue;
+      try {
+        const entry = JSON.parse(line) as JournalEntry;
+        if (entry.op === 'put') live.set(entry.message.messageId, entry);
+        else live.delete(entry.id);
+      } catch {
+        // A line cut short by the kill: the message it recorded was not acknowledged to its sender.
+      }
+    }
+    writeFileSync(file, '');
+    let resumed = 0;
+    for (const { queue: name, visibleAt, message } of live.values()) {
+      const queue = this.queues.get(name);
+      if (!queue) continue; // a queue this version no longer has
+      this.later(queue, message, Math.max(0, visibleAt - Date.now()) / (this.options.timeScale ?? 1));
+      resumed++;
+    }
+    return resumed;
   }
 
   private isIdle(): boolean {

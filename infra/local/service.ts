@@ -180,6 +180,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
         return workers.get(file) as Promise<WorkerHandler>;
       },
       deadLetterFile: dataDir && join(dataDir, 'dead-letters.jsonl'),
+      journalFile: dataDir && join(dataDir, 'queues.jsonl'),
       retryDelayMs: options.retryDelayMs,
       timeScale: options.timeScale,
       invokeWorker: (queue, def, call) =>
@@ -213,6 +214,8 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     const authorizer = await importHandler<AuthorizerHandler>(AUTHORIZER_HANDLER);
 
     const { workspaceId, apiKey } = await seed(dataDir, options.apiKey);
+    // What was queued when the service last stopped (a kill -9 included) is delivered now.
+    messaging.resume();
     // Generated on the first GET /openapi.json, from the handlers loaded above.
     let openApi: Promise<string> | undefined;
 

@@ -1,3 +1,6 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import {
@@ -302,6 +305,36 @@ describe('delays', () => {
       )
       .catch((error: Error) => error);
     expect(refused).toMatchObject({ message: 'The message referred to is not in flight' });
+  });
+});
+
+describe('the queue journal', () => {
+  it('delivers after a restart what was queued, waiting or being processed, but not what was done', async () => {
+    const journalFile = join(mkdtempSync(join(tmpdir(), 'journal-')), 'queues.jsonl');
+    // The first run processes 'done', hangs on 'stuck' (the process dies during it), and 'waiting' is
+    // still delayed when it dies.
+    const hung = new Promise<never>(() => undefined);
+    const first = await startMessaging(
+      async (event) => (event.Records[0]?.body === 'stuck' ? hung : { batchItemFailures: [] }),
+      { journalFile, timeScale: 0.001 },
+    );
+    const QueueUrl = first.messaging.queueUrl('jobs');
+    await first.sqs.send(new SendMessageCommand({ QueueUrl, MessageBody: 'done' }));
+    await first.sqs.send(new SendMessageCommand({ QueueUrl, MessageBody: 'stuck' }));
+    await first.sqs.send(new SendMessageCommand({ QueueUrl, MessageBody: 'waiting', DelaySeconds: 900 }));
+    await first.messaging.stop();
+
+    const { worker, received } = recordingWorker();
+    const second = await startMessaging(worker, { journalFile, timeScale: 0.001 });
+    expect(second.messaging.resume()).toBe(2);
+    await second.messaging.idle();
+    expect(received.map((record) => record.body).sort()).toEqual(['stuck', 'waiting']);
+
+    // Done with, they are not delivered a third time.
+    const { worker: third, received: again } = recordingWorker();
+    const last = await startMessaging(third, { journalFile });
+    expect(last.messaging.resume()).toBe(0);
+    expect(again).toEqual([]);
   });
 });
 
