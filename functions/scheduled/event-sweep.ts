@@ -1,6 +1,10 @@
 import { sweepEvents } from '#shared/events/sweep.ts';
 
-/** Schedule `event-sweep`: puts events their consumer never acknowledged on the bus again. */
+/**
+ * Schedule `event-sweep`: puts events their consumer never acknowledged on the bus again. A run that
+ * gave events up fails after doing its work, so the schedule's error alarm tells the operator.
+ */
 export const handler = async (): Promise<void> => {
-  await sweepEvents();
+  const { abandoned } = await sweepEvents();
+  if (abandoned) throw new Error(`${abandoned} events were given up after repeated sweeps`);
 };
