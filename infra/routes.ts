@@ -3,9 +3,12 @@ import { CLIENT_ROUTES } from './routes/clients.ts';
 import { DATASET_JOB_QUEUES, DATASET_ROUTES } from './routes/datasets.ts';
 import { EVENT_SCHEDULES } from './routes/events.ts';
 import { PROMPT_ROUTES } from './routes/prompts.ts';
+import { PROVIDER_ROUTES } from './routes/providers.ts';
 import { REQUEST_LOG_ROUTES } from './routes/request-logs.ts';
 import { TRACE_ROUTES } from './routes/traces.ts';
 import { WEBHOOK_EVENT_RULES, WEBHOOK_JOB_QUEUES, WEBHOOK_ROUTES } from './routes/webhooks.ts';
+import { WORKFLOW_JOB_QUEUES, WORKFLOW_RUN_ROUTES, WORKFLOW_SCHEDULES } from './routes/workflow-runs.ts';
+import { WORKFLOW_ROUTES } from './routes/workflows.ts';
 
 export type { EventRuleDef, HttpMethod, JobQueueDef, RouteDef, ScheduleDef } from './route-types.ts';
 
@@ -21,6 +24,9 @@ export const ROUTE_GROUPS: Readonly<Record<string, readonly RouteDef[]>> = {
   datasets: DATASET_ROUTES,
   traces: TRACE_ROUTES,
   webhooks: WEBHOOK_ROUTES,
+  workflows: WORKFLOW_ROUTES,
+  'workflow-runs': WORKFLOW_RUN_ROUTES,
+  providers: PROVIDER_ROUTES,
 };
 
 /**
@@ -34,6 +40,7 @@ export const ROUTES: readonly RouteDef[] = Object.values(ROUTE_GROUPS).flat();
 export const JOB_QUEUES: Readonly<Record<string, JobQueueDef>> = {
   ...DATASET_JOB_QUEUES,
   ...WEBHOOK_JOB_QUEUES,
+  ...WORKFLOW_JOB_QUEUES,
 };
 export type JobQueueName = string;
 
@@ -41,6 +48,6 @@ export type JobQueueName = string;
 export const EVENT_RULES: Readonly<Record<string, EventRuleDef>> = { ...WEBHOOK_EVENT_RULES };
 
 /** Functions run on a timer, by name. */
-export const SCHEDULES: Readonly<Record<string, ScheduleDef>> = { ...EVENT_SCHEDULES };
+export const SCHEDULES: Readonly<Record<string, ScheduleDef>> = { ...EVENT_SCHEDULES, ...WORKFLOW_SCHEDULES };
 
 export const AUTHORIZER_HANDLER = 'functions/authorizer.ts';

@@ -43,6 +43,14 @@ export const EVENT_CATALOGUE = {
     dataset_id: id,
     error_message: z.string(),
   }),
+  /** A workflow run reached a final state (PromptLayer calls workflows agents). */
+  agent_run_finished: z.object({
+    agent_name: z.string(),
+    agent_id: id,
+    agent_version_number: id,
+    agent_execution_id: id,
+    status: z.enum(['SUCCESS', 'FAILED']),
+  }),
   /** Sent by `POST /api/public/v2/webhooks/{id}/test` to that one webhook; never on the bus. */
   webhook_test: z.object({ webhook_id: id, message: z.string() }),
 } as const;

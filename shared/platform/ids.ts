@@ -17,7 +17,11 @@ export type IdKind =
   | 'prompt_label'
   | 'dataset_group'
   | 'dataset'
-  | 'webhook';
+  | 'webhook'
+  | 'workflow'
+  | 'workflow_version'
+  | 'workflow_label'
+  | 'workflow_execution';
 
 export const ID_BLOCK_SIZE = 100;
 

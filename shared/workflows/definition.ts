@@ -1,0 +1,80 @@
+import * as z from 'zod';
+import { jsonObject, wellFormedString } from '#shared/platform/schemas.ts';
+
+/**
+ * A workflow version's graph as clients send it and as it is stored: nodes (steps) and edges
+ * (conditional gates between them), with the input variables a run is expected to supply. Field names
+ * are PromptLayer's. Shape checks live here; the rules that look at the graph as a whole (names,
+ * dependencies, cycles, output nodes, node configurations) are in graph.ts.
+ */
+export const MAX_NODES = 200;
+
+export const workflowNodeSchema = z
+  .object({
+    name: wellFormedString().min(1).max(255),
+    /** Free text: a known type has its configuration checked; any other fails at run time. */
+    node_type: wellFormedString().min(1).max(64),
+    configuration: jsonObject,
+    /** Names of nodes or input variables this node reads. */
+    dependencies: z
+      .array(wellFormedString().min(1).max(255))
+      .max(MAX_NODES * 2)
+      .default([]),
+    is_output_node: z.boolean(),
+  })
+  .meta({ id: 'WorkflowNode' });
+export type WorkflowNode = z.infer<typeof workflowNodeSchema>;
+
+export const EDGE_OPERATORS = [
+  '=',
+  '!=',
+  '<',
+  '>',
+  '<=',
+  '>=',
+  'in',
+  'not_in',
+  'is_null',
+  'is_not_null',
+] as const;
+export type EdgeOperator = (typeof EDGE_OPERATORS)[number];
+
+/** One side of a comparison: a constant, or a node's or input's value (optionally a JSONPath into it). */
+export const operandSchema = z.union([
+  z.strictObject({ static_value: z.unknown() }),
+  z.strictObject({
+    source: wellFormedString().min(1).max(255),
+    json_path: wellFormedString().min(1).max(1024).optional(),
+  }),
+]);
+export type Operand = z.infer<typeof operandSchema>;
+
+export const edgeConditionalSchema = z
+  .object({
+    position: z.number().int().min(0),
+    operator: z.enum(EDGE_OPERATORS),
+    left_config: operandSchema,
+    right_config: operandSchema,
+  })
+  .meta({ id: 'EdgeConditional' });
+export type EdgeConditional = z.infer<typeof edgeConditionalSchema>;
+
+export const workflowEdgeSchema = z
+  .object({
+    source_node_name: wellFormedString().min(1).max(255),
+    target_node_name: wellFormedString().min(1).max(255),
+    /** All conditionals must hold (true) or any one (false). */
+    is_and: z.boolean(),
+    conditionals: z.array(edgeConditionalSchema).min(1).max(100),
+  })
+  .meta({ id: 'WorkflowEdge' });
+export type WorkflowEdge = z.infer<typeof workflowEdgeSchema>;
+
+/** Input variable name -> type name as the client declares it (e.g. "string"); types are not enforced. */
+export const requiredInputVariablesSchema = z.record(wellFormedString().min(1).max(255), z.string().max(64));
+
+export interface WorkflowGraph {
+  nodes: WorkflowNode[];
+  edges: WorkflowEdge[];
+  required_input_variables: Record<string, string>;
+}
