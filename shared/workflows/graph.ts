@@ -7,6 +7,7 @@ import {
   type WorkflowNode,
 } from './definition.ts';
 import { executorOf } from './nodes/registry.ts';
+import { jsonPathProblem } from './nodes/values.ts';
 
 /**
  * The rules that look at a workflow graph as a whole, and the plan the engine walks.
@@ -20,6 +21,7 @@ import { executorOf } from './nodes/registry.ts';
  * - an edge names known source and target nodes, and never the same node twice;
  * - a conditional's `source` operand names an input variable, the edge's source node or a node the
  *   target waits for (directly or not), so its value is known when the edge is evaluated;
+ * - a conditional's `json_path` is a JSONPath (RFC 9535) expression;
  * - no cycle through dependencies and edges together (the message names the nodes on it);
  * - a node of a known type (one this service runs) has a configuration its schema accepts; any other type
  *   is accepted and fails when a run reaches it.
@@ -111,6 +113,22 @@ export function validateGraph(graph: WorkflowGraph): void {
   } else {
     problems.push(...operandProblems(graph, indexOf, inputs));
   }
+
+  edges.forEach((edge, i) => {
+    edge.conditionals.forEach((conditional, k) => {
+      for (const side of ['left_config', 'right_config'] as const) {
+        const operand = conditional[side];
+        const problem =
+          'json_path' in operand && operand.json_path !== undefined && jsonPathProblem(operand.json_path);
+        if (!problem) continue;
+        problems.push({
+          loc: ['body', 'edges', i, 'conditionals', k, side, 'json_path'],
+          msg: `edge ${i}: ${problem}`,
+          type: 'invalid_json_path',
+        });
+      }
+    });
+  });
 
   nodes.forEach((node, i) => {
     const executor = executorOf(node.node_type);

@@ -227,3 +227,31 @@ describe('planGraph', () => {
     expect(plan.nodes.get('e')?.successors).toEqual([]);
   });
 });
+
+describe('validateGraph, conditionals', () => {
+  it('refuses a json_path that is not JSONPath', () => {
+    const bad = edge('a', 'b', {
+      conditionals: [
+        {
+          position: 0,
+          operator: '=',
+          left_config: { source: 'a', json_path: '$.items[' },
+          right_config: { static_value: 1 },
+        },
+      ],
+    });
+    const error = rejection(graph([node('a'), output('b')], [bad]));
+    expect(error.detail?.[0]?.loc).toEqual([
+      'body',
+      'edges',
+      0,
+      'conditionals',
+      0,
+      'left_config',
+      'json_path',
+    ]);
+    expect(error.message).toMatch(
+      /^Invalid body\.edges\.0\.conditionals\.0\.left_config\.json_path: edge 0: not a valid JSONPath expression/,
+    );
+  });
+});
