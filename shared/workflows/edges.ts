@@ -1,5 +1,5 @@
 import type { EdgeConditional, EdgeOperator, Operand, WorkflowEdge } from './definition.ts';
-import { jsonPathMatches, numberOf, valuesEqual } from './nodes/values.ts';
+import { jsonIfText, jsonPathMatches, numberOf, valuesEqual } from './nodes/values.ts';
 
 /**
  * Whether an edge is taken, given the values a `source` operand may name (node outputs and input
@@ -20,13 +20,16 @@ export function conditionHolds(conditional: EdgeConditional, readValue: (name: s
   return compare(conditional.operator, left, operandValue(conditional.right_config, readValue));
 }
 
-/** An operand's value: its static value, or its source's value (through `json_path`, first match). */
+/**
+ * An operand's value: its static value, or its source's value; with `json_path`, the first match in it
+ * (a string holding a JSON object or array is parsed first), null when nothing matches.
+ */
 function operandValue(operand: Operand, readValue: (name: string) => unknown): unknown {
   if ('static_value' in operand) return operand.static_value ?? null;
   const value = readValue(operand.source) ?? null;
   if (operand.json_path === undefined) return value;
   try {
-    return jsonPathMatches(value, operand.json_path)[0] ?? null;
+    return jsonPathMatches(jsonIfText(value), operand.json_path)[0] ?? null;
   } catch {
     // An invalid path is refused when the version is created; one stored before reads as no match.
     return null;

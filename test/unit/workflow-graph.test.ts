@@ -16,8 +16,8 @@ const node = (
   is_output_node: false,
   ...extra,
 });
-const output = (name: string, dependencies: string[] = []) =>
-  node(name, dependencies, { is_output_node: true });
+const output = (name: string, dependencies: string[] = [], extra: Partial<WorkflowNode> = {}) =>
+  node(name, dependencies, { is_output_node: true, ...extra });
 const edge = (source: string, target: string, extra: Partial<WorkflowEdge> = {}): WorkflowEdge => ({
   source_node_name: source,
   target_node_name: target,
@@ -253,5 +253,41 @@ describe('validateGraph, conditionals', () => {
     expect(error.message).toMatch(
       /^Invalid body\.edges\.0\.conditionals\.0\.left_config\.json_path: edge 0: not a valid JSONPath expression/,
     );
+  });
+});
+
+describe('validateGraph, node configurations', () => {
+  it('refuses a known node type whose configuration fails its schema, located in the configuration', () => {
+    const compare = node('check', ['a'], {
+      node_type: 'COMPARE',
+      configuration: { sources: ['a'], comparison_type: { type: 'STRING' } },
+      is_output_node: true,
+    });
+    const error = rejection(graph([node('a'), compare]));
+    expect(error.detail?.[0]).toMatchObject({
+      loc: ['body', 'nodes', 1, 'configuration', 'sources'],
+      type: 'too_small',
+    });
+    expect(error.message).toMatch(
+      /^Invalid body\.nodes\.1\.configuration\.sources: invalid configuration of COMPARE node "check": /,
+    );
+  });
+
+  it('reports the first few issues of one configuration with their paths', () => {
+    const regex = output('r', [], { node_type: 'REGEX', configuration: { regex_pattern: '(' } });
+    const error = rejection(graph([regex]));
+    expect(error.detail?.map((d) => d.loc)).toEqual([
+      ['body', 'nodes', 0, 'configuration', 'source'],
+      ['body', 'nodes', 0, 'configuration', 'regex_pattern'],
+    ]);
+    expect(error.detail?.[1]?.msg).toMatch(
+      /invalid configuration of REGEX node "r": not a valid regular expression/,
+    );
+  });
+
+  it('accepts any configuration of a type this service does not run', () => {
+    expect(() =>
+      validateGraph(graph([output('h', [], { node_type: 'MCP', configuration: { x: 1 } })])),
+    ).not.toThrow();
   });
 });

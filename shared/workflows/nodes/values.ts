@@ -2,6 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { type JsonValue, query } from 'jsonpath-rfc9535';
 import parseJsonPath from 'jsonpath-rfc9535/parser';
 import * as z from 'zod';
+import { clip } from '#shared/platform/errors.ts';
 import { wellFormedString } from '#shared/platform/schemas.ts';
 import { type NodeContext, NodeFailure } from './types.ts';
 
@@ -44,15 +45,16 @@ export function jsonPathProblem(path: string): string | null {
   }
 }
 
-/**
- * Every match of `path` in `value`. A string holding a JSON object or array (an LLM's answer, a
- * response body) is parsed first, so a path reaches into it; any other value is queried as it is.
- */
+/** Every match of `path` (checked by jsonPathSchema) in a JSON value. */
 export function jsonPathMatches(value: unknown, path: string): unknown[] {
-  return query(parsedIfJsonText(value) as JsonValue, path);
+  return query((value ?? null) as JsonValue, path);
 }
 
-function parsedIfJsonText(value: unknown): unknown {
+/**
+ * A string holding a JSON object or array (an LLM's answer, a response body) parsed, so that a path
+ * reaches into it; any other value as it is.
+ */
+export function jsonIfText(value: unknown): unknown {
   if (typeof value !== 'string') return value;
   const text = value.trim();
   if (!(text.startsWith('{') || text.startsWith('['))) return value;
@@ -87,4 +89,26 @@ export function textOf(value: unknown): string {
   if (typeof value === 'string') return value;
   if (value === null || value === undefined) return '';
   return JSON.stringify(value);
+}
+
+/**
+ * A value read as JSON: a string is parsed (a NodeFailure naming the source when it is not JSON); any
+ * other value is already JSON.
+ */
+export function jsonOf(name: string, value: unknown): unknown {
+  if (typeof value !== 'string') return value ?? null;
+  try {
+    return JSON.parse(value);
+  } catch {
+    throw new NodeFailure(`source "${name}" is not valid JSON`);
+  }
+}
+
+/** A number read from a source (a number or a string holding one), or a NodeFailure naming the source. */
+export function numericSource(name: string, value: unknown): number {
+  const number = numberOf(value);
+  if (number === undefined) {
+    throw new NodeFailure(`source "${name}" is not a number: ${clip(textOf(value), 100)}`);
+  }
+  return number;
 }
