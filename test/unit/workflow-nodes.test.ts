@@ -54,7 +54,7 @@ const configProblem = (node_type: string, configuration: unknown) => {
 describe('sources', () => {
   it('fails naming a source that is neither a dependency nor an input', async () => {
     expect(await failure(run('COALESCE', { sources: ['a', 'ghost'] }, { a: null }))).toBe(
-      'source "ghost" is not available: name a dependency or an input variable',
+      'source "ghost" is not available: no input or earlier result has that name',
     );
   });
 
