@@ -58,6 +58,23 @@ describe('sources', () => {
     );
   });
 
+  it.each([
+    ['COMPARE', { sources: ['x', 'ghost'], comparison_type: { type: 'STRING' } }],
+    ['CONTAINS', { source: 'x', value_source: 'ghost' }],
+    ['REGEX', { source: 'ghost', regex_pattern: 'a' }],
+    ['REGEX_EXTRACTION', { source: 'ghost', regex_pattern: 'a' }],
+    ['JSON_PATH', { source: 'ghost', json_path: '$' }],
+    ['PARSE_VALUE', { source: 'ghost', type: 'string' }],
+    ['ASSERT_VALID', { source: 'ghost', type: 'number' }],
+    ['COMBINE_COLUMNS', { sources: ['x', 'ghost'] }],
+    ['COUNT', { source: 'ghost', type: 'words' }],
+    ['MATH_OPERATOR', { sources: ['x', 'ghost'], operator: 'lt' }],
+    ['MIN_MAX', { source: 'ghost', type: 'min' }],
+    ['ABSOLUTE_NUMERIC_DISTANCE', { sources: ['x', 'ghost'] }],
+  ])('%s fails naming a missing source', async (type, configuration) => {
+    expect(await failure(run(type, configuration, { x: 1 }))).toMatch(/^source "ghost" is not available/);
+  });
+
   it('lists every basic node type', () => {
     expect(Object.keys(BASIC_EXECUTORS).sort()).toEqual(
       [
