@@ -1,6 +1,6 @@
 import { findExternalIdOwner, listExternalIds } from '#shared/external-ids/external-ids.ts';
 import { type Page, paginate } from '#shared/platform/pagination.ts';
-import type { TemplateHead } from './records.ts';
+import { headComparator, inTimeBounds } from '#shared/versions/list.ts';
 import { getLatestVersion, listHeads } from './repository.ts';
 import type { ListTemplatesQuery } from './schemas.ts';
 import { toListItem } from './views.ts';
@@ -33,10 +33,9 @@ export async function listTemplates(workspaceId: number, query: ListTemplatesQue
       (name === undefined || head.name.toLowerCase().includes(name)) &&
       tags.every((tag) => head.tags.includes(tag)) &&
       (query.label === undefined || Object.hasOwn(head.labels, query.label)) &&
-      within(head.created_at, query.created_after, query.created_before) &&
-      within(head.updated_at, query.updated_after, query.updated_before),
+      inTimeBounds(head, query),
   );
-  matching.sort(comparator(query.sort_by ?? 'created_at', query.sort_order ?? 'desc'));
+  matching.sort(headComparator(query.sort_by ?? 'created_at', query.sort_order ?? 'desc'));
 
   const page = paginate(matching, query.page, query.per_page);
   const items = await Promise.all(
@@ -49,32 +48,4 @@ export async function listTemplates(workspaceId: number, query: ListTemplatesQue
     }),
   );
   return { ...page, items: items.filter((item) => item !== undefined) };
-}
-
-const within = (value: number, after?: number, before?: number) =>
-  (after === undefined || value >= after) && (before === undefined || value <= before);
-
-function comparator(
-  sortBy: NonNullable<ListTemplatesQuery['sort_by']>,
-  order: NonNullable<ListTemplatesQuery['sort_order']>,
-) {
-  const key = (head: TemplateHead): number | string => {
-    switch (sortBy) {
-      case 'created_at':
-        return head.created_at;
-      case 'updated_at':
-        return head.updated_at;
-      case 'name':
-        return head.name.toLowerCase();
-      case 'id':
-        return head.id;
-    }
-  };
-  const sign = order === 'asc' ? 1 : -1;
-  return (a: TemplateHead, b: TemplateHead) => {
-    const ka = key(a);
-    const kb = key(b);
-    // Ties (same second, same name) fall back to the id, so pages never overlap.
-    return sign * (ka < kb ? -1 : ka > kb ? 1 : a.id - b.id);
-  };
 }

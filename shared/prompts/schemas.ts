@@ -11,6 +11,7 @@ import {
   wellFormedString,
 } from '#shared/platform/schemas.ts';
 import { queryTimestampSchema } from '#shared/platform/time.ts';
+import { HEAD_SORT_FIELDS } from '#shared/versions/list.ts';
 
 /** Request schemas of the prompt registry's routes (bounds from the reference OpenAPI). */
 
@@ -93,7 +94,7 @@ export const renderTemplateBodySchema = z
   .superRefine(versionOrLabel);
 export type RenderTemplateBody = z.output<typeof renderTemplateBodySchema>;
 
-export const LIST_SORT_FIELDS = ['created_at', 'updated_at', 'name', 'id'] as const;
+export const LIST_SORT_FIELDS = HEAD_SORT_FIELDS;
 
 export const listTemplatesQuerySchema = z
   .object({
