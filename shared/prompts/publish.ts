@@ -5,6 +5,8 @@ import { forbidden, payloadTooLarge } from '#shared/platform/errors.ts';
 import {
   type LabelChange,
   largestLabelEntry,
+  MAX_HEAD_BYTES,
+  MAX_VERSION_BYTES,
   publishVersion,
   readForPublish,
 } from '#shared/versions/publish.ts';
@@ -27,10 +29,6 @@ import { toPublishView } from './views.ts';
  * the head). Round trips: 1 for the snippet check, the template as it stands and (cold container) the
  * id blocks, together; then those of the shared publish.
  */
-/** A version must fit in one item (400 KB) with room for keys and attribute names. */
-export const MAX_VERSION_BYTES = 350_000;
-/** The head, likewise: its tags and labels map. */
-export const MAX_HEAD_BYTES = 300_000;
 
 export type PublishView = ReturnType<typeof toPublishView>;
 

@@ -33,6 +33,10 @@ import type { HeadAndLatest, LabelMove, VersionStore } from './store.ts';
  * of the head.
  */
 const MAX_ATTEMPTS = 100;
+/** A version must fit in one item (400 KB) with room for keys and attribute names. */
+export const MAX_VERSION_BYTES = 350_000;
+/** The head, likewise: its fields and labels map. */
+export const MAX_HEAD_BYTES = 300_000;
 
 /** The largest label entry a head may have to hold (for size checks made before writing). */
 export function largestLabelEntry<L extends LabelEntryBase>(kind: { versionIdField: keyof L & string }): L {
