@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '#test/support/local-service.ts';
 import { uniqueName } from '#test/support/prompts.ts';
-import { twoNodeBody, variableNode, workflowBody } from '#test/support/workflows.ts';
+import { edgeFrom, twoNodeBody, variableNode, workflowBody } from '#test/support/workflows.ts';
 
 /**
  * Workflow definitions through the local gateway: create and version, patch, read (as the SDKs do),
@@ -79,14 +79,6 @@ describe('POST /rest/workflows', () => {
 
   const node = (name: string, extra: Record<string, unknown> = {}) =>
     variableNode(name, 'x', { is_output_node: false, ...extra });
-  const edge = (source: string, target: string) => ({
-    source_node_name: source,
-    target_node_name: target,
-    is_and: true,
-    conditionals: [
-      { position: 0, operator: 'is_not_null', left_config: { source }, right_config: { static_value: null } },
-    ],
-  });
   it.each([
     ['duplicate node names', { nodes: [node('a', { is_output_node: true }), node('a')] }],
     [
@@ -102,7 +94,7 @@ describe('POST /rest/workflows', () => {
     ['no output node', { nodes: [node('a')] }],
     [
       'an edge naming an unknown node',
-      { nodes: [node('a', { is_output_node: true })], edges: [edge('a', 'ghost')] },
+      { nodes: [node('a', { is_output_node: true })], edges: [edgeFrom('a', 'ghost')] },
     ],
     [
       'a known node type with an invalid configuration',
@@ -264,10 +256,7 @@ describe('PATCH /rest/workflows/{workflow_id_or_name}', () => {
         },
         variableNode('b', 'two', { is_output_node: false }),
       ],
-      edges: [
-        (twoNodeBody(name).edges as object[])[0],
-        { ...(twoNodeBody(name).edges as Record<string, unknown>[])[0], source_node_name: 'b' },
-      ],
+      edges: [edgeFrom('a', 'compare'), edgeFrom('b', 'compare')],
       required_input_variables: { expected: 'string' },
     });
     const answer = await patch(created.workflow_id, {
