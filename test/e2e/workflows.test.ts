@@ -243,21 +243,11 @@ describe('GET /workflows/{workflow_id_or_name}', () => {
 describe('PATCH /rest/workflows/{workflow_id_or_name}', () => {
   it('merges configurations, replaces dependencies, adds and removes nodes with their edges', async () => {
     const name = uniqueName('patch');
+    const base = twoNodeBody(name);
     const created = await create({
-      name,
-      nodes: [
-        variableNode('a', 'one', { is_output_node: false }),
-        {
-          name: 'compare',
-          node_type: 'COMPARE',
-          configuration: { sources: ['a', 'expected'], comparison_type: { type: 'STRING' } },
-          dependencies: ['a', 'expected'],
-          is_output_node: true,
-        },
-        variableNode('b', 'two', { is_output_node: false }),
-      ],
+      ...base,
+      nodes: [...(base.nodes as object[]), variableNode('b', 'two', { is_output_node: false })],
       edges: [edgeFrom('a', 'compare'), edgeFrom('b', 'compare')],
-      required_input_variables: { expected: 'string' },
     });
     const answer = await patch(created.workflow_id, {
       base_version: 1,
