@@ -2,23 +2,21 @@ import * as z from 'zod';
 import { blueprintSchema } from '#shared/blueprints/schema.ts';
 import { externalIdSchema } from '#shared/external-ids/external-ids.ts';
 import { isoTimestamp, jsonObject, pageOf } from '#shared/platform/response-schemas.ts';
+import { intParam, queryBoolean, wellFormedString } from '#shared/platform/schemas.ts';
 import {
-  givenTogether,
-  intParam,
-  paginationQuery,
-  queryBoolean,
-  sortOrderNeedsSortBy,
-  wellFormedString,
-} from '#shared/platform/schemas.ts';
-import { queryTimestampSchema } from '#shared/platform/time.ts';
+  headListQuerySchema,
+  labelNameSchema,
+  MAX_RELEASE_LABELS,
+  versionOrLabel,
+} from '#shared/versions/schemas.ts';
+
+export { labelNameSchema, MAX_RELEASE_LABELS, versionOrLabel };
 
 /** Request schemas of the prompt registry's routes (bounds from the reference OpenAPI). */
 
 export const promptNameSchema = wellFormedString().min(1).max(512);
-export const labelNameSchema = wellFormedString().min(1).max(255);
 /** `{identifier}` of the template routes: a prompt name, or a template id as digits. */
 export const templateIdentifierSchema = wellFormedString().min(1);
-export const MAX_RELEASE_LABELS = 100;
 
 /** `metadata.model`: provider and name are required once a model is given. */
 const modelSchema = z.looseObject({
@@ -47,21 +45,10 @@ export const publishBodySchema = z.object({
     commit_message: z.string().max(72).nullish(),
     metadata: metadataSchema.nullish(),
   }),
-  // Each label moved writes a copy of the version (docs/prompts.md): bounded per publish.
   release_labels: z.array(labelNameSchema).max(MAX_RELEASE_LABELS).nullish(),
   external_ids: z.array(externalIdSchema).nullish(),
 });
 export type PublishBody = z.output<typeof publishBodySchema>;
-
-/** A read selects a version by number or by label, never both. */
-export function versionOrLabel(
-  select: { version?: number | null; label?: string | null },
-  ctx: z.RefinementCtx,
-): void {
-  if (select.version != null && select.label != null) {
-    ctx.addIssue({ code: 'custom', path: ['label'], message: 'version and label are mutually exclusive' });
-  }
-}
 
 export const getTemplateQuerySchema = z
   .object({
@@ -93,27 +80,12 @@ export const renderTemplateBodySchema = z
   .superRefine(versionOrLabel);
 export type RenderTemplateBody = z.output<typeof renderTemplateBodySchema>;
 
-export const LIST_SORT_FIELDS = ['created_at', 'updated_at', 'name', 'id'] as const;
-
-export const listTemplatesQuerySchema = z
-  .object({
-    ...paginationQuery(100, 30),
-    name: wellFormedString().optional(),
-    tags: z.union([z.string(), z.array(z.string())]).optional(),
-    label: wellFormedString().optional(),
-    status: z.enum(['active', 'deleted', 'all']).default('active'),
-    external_source: externalIdSchema.shape.source.optional(),
-    external_id: externalIdSchema.shape.external_id.optional(),
-    created_after: queryTimestampSchema.optional(),
-    created_before: queryTimestampSchema.optional(),
-    updated_after: queryTimestampSchema.optional(),
-    updated_before: queryTimestampSchema.optional(),
-    // Defaults (created_at, desc) are applied by the list: sort_order alone is a 422.
-    sort_by: z.enum(LIST_SORT_FIELDS).optional(),
-    sort_order: z.enum(['asc', 'desc']).optional(),
-  })
-  .superRefine(givenTogether('external_source', 'external_id'))
-  .superRefine(sortOrderNeedsSortBy);
+export const listTemplatesQuerySchema = headListQuerySchema({
+  name: wellFormedString().optional(),
+  tags: z.union([z.string(), z.array(z.string())]).optional(),
+  label: wellFormedString().optional(),
+  status: z.enum(['active', 'deleted', 'all']).default('active'),
+});
 export type ListTemplatesQuery = z.output<typeof listTemplatesQuerySchema>;
 
 export const moveLabelBodySchema = z.object({ prompt_version_number: z.int().min(1) });
