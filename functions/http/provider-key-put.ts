@@ -13,6 +13,8 @@ import {
 export const handler = httpRoute({
   path: providerPathSchema,
   body: putProviderKeyBodySchema,
+  // `api_key` is the provider key to store, not the caller's key (which is in the X-API-KEY header).
+  bodyApiKeyIsData: true,
   permission: ['provider_keys', 'edit'],
   responses: { 200: providerKeyAnswerSchema },
   handle: ({ path, body, auth }) => setProviderKey(auth.workspaceId, path.provider, body),
