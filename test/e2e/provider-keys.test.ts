@@ -92,11 +92,11 @@ describe('refused without writing anything', () => {
     ['a short key', { api_key: 'abc' }],
     ['a key with spaces', { api_key: 'sk-has some spaces-1234' }],
     ['an unknown field', { api_key: KEY, organization: 'org' }],
-  ])('%s is a 422 that does not echo the key', async (_what, body) => {
+  ])('%s is a 422 that does not echo the key', async (_what, body: { api_key?: string }) => {
     const answer = await service.rejected('PUT', `${BASE}/openai`, { body });
     expect(answer.status).toBe(422);
     const text = JSON.stringify(answer.body);
-    if (typeof body.api_key === 'string') expect(text).not.toContain(body.api_key);
+    if (body.api_key !== undefined) expect(text).not.toContain(body.api_key);
   });
 
   it('an unknown provider is a 404', async () => {

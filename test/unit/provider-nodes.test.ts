@@ -25,7 +25,7 @@ describe('PROMPT_TEMPLATE variables', () => {
 
   it('reads a variable called __proto__ as any other', () => {
     const raw = JSON.parse('{"__proto__": "x"}') as Record<string, unknown>;
-    expect(templateVariables({}, raw).__proto__).toBe('x');
+    expect(Object.getOwnPropertyDescriptor(templateVariables({}, raw), '__proto__')?.value).toBe('x');
   });
 });
 
