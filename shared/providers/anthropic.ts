@@ -1,7 +1,7 @@
 import { OutboundError, outboundRequest } from '#shared/platform/outbound-http.ts';
+import { PROVIDER_MAX_RESPONSE_BYTES, type ProviderAnswer } from './answer.ts';
 import type { Credential } from './credentials.ts';
 import { ProviderError, providerFailure } from './errors.ts';
-import { PROVIDER_MAX_RESPONSE_BYTES, type ProviderAnswer } from './openai.ts';
 
 /**
  * Anthropic's Messages API by plain HTTP (its SDK would triple the node worker's bundle):

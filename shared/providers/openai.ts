@@ -1,5 +1,6 @@
 import OpenAI from 'openai';
 import { OutboundError } from '#shared/platform/outbound-http.ts';
+import { openAIApiOf, PROVIDER_MAX_RESPONSE_BYTES, type ProviderAnswer } from './answer.ts';
 import type { Credential } from './credentials.ts';
 import { ProviderError, providerFailure, redact } from './errors.ts';
 import { guardedFetch } from './guarded-fetch.ts';
@@ -9,23 +10,6 @@ import { guardedFetch } from './guarded-fetch.ts';
  * (what `llm_kwargs` built). No retries (the node's attempt is the retry unit) and our own timeout; a
  * workspace's base URL goes through the guarded client by way of the SDK's `fetch` option.
  */
-export type OpenAIApi = 'chat-completions' | 'responses' | 'completions';
-
-export interface ProviderAnswer {
-  text: string;
-  /** The provider's answer as JSON. */
-  response: Record<string, unknown>;
-}
-
-/** The API a request body is for: `prompt` is a legacy completion, `input` a Responses call. */
-export function openAIApiOf(body: Record<string, unknown>): OpenAIApi {
-  if ('prompt' in body && !('messages' in body)) return 'completions';
-  if ('input' in body && !('messages' in body)) return 'responses';
-  return 'chat-completions';
-}
-
-export const PROVIDER_MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
-
 export async function callOpenAI(
   credential: Credential,
   body: Record<string, unknown>,

@@ -1,6 +1,6 @@
 import { logger } from '#shared/platform/logger.ts';
 import { ProviderError } from '#shared/providers/errors.ts';
-import type { LlmApi } from '#shared/providers/port.ts';
+import { apiOf, type LlmApi } from '#shared/providers/port.ts';
 import type { ProviderName } from '#shared/providers/providers.ts';
 import type { RawBody } from '#shared/request-logs/log-request.ts';
 import { trackRequest, trackRequestBodySchema } from '#shared/request-logs/track-request.ts';
@@ -48,13 +48,8 @@ const FUNCTION_NAMES: Record<LlmApi, string> = {
   messages: 'anthropic.messages.create',
 };
 
-function functionName(provider: ProviderName, body: Record<string, unknown>, api?: LlmApi): string {
-  if (api) return FUNCTION_NAMES[api];
-  if (provider === 'anthropic') return FUNCTION_NAMES.messages;
-  if ('input' in body && !('messages' in body)) return FUNCTION_NAMES.responses;
-  if ('prompt' in body && !('messages' in body)) return FUNCTION_NAMES.completions;
-  return FUNCTION_NAMES['chat-completions'];
-}
+const functionName = (provider: ProviderName, body: Record<string, unknown>, api?: LlmApi) =>
+  FUNCTION_NAMES[api ?? apiOf(provider, body)];
 
 /** The node's place in its run, as the log's metadata (string values). */
 function originMetadata(context: NodeContext): Record<string, string> {
