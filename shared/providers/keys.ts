@@ -1,9 +1,10 @@
 import * as z from 'zod';
 import { notFound } from '#shared/platform/errors.ts';
-import { seal, unseal } from '#shared/platform/master-key.ts';
+import { masterKey, seal, unseal } from '#shared/platform/master-key.ts';
 import { checkOutboundUrl } from '#shared/platform/outbound-http.ts';
 import { isoTimestamp } from '#shared/platform/response-schemas.ts';
 import { toIso } from '#shared/platform/time.ts';
+import { ProviderError } from './errors.ts';
 import {
   deleteProviderKey,
   getProviderKey,
@@ -146,5 +147,17 @@ export async function workspaceCredential(
 ): Promise<{ apiKey: string; baseUrl: string | null } | undefined> {
   const record = await getProviderKey(workspaceId, provider);
   if (!record) return undefined;
-  return { apiKey: await unseal(purpose(workspaceId, provider), record.keySealed), baseUrl: record.baseUrl };
+  // A master key that cannot be read is a fault (retried); a sealed key that does not open is the
+  // workspace's to fix (the master key was replaced, or the item altered).
+  await masterKey();
+  let apiKey: string;
+  try {
+    apiKey = await unseal(purpose(workspaceId, provider), record.keySealed);
+  } catch {
+    throw new ProviderError(
+      'PROVIDER_AUTH_ERROR',
+      `the workspace's ${provider} key cannot be opened (the master key was replaced?): set it again with PUT /api/public/v2/provider-keys/${provider}`,
+    );
+  }
+  return { apiKey, baseUrl: record.baseUrl };
 }

@@ -1,7 +1,9 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type LlmStub, startLlmStub } from '#infra/local/llm-stub.ts';
+import { dynamo, table } from '#shared/platform/dynamo.ts';
 import { setProviderKey } from '#shared/providers/keys.ts';
 import type { RequestLogRecord } from '#shared/request-logs/record.ts';
 import { queryRequestLogs, SHARDS } from '#shared/request-logs/repository.ts';
@@ -286,6 +288,33 @@ describe('credentials', () => {
       run('PROMPT_TEMPLATE', inline('x [[stub:status=401]]'), context({}, { workspaceId })),
     );
     expect(`${error.message} ${error.raw}`).not.toContain(key);
+  });
+
+  it('a key sealed for another workspace does not open: the node fails with PROVIDER_AUTH_ERROR', async () => {
+    const [mine, theirs] = [nextWorkspace++, nextWorkspace++];
+    await setProviderKey(mine, 'openai', { api_key: 'sk-mine-0000000001' });
+    const copied = await setProviderKey(theirs, 'openai', { api_key: 'sk-theirs-00000002' });
+    expect(copied.provider_key.api_key_hint).toBe('...0002');
+    const sealedTheirs = await dynamo.send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: { PK: `W#${theirs}#PROVKEY`, SK: 'P#openai' },
+        UpdateExpression: 'SET updatedAt = updatedAt',
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    await dynamo.send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: { PK: `W#${mine}#PROVKEY`, SK: 'P#openai' },
+        UpdateExpression: 'SET keySealed = :sealed',
+        ExpressionAttributeValues: { ':sealed': sealedTheirs.Attributes?.keySealed },
+      }),
+    );
+    const requests = stub.requests.length;
+    const error = await failure(run('PROMPT_TEMPLATE', inline('x'), context({}, { workspaceId: mine })));
+    expect(error.message).toMatch(/^PROVIDER_AUTH_ERROR: the workspace's openai key cannot be opened/);
+    expect(stub.requests.length).toBe(requests);
   });
 
   it("calls a workspace's base URL through the outbound guard", async () => {
