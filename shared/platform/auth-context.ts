@@ -14,6 +14,8 @@ export const ENTITY_TYPES = [
   'skills',
   'folders',
   'webhooks',
+  /** The workspace's LLM provider keys (shared/providers/keys.ts): edit sets and deletes them. */
+  'provider_keys',
 ] as const;
 export type EntityType = (typeof ENTITY_TYPES)[number];
 export type Access = 'read' | 'edit';

@@ -21,6 +21,20 @@ export const ENV = {
   outboundAllowedHosts: 'OUTBOUND_ALLOWED_HOSTS',
   /** Timeout in ms of one outbound request (connect + whole answer). Default 15 000. */
   outboundTimeoutMs: 'OUTBOUND_TIMEOUT_MS',
+  /**
+   * The deployment's own LLM provider credentials, used by PROMPT_TEMPLATE and LLM_ASSERTION nodes of a
+   * workspace that set no provider key of its own. Unset: such a node fails with PROVIDER_AUTH_ERROR.
+   */
+  openaiApiKey: 'OPENAI_API_KEY',
+  anthropicApiKey: 'ANTHROPIC_API_KEY',
+  /**
+   * Base URLs of the deployment's providers (default https://api.openai.com/v1 and
+   * https://api.anthropic.com): operator configuration, trusted, so not filtered by the outbound guard.
+   */
+  openaiBaseUrl: 'OPENAI_BASE_URL',
+  anthropicBaseUrl: 'ANTHROPIC_BASE_URL',
+  /** Longest wait in ms for one LLM call (bounded further by the node's deadline). Default 120 000. */
+  providerTimeoutMs: 'PROVIDER_TIMEOUT_MS',
 } as const;
 
 /** The env var holding the URL of a job queue, e.g. QUEUE_URL_DATASET_FILE_JOBS. */

@@ -55,6 +55,12 @@ export interface RouteDefinition<B, Q, P> {
    * `api_key` never reaches `handle`: it is removed from `body` and `rawBody`.
    */
   auth?: RouteAuth;
+  /**
+   * The body's `api_key` is the route's own data (a provider key to store), not a credential of the
+   * caller: it is kept in `body` and `rawBody` (header-key routes only). The route must never echo,
+   * log or store it in clear.
+   */
+  bodyApiKeyIsData?: boolean;
   /** Success status when `handle` returns a plain value. */
   status?: number;
   /**
@@ -139,8 +145,9 @@ async function parseRequest<B, Q, P>(
     throw forbidden(`This API key may not ${access} ${entity.replace('_', ' ')}`);
   }
   if (def.auth !== 'body' && def.body) {
-    const { api_key: _credential, ...rest } = readJsonBody(event, headers, def.optionalBody);
-    rawBody = rest;
+    const parsed = readJsonBody(event, headers, def.optionalBody);
+    const { api_key: _credential, ...rest } = parsed;
+    rawBody = def.bodyApiKeyIsData ? parsed : rest;
   }
   return {
     body: def.body ? validate(def.body, rawBody, 'body') : (undefined as B),

@@ -317,7 +317,8 @@ export async function outboundRequest(request: OutboundRequest): Promise<Outboun
   });
 }
 
-function defaultTimeoutMs(): number {
+/** The timeout of a request that names none: OUTBOUND_TIMEOUT_MS, else 15 s. */
+export function defaultTimeoutMs(): number {
   const configured = Number(process.env[ENV.outboundTimeoutMs]);
   return Number.isFinite(configured) && configured > 0 ? configured : OUTBOUND_DEFAULT_TIMEOUT_MS;
 }

@@ -115,10 +115,13 @@ const headerRecord = z.record(z.string(), z.string()).superRefine((headers, ctx)
 });
 
 /**
+ * Custom headers of a request to a user's URL (webhooks, ENDPOINT nodes): valid names and values, none
+ * the service sets itself, bounded in number and size.
+ *
  * JSON.parse keeps a `"__proto__"` key as a plain property, but a record cannot hold it (zod drops it
  * rather than replace the prototype): refused here, before it vanishes from a create answered 201.
  */
-const headersSchema = z.preprocess((value, ctx) => {
+export const headersSchema = z.preprocess((value, ctx) => {
   if (value !== null && typeof value === 'object' && Object.hasOwn(value, '__proto__')) {
     ctx.addIssue({
       code: 'custom',
