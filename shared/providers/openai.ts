@@ -1,83 +1,55 @@
-import OpenAI from 'openai';
-import { OutboundError } from '#shared/platform/outbound-http.ts';
-import { openAIApiOf, PROVIDER_MAX_RESPONSE_BYTES, type ProviderAnswer } from './answer.ts';
+import { type OpenAIApi, openAIApiOf, type ProviderAnswer } from './answer.ts';
 import type { Credential } from './credentials.ts';
-import { ProviderError, providerFailure, redact } from './errors.ts';
-import { guardedFetch } from './guarded-fetch.ts';
+import { postToProvider, replyJson } from './transport.ts';
 
 /**
- * OpenAI through its SDK: Chat Completions, Responses or legacy Completions, by the request body's shape
- * (what `llm_kwargs` built). No retries (the node's attempt is the retry unit) and our own timeout; a
- * workspace's base URL goes through the guarded client by way of the SDK's `fetch` option.
+ * OpenAI's Chat Completions, Responses or legacy Completions API by plain HTTP, chosen by the request
+ * body's shape (what `llm_kwargs` built). The body is already OpenAI's; all a client library would add
+ * is retries (a node's attempt is the retry unit here) and 395 KB to the node worker's bundle
+ * (docs/decisions.md). The base URL carries the version (`https://api.openai.com/v1`).
  */
+const PATHS: Record<OpenAIApi, string> = {
+  'chat-completions': '/chat/completions',
+  responses: '/responses',
+  completions: '/completions',
+};
+
 export async function callOpenAI(
   credential: Credential,
   body: Record<string, unknown>,
   timeoutMs: number,
 ): Promise<ProviderAnswer> {
-  const client = new OpenAI({
-    apiKey: credential.apiKey,
-    baseURL: credential.baseUrl,
-    maxRetries: 0,
-    timeout: timeoutMs,
-    logLevel: 'off',
-    ...(credential.guarded
-      ? { fetch: guardedFetch({ timeoutMs, maxResponseBytes: PROVIDER_MAX_RESPONSE_BYTES }) }
-      : {}),
-  });
-  // Never a stream: a node waits for the whole answer.
-  const request = { ...body, stream: false } as never;
-  try {
-    switch (openAIApiOf(body)) {
-      case 'completions': {
-        const response = await client.completions.create(request);
-        const completion = response as unknown as { choices?: { text?: string }[] };
-        return { text: completion.choices?.[0]?.text ?? '', response: toJson(response) };
-      }
-      case 'responses': {
-        const response = await client.responses.create(request);
-        return {
-          text: (response as unknown as { output_text?: string }).output_text ?? '',
-          response: toJson(response),
-        };
-      }
-      case 'chat-completions': {
-        const response = await client.chat.completions.create(request);
-        const chat = response as unknown as { choices?: { message?: { content?: unknown } }[] };
-        const content = chat.choices?.[0]?.message?.content;
-        return { text: typeof content === 'string' ? content : '', response: toJson(response) };
-      }
-    }
-  } catch (error) {
-    throw fromSdkError(error, credential.apiKey);
-  }
+  const api = openAIApiOf(body);
+  const reply = await postToProvider(
+    credential,
+    `${credential.baseUrl}${PATHS[api]}`,
+    { authorization: `Bearer ${credential.apiKey}` },
+    body,
+    timeoutMs,
+  );
+  const response = replyJson(credential, reply);
+  return { text: openAIText(api, response), response };
 }
 
-/** The SDK's errors as ProviderErrors. */
-export function fromSdkError(error: unknown, secret: string): ProviderError {
-  if (error instanceof ProviderError) return error;
-  if (error instanceof OpenAI.APIConnectionTimeoutError) {
-    return providerFailure({ provider: 'openai', timedOut: true }, secret);
-  }
-  if (error instanceof OpenAI.APIConnectionError) {
-    const cause = (error as { cause?: unknown }).cause;
-    if (cause instanceof OutboundError) {
-      if (cause.code === 'timeout') return providerFailure({ provider: 'openai', timedOut: true }, secret);
-      return providerFailure({ provider: 'openai', cause: cause.message }, secret);
-    }
-    return providerFailure({ provider: 'openai', cause: 'connection error' }, secret);
-  }
-  if (error instanceof OpenAI.APIError && error.status !== undefined) {
-    const body =
-      error.error !== undefined && error.error !== null
-        ? JSON.stringify({ error: error.error })
-        : error.message.replace(/^\d{3} /, '');
-    return providerFailure({ provider: 'openai', status: error.status, body }, secret);
-  }
-  const message = error instanceof Error ? error.message : String(error);
-  return new ProviderError('PROVIDER_ERROR', `openai call failed: ${redact(message, secret).slice(0, 500)}`);
-}
+type Json = Record<string, unknown>;
+const list = (value: unknown): Json[] => (Array.isArray(value) ? (value as Json[]) : []);
 
-function toJson(value: unknown): Record<string, unknown> {
-  return JSON.parse(JSON.stringify(value)) as Record<string, unknown>;
+/** The answer's text: the first choice's (chat, completions), or every output text part (Responses). */
+export function openAIText(api: OpenAIApi, response: Json): string {
+  const [choice] = list(response.choices);
+  switch (api) {
+    case 'completions':
+      return typeof choice?.text === 'string' ? choice.text : '';
+    case 'chat-completions': {
+      const content = (choice?.message as Json | undefined)?.content;
+      return typeof content === 'string' ? content : '';
+    }
+    case 'responses':
+      if (typeof response.output_text === 'string') return response.output_text;
+      return list(response.output)
+        .flatMap((item) => list(item.content))
+        .filter((part) => part.type === 'output_text' && typeof part.text === 'string')
+        .map((part) => part.text as string)
+        .join('');
+  }
 }

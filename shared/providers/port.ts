@@ -3,6 +3,7 @@ import { type OpenAIApi, openAIApiOf } from './answer.ts';
 import { callAnthropic } from './anthropic.ts';
 import { resolveCredential } from './credentials.ts';
 import { ProviderError } from './errors.ts';
+import { callOpenAI } from './openai.ts';
 import type { ProviderName } from './providers.ts';
 
 /**
@@ -58,11 +59,10 @@ export const llmPort: LlmPort = {
       );
     }
     const credential = await resolveCredential(workspaceId, request.provider);
-    // The OpenAI SDK is most of the node worker's bundle: evaluated on the first OpenAI call only.
     const answer =
       request.provider === 'anthropic'
         ? await callAnthropic(credential, request.body, timeoutMs)
-        : await (await import('./openai.ts')).callOpenAI(credential, request.body, timeoutMs);
+        : await callOpenAI(credential, request.body, timeoutMs);
     return { ...answer, api: apiOf(request.provider, request.body), source: credential.source };
   },
 };

@@ -1,8 +1,6 @@
-import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
-import { OutboundError } from '#shared/platform/outbound-http.ts';
-import { classifyFailure, ProviderError, providerFailure, redact } from '#shared/providers/errors.ts';
-import { fromSdkError } from '#shared/providers/openai.ts';
+import { classifyFailure, providerFailure, redact } from '#shared/providers/errors.ts';
+import { openAIText } from '#shared/providers/openai.ts';
 import { callTimeoutMs, DEFAULT_PROVIDER_TIMEOUT_MS } from '#shared/providers/port.ts';
 
 const openaiError = (message: string, type: string, code: string | null) =>
@@ -101,25 +99,18 @@ describe('provider error types', () => {
   });
 });
 
-describe('OpenAI SDK errors', () => {
-  it('maps a status error, a timeout and a refused address', () => {
-    const headers = new Headers();
-    const limited = OpenAI.APIError.generate(
-      429,
-      { error: { message: 'slow down', type: 'requests' } },
-      undefined,
-      headers,
-    );
-    expect(fromSdkError(limited, 'k').type).toBe('PROVIDER_RATE_LIMIT');
-    expect(fromSdkError(new OpenAI.APIConnectionTimeoutError(), 'k').type).toBe('PROVIDER_TIMEOUT');
-    const refused = new OpenAI.APIConnectionError({
-      cause: new OutboundError('refused', 'the address of 10.0.0.1 is not allowed'),
-    });
-    const mapped = fromSdkError(refused, 'k');
-    expect(mapped).toBeInstanceOf(ProviderError);
-    expect(mapped.typedMessage).toBe(
-      'PROVIDER_ERROR: openai could not be reached: the address of 10.0.0.1 is not allowed',
-    );
+describe('OpenAI answers', () => {
+  it('reads the text of a chat completion, a legacy completion and a Responses answer', () => {
+    expect(openAIText('chat-completions', { choices: [{ message: { content: 'hi' } }] })).toBe('hi');
+    expect(openAIText('chat-completions', { choices: [{ message: { content: null } }] })).toBe('');
+    expect(openAIText('completions', { choices: [{ text: 'done' }] })).toBe('done');
+    const output = [
+      { type: 'reasoning', content: [] },
+      { type: 'message', content: [{ type: 'output_text', text: 'a' }, { type: 'refusal' }] },
+      { type: 'message', content: [{ type: 'output_text', text: 'b' }] },
+    ];
+    expect(openAIText('responses', { output })).toBe('ab');
+    expect(openAIText('responses', { output_text: 'given', output })).toBe('given');
   });
 });
 
