@@ -1,0 +1,13 @@
+import * as z from 'zod';
+import type { NodeExecutor } from './types.ts';
+import { readSource, sourceName } from './values.ts';
+
+/** COMBINE_COLUMNS: one object `{<source name>: <value>}` of every source, in the order given. */
+const config = z.object({ sources: z.array(sourceName).min(1).max(100) });
+
+export const combineColumns: NodeExecutor<z.infer<typeof config>> = {
+  config,
+  async execute({ sources }, context) {
+    return Object.fromEntries(sources.map((name) => [name, readSource(context, name)]));
+  },
+};
