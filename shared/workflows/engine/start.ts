@@ -69,7 +69,6 @@ export async function startExecution(
     isOutput: node.is_output_node,
     status: 'QUEUED',
     pending: plan.nodes.get(node.name)?.predecessors.length ?? 0,
-    valueJson: 'null',
   }));
   const meta: ExecutionMeta = {
     workspaceId,

@@ -292,13 +292,15 @@ export async function finishNode(
     'error_message = :error',
     'raw_error_message = :raw',
   ];
-  if (outcome.valueJson !== undefined) {
-    sets.push('valueJson = :json');
-    values[':json'] = outcome.valueJson;
-  }
+  const removes = ['leaseUntil'];
   if (outcome.valueKey !== undefined) {
     sets.push('valueKey = :key');
     values[':key'] = outcome.valueKey;
+    removes.push('valueJson');
+  } else {
+    sets.push('valueJson = :json');
+    values[':json'] = outcome.valueJson ?? 'null';
+    removes.push('valueKey');
   }
   if (outcome.takenTo?.size) {
     sets.push('takenTo = :takenTo');
@@ -322,7 +324,7 @@ export async function finishNode(
       new UpdateCommand({
         TableName: table(),
         Key: nodeKey(ws, executionId, node),
-        UpdateExpression: `SET ${sets.join(', ')} REMOVE leaseUntil`,
+        UpdateExpression: `SET ${sets.join(', ')} REMOVE ${removes.join(', ')}`,
         ConditionExpression: condition,
         ExpressionAttributeNames: names,
         ExpressionAttributeValues: values,
