@@ -1,30 +1,18 @@
 import type { EventActor } from '#shared/events/emit.ts';
 import { notFound } from '#shared/platform/errors.ts';
+import * as shared from '#shared/versions/labels.ts';
 import { emitPromptEvents } from './events.ts';
 import { findHead } from './read.ts';
-import { type LabelEntry, labelOf, type TemplateHead } from './records.ts';
-import {
-  deleteLabelCopy,
-  deleteLabelPointer,
-  getHead,
-  getLabelPointer,
-  getVersion,
-  putLabelCopy,
-  updateHead,
-} from './repository.ts';
+import type { LabelEntry, TemplateHead } from './records.ts';
+import { promptStore } from './repository.ts';
 import { invalidateTemplate } from './template-cache.ts';
 import { toLabelsView, toLabelView } from './views.ts';
 
 /**
- * Release labels after their creation by a publish: moving one (PATCH /prompt-labels/{id}), deleting
- * one, listing a template's. A label lives in its template's head (`labels.<name>`); its id reaches it
- * through the label pointer item. Each change is one conditional UpdateItem of the head that also
- * checks the label still has that id, so a label deleted meanwhile is a 404, never a resurrection.
- * Next to the head, each label keeps a copy of its version for reads by label (repository.ts): a move
- * writes it along with the head, a deletion removes it after.
+ * Release labels of prompt templates after their creation by a publish: moving one (PATCH
+ * /prompt-labels/{id}), deleting one, listing a template's. The changes are the shared ones of
+ * versioned entities (shared/versions/labels.ts); this adds the cache and the prompt events.
  */
-
-const labelNotFound = (labelId: number) => notFound(`Prompt label ${labelId} not found`);
 
 export type LabelView = ReturnType<typeof toLabelView>;
 
@@ -35,36 +23,14 @@ export async function moveLabel(
   versionNumber: number,
   actor?: EventActor,
 ): Promise<LabelView> {
-  const pointer = await getLabelPointer(workspaceId, labelId);
-  if (!pointer) throw labelNotFound(labelId);
-  const { prompt_name: name, label } = pointer;
-  const version = await getVersion(workspaceId, name, versionNumber);
-  if (!version) {
-    const head = await getHead(workspaceId, name);
-    if (!head || labelOf(head, label)?.id !== labelId) throw labelNotFound(labelId);
-    throw notFound(`Version ${versionNumber} of prompt template ${name} not found`);
-  }
-  const now = Date.now();
-  // The copy goes with the head (a move may go back, so it is not monotonic); a reader meanwhile that
-  // finds it out of step reads the version itself. A move onto the same version rewrites a stale copy.
-  const [before] = await Promise.all([
-    updateHead(workspaceId, name, {
-      updatedAt: now,
-      move: [{ name: label, id: labelId, prompt_version_id: version.id, version_number: version.number }],
-    }),
-    putLabelCopy(workspaceId, label, version, { monotonic: false }),
-  ]);
-  const previous = before && labelOf(before, label);
-  if (!before || !previous) throw labelNotFound(labelId);
-  invalidateTemplate(workspaceId, name);
-
-  const entry: LabelEntry = {
-    ...previous,
-    prompt_version_id: version.id,
-    version_number: version.number,
-    updated_at: now,
-  };
-  if (previous.version_number !== version.number) {
+  const { before, label, previous, entry } = await shared.moveLabel(
+    promptStore,
+    workspaceId,
+    labelId,
+    versionNumber,
+  );
+  invalidateTemplate(workspaceId, before.name);
+  if (previous.version_number !== entry.version_number) {
     await emitPromptEvents(
       workspaceId,
       [
@@ -89,23 +55,11 @@ export async function deleteLabel(
   labelId: number,
   actor?: EventActor,
 ): Promise<{ success: true }> {
-  const pointer = await getLabelPointer(workspaceId, labelId);
-  if (!pointer) throw labelNotFound(labelId);
-  const { prompt_name: name, label } = pointer;
-  const before = await updateHead(workspaceId, name, {
-    updatedAt: Date.now(),
-    remove: { name: label, id: labelId },
-  });
-  const removed = before && labelOf(before, label);
-  if (!before || !removed) throw labelNotFound(labelId);
-  await Promise.all([
-    deleteLabelPointer(workspaceId, labelId),
-    deleteLabelCopy(workspaceId, name, label, removed.prompt_version_id),
-  ]);
-  invalidateTemplate(workspaceId, name);
+  const { before, label, entry } = await shared.deleteLabel(promptStore, workspaceId, labelId);
+  invalidateTemplate(workspaceId, before.name);
   await emitPromptEvents(
     workspaceId,
-    [{ type: 'prompt_template_label_deleted', details: labelDetails(before, label, removed) }],
+    [{ type: 'prompt_template_label_deleted', details: labelDetails(before, label, entry) }],
     actor,
   );
   return { success: true };

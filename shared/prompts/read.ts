@@ -1,14 +1,17 @@
 import { invalid, notFound } from '#shared/platform/errors.ts';
-import { type ModelMetadata, type PromptBlueprint, renderLlmKwargs } from './llm-kwargs.ts';
-import { type LabelEntry, labelOf, type TemplateHead, type VersionRecord } from './records.ts';
 import {
-  getHead,
-  getTemplateItems,
-  getTemplateName,
-  getVersion,
-  type HeadAndLatest,
-  readHeadAndLatest,
-} from './repository.ts';
+  copyInStep,
+  type Found,
+  lookupByName,
+  readVersion,
+  type Selector,
+  findHead as sharedFindHead,
+  findHeadById as sharedFindHeadById,
+} from '#shared/versions/read.ts';
+import { promptStore } from './kind.ts';
+import { type ModelMetadata, type PromptBlueprint, renderLlmKwargs } from './llm-kwargs.ts';
+import { labelOf, type TemplateHead, type VersionRecord } from './records.ts';
+import { getTemplateItems, getTemplateName, type HeadAndLatest, readHeadAndLatest } from './repository.ts';
 import type { ReadOptions } from './schemas.ts';
 import { type ResolvedSnippet, resolveSnippets, type SnippetLoader } from './snippets.ts';
 import { templateCache, templateTag } from './template-cache.ts';
@@ -21,97 +24,16 @@ import { type RawTemplateView, toRawTemplateView } from './views.ts';
  * for the id's name first, once per container. Each snippet level costs one more parallel round.
  */
 
-export interface Selector {
-  version?: number;
-  label?: string;
-}
+export type { Selector } from '#shared/versions/read.ts';
 
-export interface FoundVersion {
-  head: TemplateHead;
-  version: VersionRecord;
-}
-
-type Lookup =
-  | { found: FoundVersion }
-  | { missing: 'template' }
-  | { missing: 'version' | 'label'; head: TemplateHead };
-
-async function lookupByName(workspaceId: number, name: string, select: Selector): Promise<Lookup> {
-  if (select.version !== undefined) {
-    const items = await getTemplateItems(workspaceId, {
-      heads: [name],
-      versions: [{ name, number: select.version }],
-    });
-    const head = items.head(name);
-    const version = items.version(name, select.version);
-    if (!head) return { missing: 'template' };
-    return version ? { found: { head, version } } : { missing: 'version', head };
-  }
-  if (select.label !== undefined) {
-    const { label } = select;
-    const items = await getTemplateItems(workspaceId, { heads: [name], labelCopies: [{ name, label }] });
-    const head = items.head(name);
-    if (!head) return { missing: 'template' };
-    const entry = labelOf(head, label);
-    if (!entry) return { missing: 'label', head };
-    const version =
-      copyInStep(entry, items.labelCopy(name, label)) ??
-      (await getVersion(workspaceId, name, entry.version_number));
-    return version ? { found: { head, version } } : { missing: 'label', head };
-  }
-  const { head, latest } = await readHeadAndLatest(workspaceId, name);
-  // A version without a head is a first publish not finished (or interrupted): not there yet.
-  if (!head || !latest) return { missing: 'template' };
-  return { found: { head, version: latest } };
-}
-
-/**
- * The label's copy when it is of the version the head names. Otherwise (racing moves, a move that
- * stopped halfway, a label set before copies existed) the caller reads that version itself.
- */
-const copyInStep = (entry: LabelEntry, copy: VersionRecord | undefined) =>
-  copy?.id === entry.prompt_version_id ? copy : undefined;
-
-/** The identifier as a template id, when it is one's form (digits). */
-function asTemplateId(identifier: string): number | undefined {
-  const id = /^\d{1,16}$/.test(identifier) ? Number(identifier) : undefined;
-  return id !== undefined && id > 0 && Number.isSafeInteger(id) ? id : undefined;
-}
-
-/**
- * Looks a template up by name or by id. An identifier of digits is first read as an id of the
- * workspace, then as a name (a template may be called "42").
- */
-async function lookup(workspaceId: number, identifier: string, select: Selector): Promise<Lookup> {
-  const id = asTemplateId(identifier);
-  if (id !== undefined) {
-    const name = await getTemplateName(workspaceId, id);
-    if (name !== undefined) {
-      const byId = await lookupByName(workspaceId, name, select);
-      // A pointer left by a publish that lost the race to create the template points at another id.
-      if ('found' in byId ? byId.found.head.id === id : 'head' in byId && byId.head.id === id) return byId;
-    }
-  }
-  return lookupByName(workspaceId, identifier, select);
-}
+export type FoundVersion = Found<TemplateHead, VersionRecord>;
 
 /** The selected version, or a 404 naming what is missing. */
-export async function readTemplate(
+export const readTemplate = (
   workspaceId: number,
   identifier: string,
   select: Selector,
-): Promise<FoundVersion> {
-  const result = await lookup(workspaceId, identifier, select);
-  if ('found' in result) return result.found;
-  switch (result.missing) {
-    case 'template':
-      throw notFound(`Prompt template ${identifier} not found`);
-    case 'version':
-      throw notFound(`Version ${select.version} of prompt template ${result.head.name} not found`);
-    case 'label':
-      throw notFound(`Label ${select.label} of prompt template ${result.head.name} not found`);
-  }
-}
+): Promise<FoundVersion> => readVersion(promptStore, workspaceId, identifier, select);
 
 /** What a logged request (or a later link to a prompt) says about the prompt it used. */
 export interface LoggedPromptRef {
@@ -151,7 +73,7 @@ export async function findLoggedPromptVersion(
     }
     name = named;
   }
-  const result = await lookupByName(workspaceId, name ?? '', select);
+  const result = await lookupByName(promptStore, workspaceId, name ?? '', select);
   if ('found' in result) {
     if (ref.prompt_id != null && result.found.head.id !== ref.prompt_id) throw unknownId(ref.prompt_id);
     return result.found.version;
@@ -169,7 +91,7 @@ export async function findLoggedPromptVersion(
         `prompt template ${result.head.name} has no label ${select.label}`,
         `Label ${select.label} of prompt template ${result.head.name} not found`,
       );
-    case 'template':
+    case 'entity':
       if (ref.prompt_id != null) throw unknownId(ref.prompt_id);
       throw missing('prompt_name', `unknown prompt template ${name}`, `Prompt template ${name} not found`);
   }
@@ -216,7 +138,7 @@ export function snippetLoader(workspaceId: number): SnippetLoader {
       } else {
         const head = items.head(ref.name);
         const entry = head && labelOf(head, ref.label);
-        const copy = entry && copyInStep(entry, items.labelCopy(ref.name, ref.label));
+        const copy = entry && copyInStep(promptStore, entry, items.labelCopy(ref.name, ref.label));
         if (copy) resolved.set(ref.raw, asSnippet(copy, ref.label));
         else if (entry)
           outOfStep.push({ raw: ref.raw, label: ref.label, name: ref.name, number: entry.version_number });
@@ -304,21 +226,8 @@ export async function getRawTemplate(
  * The head of a template by name or id (an identifier of digits is tried as an id first). A head
  * exists only once its first version does, so a head found is a template a client may see.
  */
-export async function findHead(workspaceId: number, identifier: string): Promise<TemplateHead | undefined> {
-  const id = asTemplateId(identifier);
-  if (id !== undefined) {
-    const byId = await findHeadById(workspaceId, id);
-    if (byId) return byId;
-  }
-  return getHead(workspaceId, identifier);
-}
+export const findHead = (workspaceId: number, identifier: string): Promise<TemplateHead | undefined> =>
+  sharedFindHead(promptStore, workspaceId, identifier);
 
-export async function findHeadById(
-  workspaceId: number,
-  templateId: number,
-): Promise<TemplateHead | undefined> {
-  if (!Number.isSafeInteger(templateId) || templateId <= 0) return undefined;
-  const name = await getTemplateName(workspaceId, templateId);
-  const head = name === undefined ? undefined : await getHead(workspaceId, name);
-  return head?.id === templateId ? head : undefined;
-}
+export const findHeadById = (workspaceId: number, templateId: number): Promise<TemplateHead | undefined> =>
+  sharedFindHeadById(promptStore, workspaceId, templateId);

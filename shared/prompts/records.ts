@@ -1,4 +1,7 @@
 import type { PromptBlueprint } from '#shared/blueprints/schema.ts';
+import type { Head } from '#shared/versions/kind.ts';
+
+export { labelOf } from '#shared/versions/kind.ts';
 
 /** The registry's stored shapes as the domain sees them. Times are epoch milliseconds. */
 
@@ -11,23 +14,8 @@ export interface LabelEntry {
   updated_at: number;
 }
 
-/** The head item of a template: what is shared by its versions. */
-export interface TemplateHead {
-  id: number;
-  name: string;
-  tags: string[];
-  folder_id: number | null;
-  created_at: number;
-  updated_at: number;
-  /** By label name; client-named keys, so read them with `labelOf` (never through the prototype). */
-  labels: Record<string, LabelEntry>;
-  /** Set before the first external id is attached: tells readers whether listing mappings is worth a call. */
-  has_external_ids: boolean;
-}
-
-/** The label of that name, if the template has it (a label may be called `constructor`). */
-export const labelOf = (head: Pick<TemplateHead, 'labels'>, label: string): LabelEntry | undefined =>
-  Object.hasOwn(head.labels, label) ? head.labels[label] : undefined;
+/** The head item of a template: what is shared by its versions (see shared/versions/kind.ts). */
+export type TemplateHead = Head<LabelEntry, { tags: string[]; folder_id: number | null }>;
 
 /** `metadata` of a version: `model` plus any custom fields, kept as sent. */
 export type VersionMetadata = Record<string, unknown> & { model?: Record<string, unknown> | null };

@@ -11,14 +11,16 @@ import {
   wellFormedString,
 } from '#shared/platform/schemas.ts';
 import { queryTimestampSchema } from '#shared/platform/time.ts';
+import { HEAD_SORT_FIELDS } from '#shared/versions/list.ts';
+import { labelNameSchema, MAX_RELEASE_LABELS, versionOrLabel } from '#shared/versions/schemas.ts';
+
+export { labelNameSchema, MAX_RELEASE_LABELS, versionOrLabel };
 
 /** Request schemas of the prompt registry's routes (bounds from the reference OpenAPI). */
 
 export const promptNameSchema = wellFormedString().min(1).max(512);
-export const labelNameSchema = wellFormedString().min(1).max(255);
 /** `{identifier}` of the template routes: a prompt name, or a template id as digits. */
 export const templateIdentifierSchema = wellFormedString().min(1);
-export const MAX_RELEASE_LABELS = 100;
 
 /** `metadata.model`: provider and name are required once a model is given. */
 const modelSchema = z.looseObject({
@@ -47,21 +49,10 @@ export const publishBodySchema = z.object({
     commit_message: z.string().max(72).nullish(),
     metadata: metadataSchema.nullish(),
   }),
-  // Each label moved writes a copy of the version (docs/prompts.md): bounded per publish.
   release_labels: z.array(labelNameSchema).max(MAX_RELEASE_LABELS).nullish(),
   external_ids: z.array(externalIdSchema).nullish(),
 });
 export type PublishBody = z.output<typeof publishBodySchema>;
-
-/** A read selects a version by number or by label, never both. */
-export function versionOrLabel(
-  select: { version?: number | null; label?: string | null },
-  ctx: z.RefinementCtx,
-): void {
-  if (select.version != null && select.label != null) {
-    ctx.addIssue({ code: 'custom', path: ['label'], message: 'version and label are mutually exclusive' });
-  }
-}
 
 export const getTemplateQuerySchema = z
   .object({
@@ -93,7 +84,7 @@ export const renderTemplateBodySchema = z
   .superRefine(versionOrLabel);
 export type RenderTemplateBody = z.output<typeof renderTemplateBodySchema>;
 
-export const LIST_SORT_FIELDS = ['created_at', 'updated_at', 'name', 'id'] as const;
+export const LIST_SORT_FIELDS = HEAD_SORT_FIELDS;
 
 export const listTemplatesQuerySchema = z
   .object({

@@ -1,6 +1,7 @@
 import type { PromptBlueprint } from '#shared/blueprints/schema.ts';
 import type { ExternalId } from '#shared/external-ids/external-ids.ts';
 import { toIso } from '#shared/platform/time.ts';
+import { sortedLabels } from '#shared/versions/labels.ts';
 import type { LabelEntry, TemplateHead, VersionRecord } from './records.ts';
 import type { SnippetUse } from './snippets.ts';
 
@@ -84,14 +85,12 @@ export function toLabelView(promptId: number, name: string, entry: LabelEntry) {
 /** GET /prompt-templates/{identifier}/labels: the labels by name, each with the id PATCH takes. */
 export function toLabelsView(head: TemplateHead) {
   return {
-    release_labels: Object.entries(head.labels)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-      .map(([name, entry]) => ({
-        release_label: name,
-        release_label_id: entry.id,
-        prompt_version_id: entry.prompt_version_id,
-        prompt_version_number: entry.version_number,
-      })),
+    release_labels: sortedLabels(head).map(([name, entry]) => ({
+      release_label: name,
+      release_label_id: entry.id,
+      prompt_version_id: entry.prompt_version_id,
+      prompt_version_number: entry.version_number,
+    })),
   };
 }
 

@@ -1,9 +1,8 @@
+import { readVersion } from '#shared/versions/read.ts';
 import type { WorkflowGraph } from './definition.ts';
+import { workflowStore } from './registry.ts';
 
-/**
- * CONTRACT STUB (issue 9): implemented by the registry part, on the versions-and-labels module shared
- * with prompt templates. What the run endpoint and the engine read of a workflow definition.
- */
+/** What the run endpoint and the engine read of a workflow definition (registry.ts stores it). */
 export interface WorkflowVersion {
   workflow_id: number;
   workflow_name: string;
@@ -21,9 +20,24 @@ export interface WorkflowVersion {
  * version or label.
  */
 export async function findWorkflowVersion(
-  _workspaceId: number,
-  _idOrName: string,
-  _select: { version?: number; label?: string },
+  workspaceId: number,
+  idOrName: string,
+  select: { version?: number; label?: string },
 ): Promise<WorkflowVersion> {
-  throw new Error('not implemented');
+  // A version wins over a label, as documented: the lookup reads one of them.
+  const selector = select.version !== undefined ? { version: select.version } : { label: select.label };
+  const { head, version } = await readVersion(workflowStore, workspaceId, idOrName, selector);
+  return {
+    workflow_id: head.id,
+    workflow_name: head.name,
+    version_id: version.id,
+    version_number: version.number,
+    graph: {
+      nodes: version.nodes,
+      edges: version.edges,
+      required_input_variables: version.required_input_variables,
+    },
+    commit_message: version.commit_message,
+    created_at: version.created_at,
+  };
 }

@@ -1,0 +1,184 @@
+import * as z from 'zod';
+import { externalIdSchema } from '#shared/external-ids/external-ids.ts';
+import { isoTimestamp, jsonObject, pageOf } from '#shared/platform/response-schemas.ts';
+import {
+  givenTogether,
+  intParam,
+  paginationQuery,
+  sortOrderNeedsSortBy,
+  wellFormedString,
+} from '#shared/platform/schemas.ts';
+import { queryTimestampSchema } from '#shared/platform/time.ts';
+import { HEAD_SORT_FIELDS } from '#shared/versions/list.ts';
+import { labelNameSchema, MAX_RELEASE_LABELS, versionOrLabel } from '#shared/versions/schemas.ts';
+import {
+  edgeConditionalSchema,
+  requiredInputVariablesSchema,
+  workflowEdgeSchema,
+  workflowNodeSchema,
+} from './definition.ts';
+
+/** Request and response schemas of the workflow definition routes (field names from the reference). */
+
+export const workflowNameSchema = wellFormedString().min(1).max(255);
+/** `{workflow_id_or_name}`: a workflow name, or a workflow id as digits. */
+export const workflowIdentifierSchema = wellFormedString().min(1).max(1024);
+const commitMessageSchema = z.string().max(2000);
+
+const releaseLabels = z.array(labelNameSchema).max(MAX_RELEASE_LABELS);
+
+/** POST /rest/workflows: a new workflow (`name`) or a new version of one (`workflow_id` or `workflow_name`). */
+export const createWorkflowBodySchema = z
+  .object({
+    name: workflowNameSchema.nullish(),
+    workflow_id: z.int().positive().max(Number.MAX_SAFE_INTEGER).nullish(),
+    workflow_name: workflowNameSchema.nullish(),
+    folder_id: z.int().positive().nullish(),
+    commit_message: commitMessageSchema.nullish(),
+    nodes: z.array(workflowNodeSchema),
+    required_input_variables: requiredInputVariablesSchema.nullish(),
+    edges: z.array(workflowEdgeSchema).nullish(),
+    release_labels: releaseLabels.nullish(),
+    external_ids: z.array(externalIdSchema).nullish(),
+  })
+  .superRefine((body, ctx) => {
+    const given = (['name', 'workflow_id', 'workflow_name'] as const).filter((field) => body[field] != null);
+    if (given.length > 1) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [given[1]!],
+        message: 'give one of name (a new workflow), workflow_id or workflow_name (a new version)',
+      });
+    }
+  });
+export type CreateWorkflowBody = z.output<typeof createWorkflowBodySchema>;
+
+export const nodeUpdateSchema = z.object({
+  node_type: workflowNodeSchema.shape.node_type.nullish(),
+  configuration: jsonObject.nullish(),
+  dependencies: workflowNodeSchema.shape.dependencies.unwrap().nullish(),
+  is_output_node: z.boolean().nullish(),
+});
+export type NodeUpdate = z.output<typeof nodeUpdateSchema>;
+
+/** PATCH /rest/workflows/{workflow_id_or_name}: a new version from a partial change. */
+export const patchWorkflowBodySchema = z.object({
+  base_version: z.int().min(1).max(Number.MAX_SAFE_INTEGER).nullish(),
+  commit_message: commitMessageSchema.nullish(),
+  nodes: z.record(workflowNodeSchema.shape.name, nodeUpdateSchema.nullable()).nullish(),
+  required_input_variables: requiredInputVariablesSchema.nullish(),
+  edges: z.array(workflowEdgeSchema).nullish(),
+  release_labels: releaseLabels.nullish(),
+});
+export type PatchWorkflowBody = z.output<typeof patchWorkflowBodySchema>;
+
+export const getWorkflowQuerySchema = z
+  .object({
+    version: intParam(1, Number.MAX_SAFE_INTEGER).optional(),
+    label: labelNameSchema.optional(),
+  })
+  .superRefine(versionOrLabel);
+
+/** GET /workflows. */
+export const listWorkflowsQuerySchema = z
+  .object({
+    ...paginationQuery(100, 30),
+    created_by_email: z.string().max(320).optional(),
+    created_after: queryTimestampSchema.optional(),
+    created_before: queryTimestampSchema.optional(),
+    updated_after: queryTimestampSchema.optional(),
+    updated_before: queryTimestampSchema.optional(),
+    external_source: externalIdSchema.shape.source.optional(),
+    external_id: externalIdSchema.shape.external_id.optional(),
+    // Defaults (created_at, desc) are applied by the list: sort_order alone is a 422.
+    sort_by: z.enum(HEAD_SORT_FIELDS).optional(),
+    sort_order: z.enum(['asc', 'desc']).optional(),
+  })
+  .superRefine(givenTogether('external_source', 'external_id'))
+  .superRefine(sortOrderNeedsSortBy);
+export type ListWorkflowsQuery = z.output<typeof listWorkflowsQuerySchema>;
+
+// ---------------------------------------------------------------------------------------------------------
+// Responses
+
+const nodeSummarySchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  node_type: z.string(),
+  is_output_node: z.boolean(),
+});
+
+/** POST /rest/workflows and PATCH /rest/workflows/{workflow_id_or_name} (201). */
+export const createWorkflowResponseSchema = z
+  .object({
+    success: z.literal(true),
+    workflow_id: z.int(),
+    workflow_name: z.string(),
+    workflow_version_id: z.int(),
+    version_number: z.int(),
+    base_version: z.int().nullable(),
+    release_labels: z.array(z.string()),
+    nodes: z.array(nodeSummarySchema),
+    required_input_variables: z.record(z.string(), z.string()),
+    external_ids: z.array(externalIdSchema),
+  })
+  .meta({ id: 'CreateWorkflowResponse' });
+
+const workflowSummarySchema = z.object({
+  id: z.int(),
+  name: z.string(),
+  workspace_id: z.int(),
+  folder_id: z.int().nullable(),
+  is_deleted: z.boolean(),
+  user_id: z.int().nullable(),
+  latest_version_number: z.int().nullable(),
+  release_labels: z.array(z.string()),
+  external_ids: z.array(externalIdSchema),
+  created_at: isoTimestamp,
+  updated_at: isoTimestamp,
+});
+
+/** GET /workflows/{workflow_id_or_name}: a version with its nodes and edges. */
+export const workflowVersionViewSchema = z
+  .object({
+    success: z.literal(true),
+    workflow_id: z.int(),
+    workflow_name: z.string(),
+    /** What the Python SDK reads (`["workflow"]["id"]`). */
+    workflow: workflowSummarySchema,
+    version: z.int(),
+    version_number: z.int(),
+    workflow_version_id: z.int(),
+    commit_message: z.string().nullable(),
+    required_input_variables: z.record(z.string(), z.string()),
+    release_labels: z.array(z.string()),
+    created_at: isoTimestamp,
+    nodes: z.array(
+      workflowNodeSchema.extend({
+        id: z.string(),
+        workflow_version_id: z.int(),
+        dependencies: z.array(z.string()),
+      }),
+    ),
+    edges: z.array(
+      workflowEdgeSchema.extend({ id: z.string(), conditionals: z.array(edgeConditionalSchema) }),
+    ),
+    external_ids: z.array(externalIdSchema),
+  })
+  .meta({ id: 'WorkflowVersion' });
+
+export const workflowLabelsViewSchema = z.object({
+  success: z.literal(true),
+  release_labels: z.array(
+    z.object({
+      release_label: z.string(),
+      release_label_id: z.int(),
+      workflow_version_id: z.int(),
+      workflow_version_number: z.int(),
+    }),
+  ),
+});
+
+/** An item of GET /workflows. */
+export const workflowListItemSchema = workflowSummarySchema.meta({ id: 'WorkflowListItem' });
+export const workflowListSchema = pageOf(workflowListItemSchema);

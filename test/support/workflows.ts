@@ -1,0 +1,48 @@
+/** Bodies for workflow-definition tests. */
+
+export const variableNode = (name: string, value: string, extra: Record<string, unknown> = {}) => ({
+  name,
+  node_type: 'VARIABLE',
+  configuration: { value: { type: 'string', value } },
+  dependencies: [],
+  is_output_node: true,
+  ...extra,
+});
+
+/** A valid POST /rest/workflows body creating (or versioning) `name`; `extra` merges at the top level. */
+export function workflowBody(name: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return { name, nodes: [variableNode('greeting', 'Hello')], commit_message: 'test', ...extra };
+}
+
+/** A two-node graph: `compare` reads `a` and the input `expected`, with an edge from `a` to `compare`. */
+export function twoNodeBody(name: string): Record<string, unknown> {
+  return {
+    name,
+    nodes: [
+      variableNode('a', 'one', { is_output_node: false }),
+      {
+        name: 'compare',
+        node_type: 'COMPARE',
+        configuration: { sources: ['a', 'expected'], comparison_type: { type: 'STRING' } },
+        dependencies: ['a', 'expected'],
+        is_output_node: true,
+      },
+    ],
+    edges: [
+      {
+        source_node_name: 'a',
+        target_node_name: 'compare',
+        is_and: true,
+        conditionals: [
+          {
+            position: 0,
+            operator: 'is_not_null',
+            left_config: { source: 'a' },
+            right_config: { static_value: null },
+          },
+        ],
+      },
+    ],
+    required_input_variables: { expected: 'string' },
+  };
+}
