@@ -5,8 +5,10 @@ import { sendJob } from '#shared/platform/jobs.ts';
 import { toPage } from '#shared/platform/pagination.ts';
 import { WEBHOOK_QUEUE_SETTINGS } from './queues.ts';
 import {
+  type AnyDeliveryRecord,
   createDelivery,
   type DeliveryRecord,
+  type DeliveryRef,
   getDelivery,
   queryDeliveries,
   resetDeliveryForRetry,
@@ -17,20 +19,24 @@ import type { DeliveryStatus } from './validation.ts';
 import { toDeliveryView } from './views.ts';
 import { requireWebhook } from './webhooks.ts';
 
-/** Deliveries: one item per (event, webhook), put on the delivery queue; listing, test and retry. */
+/**
+ * Deliveries: one item per (event, webhook), or per workflow run with a callback URL, put on the
+ * delivery queue; listing, test and retry (of webhook deliveries).
+ */
 export const WEBHOOK_DELIVERY_QUEUE = WEBHOOK_QUEUE_SETTINGS.delivery.name;
 
-export type DeliveryMessage = {
-  v: 1;
-  type: 'webhook_delivery';
-  workspace_id: number;
-  webhook_id: number;
-  delivery_id: string;
-};
+export type DeliveryMessage =
+  | { v: 1; type: 'webhook_delivery'; workspace_id: number; webhook_id: number; delivery_id: string }
+  | { v: 1; type: 'run_callback'; workspace_id: number; execution_id: number; delivery_id: string };
+
+/** A delivery id (the `webhook-id` header) that is a function of what is delivered, never random. */
+export function stableDeliveryId(key: string): string {
+  return `msg_${createHash('sha256').update(key).digest('hex').slice(0, 32)}`;
+}
 
 /** The same event for the same webhook always gets the same delivery id (the `webhook-id` header). */
 export function deliveryIdFor(eventId: string, webhookId: number): string {
-  return `msg_${createHash('sha256').update(`${eventId}:${webhookId}`).digest('hex').slice(0, 32)}`;
+  return stableDeliveryId(`${eventId}:${webhookId}`);
 }
 
 export function newDelivery(
@@ -57,14 +63,23 @@ export function newDelivery(
   };
 }
 
-export async function sendDelivery(delivery: Pick<DeliveryRecord, 'workspaceId' | 'webhookId' | 'id'>) {
-  const message: DeliveryMessage = {
-    v: 1,
-    type: 'webhook_delivery',
-    workspace_id: delivery.workspaceId,
-    webhook_id: delivery.webhookId,
-    delivery_id: delivery.id,
-  };
+export async function sendDelivery(delivery: DeliveryRef) {
+  const message: DeliveryMessage =
+    delivery.webhookId !== undefined
+      ? {
+          v: 1,
+          type: 'webhook_delivery',
+          workspace_id: delivery.workspaceId,
+          webhook_id: delivery.webhookId,
+          delivery_id: delivery.id,
+        }
+      : {
+          v: 1,
+          type: 'run_callback',
+          workspace_id: delivery.workspaceId,
+          execution_id: delivery.executionId,
+          delivery_id: delivery.id,
+        };
   await sendJob(WEBHOOK_DELIVERY_QUEUE, message);
 }
 
@@ -74,9 +89,9 @@ export async function sendDelivery(delivery: Pick<DeliveryRecord, 'workspaceId' 
  * between the put and the send), and a second message for one delivery is harmless (an attempt claims
  * the delivery, and a message for one no longer pending does nothing). Returns whether it was sent.
  */
-export async function enqueueDelivery(delivery: DeliveryRecord): Promise<boolean> {
+export async function enqueueDelivery(delivery: AnyDeliveryRecord): Promise<boolean> {
   const result = await createDelivery(delivery);
-  const neverAttempted = (existing?: DeliveryRecord) =>
+  const neverAttempted = (existing?: AnyDeliveryRecord) =>
     existing?.status === 'pending' && existing.attempts === 0;
   if (!result.created && !neverAttempted(result.existing)) return false;
   await sendDelivery(delivery);

@@ -21,6 +21,8 @@ import { type DeliveryStatus, MAX_WEBHOOKS_PER_WORKSPACE } from './validation.ts
  * - A webhook's deliveries share the partition `W#<ws>#WHD#<webhookId>` (sort key `D#<deliveryId>`,
  *   read by id); GSI1 lists them newest first, GSI2 per status (`...#<status>`). They expire 30 days
  *   after creation.
+ * - A workflow run's callback is a delivery too, not tied to a webhook: `W#<ws>#WCB#<executionId>` /
+ *   `D#<deliveryId>` (one per run), with its URL; no index lists them. Same attempts, same expiry.
  */
 type Item = Record<string, unknown>;
 
@@ -46,12 +48,10 @@ export interface WebhookRecord {
   updatedAt: number;
 }
 
-export interface DeliveryRecord {
+/** What every delivery has, whoever it goes to: its attempts and the exact body they send. */
+export interface DeliveryState {
   id: string;
   workspaceId: number;
-  webhookId: number;
-  eventId: string;
-  eventType: EventType;
   status: DeliveryStatus;
   attempts: number;
   lastStatusCode: number | null;
@@ -62,6 +62,28 @@ export interface DeliveryRecord {
   /** The exact body every attempt sends. */
   body: string;
 }
+
+/** A delivery of one event to one webhook. */
+export interface DeliveryRecord extends DeliveryState {
+  webhookId: number;
+  eventId: string;
+  eventType: EventType;
+}
+
+/** The callback of one workflow run: the URL the run was started with, signed with the run's secret. */
+export interface RunCallbackDeliveryRecord extends DeliveryState {
+  executionId: number;
+  url: string;
+}
+
+export type AnyDeliveryRecord = DeliveryRecord | RunCallbackDeliveryRecord;
+
+/** Where a delivery item is: a webhook's delivery, or a run's callback. */
+export type DeliveryRef = Pick<DeliveryState, 'workspaceId' | 'id'> &
+  ({ webhookId: number; executionId?: undefined } | { executionId: number; webhookId?: undefined });
+
+export const isRunCallback = (delivery: AnyDeliveryRecord): delivery is RunCallbackDeliveryRecord =>
+  'executionId' in delivery && delivery.executionId !== undefined;
 
 const webhooksPartition = (workspaceId: number) => `W#${workspaceId}#WH`;
 const webhookKey = (workspaceId: number, id: number) => ({
@@ -76,6 +98,15 @@ const deliveryKey = (workspaceId: number, webhookId: number, deliveryId: string)
 });
 const statusPartition = (workspaceId: number, webhookId: number, status: DeliveryStatus) =>
   `${deliveriesPartition(workspaceId, webhookId)}#${status}`;
+const callbackKey = (workspaceId: number, executionId: number, deliveryId: string) => ({
+  PK: `W#${workspaceId}#WCB#${executionId}`,
+  SK: `D#${deliveryId}`,
+});
+/** The item key of either kind of delivery. */
+const itemKey = (ref: DeliveryRef) =>
+  ref.webhookId !== undefined
+    ? deliveryKey(ref.workspaceId, ref.webhookId, ref.id)
+    : callbackKey(ref.workspaceId, ref.executionId, ref.id);
 
 /** Whether the webhook wants events of this type. */
 export const subscribesTo = (webhook: WebhookRecord, type: EventType) =>
@@ -100,14 +131,11 @@ function webhookFromItem(item: Item): WebhookRecord {
   };
 }
 
-function deliveryFromItem(item: Item): DeliveryRecord {
+function deliveryStateFromItem(item: Item): DeliveryState {
   const optionalNumber = (value: unknown) => (value == null ? null : Number(value));
   return {
     id: String(item.id),
     workspaceId: Number(item.workspaceId),
-    webhookId: Number(item.webhookId),
-    eventId: String(item.eventId),
-    eventType: item.eventType as EventType,
     status: item.status as DeliveryStatus,
     attempts: Number(item.attempts ?? 0),
     lastStatusCode: optionalNumber(item.lastStatusCode),
@@ -117,6 +145,21 @@ function deliveryFromItem(item: Item): DeliveryRecord {
     deliveredAt: optionalNumber(item.deliveredAt),
     body: String(item.body),
   };
+}
+
+function deliveryFromItem(item: Item): DeliveryRecord {
+  return {
+    ...deliveryStateFromItem(item),
+    webhookId: Number(item.webhookId),
+    eventId: String(item.eventId),
+    eventType: item.eventType as EventType,
+  };
+}
+
+/** Either kind: a run callback's item has an `executionId`. */
+function anyDeliveryFromItem(item: Item): AnyDeliveryRecord {
+  if (item.executionId == null) return deliveryFromItem(item);
+  return { ...deliveryStateFromItem(item), executionId: Number(item.executionId), url: String(item.url) };
 }
 
 // ---- webhooks ----
@@ -270,18 +313,26 @@ function deliveryIndexKeys(record: Pick<DeliveryRecord, 'workspaceId' | 'webhook
   };
 }
 
+/** A webhook's deliveries are listed (GSI1, GSI2 per status); a run's callback is read by key only. */
+function indexKeys(record: AnyDeliveryRecord) {
+  if (isRunCallback(record)) return {};
+  return {
+    ...deliveryIndexKeys(record),
+    GSI2PK: statusPartition(record.workspaceId, record.webhookId, record.status),
+  };
+}
+
 /** Creates the delivery unless one of that id exists; the existing one is returned then. */
-export async function createDelivery(
-  record: DeliveryRecord,
-): Promise<{ created: true } | { created: false; existing: DeliveryRecord | undefined }> {
+export async function createDelivery<T extends AnyDeliveryRecord>(
+  record: T,
+): Promise<{ created: true } | { created: false; existing: T | undefined }> {
   try {
     await dynamo.send(
       new PutCommand({
         TableName: table(),
         Item: {
-          ...deliveryKey(record.workspaceId, record.webhookId, record.id),
-          ...deliveryIndexKeys(record),
-          GSI2PK: statusPartition(record.workspaceId, record.webhookId, record.status),
+          ...itemKey(record),
+          ...indexKeys(record),
           ...record,
           [TTL_ATTRIBUTE]: Math.floor(record.createdAt / 1000) + DELIVERY_TTL_SECONDS,
         },
@@ -291,8 +342,16 @@ export async function createDelivery(
     return { created: true };
   } catch (error) {
     if (!isConditionFailed(error)) throw error;
-    return { created: false, existing: await getDelivery(record.workspaceId, record.webhookId, record.id) };
+    return { created: false, existing: (await getDeliveryAt(record)) as T | undefined };
   }
+}
+
+/** Either kind of delivery, by its reference. */
+export async function getDeliveryAt(ref: DeliveryRef): Promise<AnyDeliveryRecord | undefined> {
+  const { Item } = await dynamo.send(
+    new GetCommand({ TableName: table(), Key: itemKey(ref), ConsistentRead: true }),
+  );
+  return Item ? anyDeliveryFromItem(Item) : undefined;
 }
 
 export async function getDelivery(
@@ -310,10 +369,7 @@ export async function getDelivery(
   return Item ? deliveryFromItem(Item) : undefined;
 }
 
-/**
- * Claims a pending delivery for one attempt (until `leaseUntil`), so two messages for one delivery
- * never post it twice at once; undefined when it is not pending or another attempt holds it.
- */
+/** `claimDeliveryAt` for a webhook's delivery. */
 export async function claimDelivery(
   workspaceId: number,
   webhookId: number,
@@ -321,11 +377,25 @@ export async function claimDelivery(
   leaseUntil: number,
   now = Date.now(),
 ): Promise<DeliveryRecord | undefined> {
+  return (await claimDeliveryAt({ workspaceId, webhookId, id: deliveryId }, leaseUntil, now)) as
+    | DeliveryRecord
+    | undefined;
+}
+
+/**
+ * Claims a pending delivery for one attempt (until `leaseUntil`), so two messages for one delivery
+ * never post it twice at once; undefined when it is not pending or another attempt holds it.
+ */
+export async function claimDeliveryAt(
+  ref: DeliveryRef,
+  leaseUntil: number,
+  now = Date.now(),
+): Promise<AnyDeliveryRecord | undefined> {
   const result = await unlessConditionFails(
     dynamo.send(
       new UpdateCommand({
         TableName: table(),
-        Key: deliveryKey(workspaceId, webhookId, deliveryId),
+        Key: itemKey(ref),
         UpdateExpression: 'SET leaseUntil = :until',
         ConditionExpression:
           'attribute_exists(PK) AND #status = :pending AND (attribute_not_exists(leaseUntil) OR leaseUntil < :now)',
@@ -335,7 +405,7 @@ export async function claimDelivery(
       }),
     ),
   );
-  return result?.Attributes ? deliveryFromItem(result.Attributes) : undefined;
+  return result?.Attributes ? anyDeliveryFromItem(result.Attributes) : undefined;
 }
 
 export interface DeliveryOutcome {
@@ -350,16 +420,17 @@ export interface DeliveryOutcome {
 
 /** Records what an attempt (or the decision not to make one) came to, releasing the claim. */
 export async function recordDeliveryOutcome(
-  record: Pick<DeliveryRecord, 'workspaceId' | 'webhookId' | 'id'>,
+  record: DeliveryRef,
   outcome: DeliveryOutcome,
   /** Only a delivery still pending changes (not one another attempt finished meanwhile). */
   onlyIfPending = false,
 ): Promise<void> {
-  const sets = ['#status = :status', 'GSI2PK = :gsi2'];
-  const values: Record<string, unknown> = {
-    ':status': outcome.status,
-    ':gsi2': statusPartition(record.workspaceId, record.webhookId, outcome.status),
-  };
+  const sets = ['#status = :status'];
+  const values: Record<string, unknown> = { ':status': outcome.status };
+  if (record.webhookId !== undefined) {
+    sets.push('GSI2PK = :gsi2');
+    values[':gsi2'] = statusPartition(record.workspaceId, record.webhookId, outcome.status);
+  }
   if (outcome.attempted) {
     sets.push('attempts = if_not_exists(attempts, :zero) + :one');
     values[':zero'] = 0;
@@ -374,7 +445,7 @@ export async function recordDeliveryOutcome(
   await dynamo.send(
     new UpdateCommand({
       TableName: table(),
-      Key: deliveryKey(record.workspaceId, record.webhookId, record.id),
+      Key: itemKey(record),
       UpdateExpression: `SET ${sets.join(', ')} REMOVE leaseUntil`,
       ConditionExpression: onlyIfPending
         ? 'attribute_exists(PK) AND #status = :pending'

@@ -18,6 +18,13 @@ export function secretOverlapMs(): number {
 export const signingKey = (workspaceId: number, webhookId: number, version: number) =>
   deriveKey(`webhook:${workspaceId}:${webhookId}:${version}`);
 
+/**
+ * The key a workflow run's callback is signed with: HMAC-SHA256(master key,
+ * `run-callback:<ws>:<executionId>`), one per run, never stored, never rotated.
+ */
+export const runCallbackSigningKey = (workspaceId: number, executionId: number) =>
+  deriveKey(`run-callback:${workspaceId}:${executionId}`);
+
 /** Until when the previous secret signs too (epoch ms), or null when there is none. */
 export function previousSecretExpiresAt(webhook: WebhookRecord): number | null {
   if (webhook.previousSecretVersion == null || webhook.rotatedAt == null) return null;
