@@ -3,6 +3,7 @@ import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/li
 import { batchGetItems, batchWriteItems } from '#shared/platform/batch.ts';
 import { getObjectText, putObject } from '#shared/platform/blob-store.ts';
 import { dynamo, table, unlessConditionFails } from '#shared/platform/dynamo.ts';
+import { EXECUTION_OBJECT_PREFIX, EXECUTION_RETENTION_DAYS, INLINE_VALUE_LIMIT_BYTES } from './limits.ts';
 import type { FinalStatus, NodeStatus } from './readiness.ts';
 
 /**
@@ -17,9 +18,6 @@ import type { FinalStatus, NodeStatus } from './readiness.ts';
  * over 64 KB live in S3 under `workflow-executions/<ws>/<executionId>/`. Everything expires after
  * EXECUTION_RETENTION_DAYS (the bucket's lifecycle rule does the same for the objects).
  */
-export const EXECUTION_RETENTION_DAYS = 30;
-export const INLINE_VALUE_LIMIT_BYTES = 64 * 1024;
-export const EXECUTION_OBJECT_PREFIX = 'workflow-executions/';
 export const OPEN_SHARDS = 4;
 const OPEN_PREFIX = 'WFXOPEN#';
 
