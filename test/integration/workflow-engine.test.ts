@@ -82,8 +82,8 @@ function harness(_versions: WorkflowVersion[], options: { throwIn?: Set<string> 
       if (!found) throw new Error('no such version');
       return found;
     },
-    send: async (message) => {
-      queue.push(message);
+    send: async (messages) => {
+      queue.push(...messages);
     },
     finished: async (run) => {
       reports.push(run);

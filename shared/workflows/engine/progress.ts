@@ -1,5 +1,5 @@
 import { emitEvents } from '#shared/events/emit.ts';
-import { sendJob } from '#shared/platform/jobs.ts';
+import { sendJobs } from '#shared/platform/jobs.ts';
 import { logger } from '#shared/platform/logger.ts';
 import { TtlCache } from '#shared/platform/ttl-cache.ts';
 import { sendRunCallback } from '../callback.ts';
@@ -38,7 +38,8 @@ export interface FinishedRun {
 export interface ProgressDeps {
   now(): number;
   loadVersion(ws: number, workflowId: number, versionNumber: number): Promise<WorkflowVersion>;
-  send(message: NodeMessage): Promise<void>;
+  /** Queues node messages (several at once: one SQS call per ten). */
+  send(messages: NodeMessage[]): Promise<void>;
   /** Reports a finished run (event and callback); may be called again for the same run after a crash. */
   finished(run: FinishedRun): Promise<void>;
 }
@@ -87,7 +88,7 @@ export const defaultProgressDeps: ProgressDeps = {
   now: () => Date.now(),
   loadVersion: (ws, workflowId, versionNumber) =>
     findWorkflowVersion(ws, String(workflowId), { version: versionNumber }),
-  send: (message) => sendJob(WORKFLOW_NODE_QUEUE.name, { ...message }),
+  send: (messages) => sendJobs(WORKFLOW_NODE_QUEUE.name, messages),
   finished: reportFinished,
 };
 
@@ -108,19 +109,7 @@ export function nodeMessage(run: RunContext, node: string): NodeMessage {
  * it). Safe to repeat: a second message is refused by the claim, a second skip by its condition.
  */
 export async function settleReadyNode(run: RunContext, item: NodeItem): Promise<void> {
-  if (item.status !== 'QUEUED') return;
-  const plan = run.plan.nodes.get(item.name);
-  if (!plan) return;
-  const decision = readiness(plan, fanInOf(item));
-  if (decision.action === 'wait') return;
-  if (decision.action === 'run') {
-    await run.deps.send(nodeMessage(run, item.name));
-    return;
-  }
-  const outcome = { status: 'SKIPPED' as const, valueJson: 'null', error_message: decision.message };
-  if (await finishNode(run.ws, run.executionId, item.name, outcome, 'QUEUED', run.deps.now())) {
-    await afterFinal(run, item.name, 'SKIPPED', new Set());
-  }
+  await sendAll(run, await settle(run, item));
 }
 
 /**
@@ -134,16 +123,42 @@ export async function afterFinal(
   status: FinalStatus,
   takenTo: ReadonlySet<string>,
 ): Promise<void> {
+  await sendAll(run, await moveOn(run, name, status, takenTo));
+}
+
+const sendAll = async (run: RunContext, messages: NodeMessage[]) => {
+  if (messages.length) await run.deps.send(messages);
+};
+
+/** The messages of the nodes a settled node made ready (none when it is skipped: it moves on itself). */
+async function settle(run: RunContext, item: NodeItem): Promise<NodeMessage[]> {
+  if (item.status !== 'QUEUED') return [];
+  const plan = run.plan.nodes.get(item.name);
+  if (!plan) return [];
+  const decision = readiness(plan, fanInOf(item));
+  if (decision.action === 'wait') return [];
+  if (decision.action === 'run') return [nodeMessage(run, item.name)];
+  const outcome = { status: 'SKIPPED' as const, valueJson: 'null', error_message: decision.message };
+  if (!(await finishNode(run.ws, run.executionId, item.name, outcome, 'QUEUED', run.deps.now()))) return [];
+  return moveOn(run, item.name, 'SKIPPED', new Set());
+}
+
+async function moveOn(
+  run: RunContext,
+  name: string,
+  status: FinalStatus,
+  takenTo: ReadonlySet<string>,
+): Promise<NodeMessage[]> {
   const plan = run.plan.nodes.get(name);
-  if (!plan) return;
+  if (!plan) return [];
   if (plan.successors.length === 0) {
     await countSinkAndComplete(run, name);
-    return;
+    return [];
   }
-  await Promise.all(
+  const ready = await Promise.all(
     plan.successors.map(async (successor) => {
       const target = run.plan.nodes.get(successor);
-      if (!target) return;
+      if (!target) return [];
       const counted = await countPredecessor(run.ws, run.executionId, successor, name, {
         taken: status === 'SUCCESS' && takenTo.has(successor),
         skipped: status === 'SKIPPED',
@@ -152,9 +167,10 @@ export async function afterFinal(
       // Counted before (a redelivery, or a crash after the count): the successor may still wait for
       // the settling that crash prevented.
       const item = counted ?? (await getNode(run.ws, run.executionId, successor));
-      if (item && item.status === 'QUEUED' && Number(item.pending) <= 0) await settleReadyNode(run, item);
+      return item && item.status === 'QUEUED' && Number(item.pending) <= 0 ? settle(run, item) : [];
     }),
   );
+  return ready.flat();
 }
 
 async function countSinkAndComplete(run: RunContext, name: string): Promise<void> {

@@ -21,7 +21,7 @@ export const NODE_LEASE_MS = (WORKFLOW_NODE_QUEUE.timeoutSeconds + 30) * 1000;
 export const MAX_NODE_ATTEMPTS = WORKFLOW_NODE_QUEUE.maxReceiveCount;
 
 /** One message per ready node: a pointer, never a value. */
-export interface NodeMessage {
+export type NodeMessage = {
   v: 1;
   type: 'workflow-node';
   ws: number;
@@ -29,4 +29,4 @@ export interface NodeMessage {
   workflowId: number;
   versionNumber: number;
   node: string;
-}
+};

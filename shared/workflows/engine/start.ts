@@ -97,6 +97,6 @@ export async function startExecution(
     plan,
     deps,
   };
-  await Promise.all(plan.roots.map((root) => deps.send(nodeMessage(run, root))));
+  await deps.send(plan.roots.map((root) => nodeMessage(run, root)));
   return { executionId, warning: inputWarning(version.graph.required_input_variables, rawInputs) };
 }

@@ -132,7 +132,7 @@ async function sweepRun(
         }
       } else {
         result.resent++;
-        await deps.send(nodeMessage(run, node.name));
+        await deps.send([nodeMessage(run, node.name)]);
       }
     }
   }
