@@ -1,6 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JOB_QUEUES } from '#infra/routes.ts';
 import { REQUEUE_AFTER_ENV } from '#shared/workflows/engine/watchdog.ts';
@@ -99,6 +102,21 @@ describe('POST /workflows/{workflow_name}/run and the results', () => {
         is_output_node: true,
       },
     });
+    const finished = service.messaging.events.filter(
+      (event) =>
+        event.detailType === 'agent_run_finished' &&
+        (event.detail.details as { agent_execution_id: number }).agent_execution_id ===
+          started.body.workflow_version_execution_id,
+    );
+    expect(finished.map((event) => event.detail.details)).toEqual([
+      {
+        agent_name: 'chain',
+        agent_id: expect.any(Number),
+        agent_version_number: 1,
+        agent_execution_id: started.body.workflow_version_execution_id,
+        status: 'SUCCESS',
+      },
+    ]);
   });
 
   it('runs a diamond and a 50-wide fan-out, every node once', async () => {
@@ -249,6 +267,57 @@ describe('POST /workflows/{workflow_name}/run and the results', () => {
       'theirs',
     );
     expect((await results(theirs.body.workflow_version_execution_id)).status).toBe(404);
+  });
+});
+
+describe('a run with a callback_url', () => {
+  it('answers 202 with the callback secret, then POSTs the signed result there', async () => {
+    const received: { body: string; headers: IncomingHttpHeaders }[] = [];
+    const receiver = createServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        received.push({ body: Buffer.concat(chunks).toString('utf8'), headers: request.headers });
+        response.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const { port } = receiver.address() as AddressInfo;
+    process.env.OUTBOUND_ALLOWED_HOSTS = `127.0.0.1:${port}`;
+    try {
+      await createWorkflow('called-back', [variable('a', 2), pass('out', ['a'], { is_output_node: true })]);
+      const started = await run('called-back', { callback_url: `http://127.0.0.1:${port}/done` });
+      expect(started.status).toBe(202);
+      expect(started.body).toMatchObject({
+        success: true,
+        warning: null,
+        callback_secret: expect.stringMatching(/^whsec_/),
+      });
+      await service.messaging.idle();
+      expect(received).toHaveLength(1);
+      const request = received[0]!;
+      const payload = new Webhook(started.body.callback_secret).verify(
+        request.body,
+        request.headers as Record<string, string>,
+      );
+      expect(payload).toEqual({
+        workflow_version_execution_id: started.body.workflow_version_execution_id,
+        final_output: {
+          out: {
+            status: 'SUCCESS',
+            value: 2,
+            error_message: null,
+            raw_error_message: null,
+            is_output_node: true,
+          },
+        },
+        result_code: 'OK',
+      });
+    } finally {
+      delete process.env.OUTBOUND_ALLOWED_HOSTS;
+      receiver.closeAllConnections();
+      await new Promise((resolve) => receiver.close(resolve));
+    }
   });
 });
 
