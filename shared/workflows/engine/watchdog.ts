@@ -12,7 +12,14 @@ import {
 } from './progress.ts';
 import { MAX_NODE_ATTEMPTS } from './queue.ts';
 import { isFinal } from './readiness.ts';
-import { type ExecutionMeta, finishNode, type NodeItem, openExecutions, readExecution } from './store.ts';
+import {
+  type ExecutionMeta,
+  finishNode,
+  markNotified,
+  type NodeItem,
+  openExecutions,
+  readExecution,
+} from './store.ts';
 
 /**
  * The watchdog (a schedule; locally also the start-up sweep): reads the unfinished runs from the
@@ -29,6 +36,8 @@ export const DEFAULT_REQUEUE_AFTER_SECONDS = 60;
 /** Runs read per index shard and sweep; the next sweep takes the rest. */
 const SWEEP_PAGE = 100;
 const SWEEP_CONCURRENCY = 8;
+/** A run the watchdog keeps failing to sweep this long after its deadline is given up. */
+const ABANDON_AFTER_MS = 60 * 60_000;
 
 export interface WatchdogResult {
   runs: number;
@@ -45,12 +54,16 @@ export async function sweepWorkflowRuns(deps: ProgressDeps = defaultProgressDeps
   for (let i = 0; i < open.length; i += SWEEP_CONCURRENCY) {
     await Promise.all(
       open.slice(i, i + SWEEP_CONCURRENCY).map((meta) =>
-        sweepRun(meta, now, after, deps, result).catch((error: unknown) =>
+        sweepRun(meta, now, after, deps, result).catch(async (error: unknown) => {
           logger.error('Watchdog could not sweep a workflow run', {
             executionId: meta.executionId,
             error: error as Error,
-          }),
-        ),
+          });
+          // A run that cannot be swept long after its deadline (its version is gone) leaves the index,
+          // so that it does not hold a place of the page for ever.
+          if (now > meta.deadline + ABANDON_AFTER_MS)
+            await markNotified(meta.workspaceId, meta.executionId, now);
+        }),
       ),
     );
   }
