@@ -33,22 +33,43 @@ const NAME_CLIP = 64;
 const quoted = (name: string) => `"${clip(name, NAME_CLIP)}"`;
 
 export function validateGraph(graph: WorkflowGraph): void {
-  const { nodes, edges } = graph;
-  if (nodes.length > MAX_NODES) {
+  if (graph.nodes.length > MAX_NODES) {
     fail([
       {
         loc: ['body', 'nodes'],
-        msg: `a workflow has at most ${MAX_NODES} nodes; this one has ${nodes.length}`,
+        msg: `a workflow has at most ${MAX_NODES} nodes; this one has ${graph.nodes.length}`,
         type: 'too_big',
       },
     ]);
   }
-  const problems: ErrorDetail[] = [];
-  const inputs = new Set(Object.keys(graph.required_input_variables));
-  const indexOf = new Map<string, number>();
+  const known: Known = { nodes: new Map(), inputs: new Set(Object.keys(graph.required_input_variables)) };
+  const problems = nameProblems(graph.nodes, known);
+  problems.push(...dependencyProblems(graph.nodes, known), ...edgeProblems(graph.edges, known));
+  const cycle = findCycle(graph.nodes, graph.edges, known.nodes);
+  if (cycle) {
+    problems.push({
+      loc: cycle.loc,
+      msg: `the graph has a cycle: ${describeCycle(cycle.names)}`,
+      type: 'cycle',
+    });
+  } else {
+    problems.push(...operandSourceProblems(graph, known));
+  }
+  problems.push(...jsonPathProblems(graph.edges), ...configurationProblems(graph.nodes));
+  if (problems.length > 0) fail(problems);
+}
 
+/** The names a graph may refer to: its nodes (name -> first index) and its input variables. */
+interface Known {
+  nodes: Map<string, number>;
+  inputs: ReadonlySet<string>;
+}
+
+/** Fills `known.nodes` on the way. */
+function nameProblems(nodes: WorkflowNode[], known: Known): ErrorDetail[] {
+  const problems: ErrorDetail[] = [];
   nodes.forEach((node, i) => {
-    const first = indexOf.get(node.name);
+    const first = known.nodes.get(node.name);
     if (first !== undefined) {
       problems.push({
         loc: ['body', 'nodes', i, 'name'],
@@ -56,9 +77,9 @@ export function validateGraph(graph: WorkflowGraph): void {
         type: 'duplicate_name',
       });
     } else {
-      indexOf.set(node.name, i);
+      known.nodes.set(node.name, i);
     }
-    if (inputs.has(node.name)) {
+    if (known.inputs.has(node.name)) {
       problems.push({
         loc: ['body', 'nodes', i, 'name'],
         msg: `node ${quoted(node.name)} has the name of an input variable; rename one of them`,
@@ -73,21 +94,30 @@ export function validateGraph(graph: WorkflowGraph): void {
       type: 'missing_output_node',
     });
   }
+  return problems;
+}
 
-  nodes.forEach((node, i) => {
-    node.dependencies.forEach((dependency, j) => {
-      if (indexOf.has(dependency) || inputs.has(dependency)) return;
-      problems.push({
-        loc: ['body', 'nodes', i, 'dependencies', j],
-        msg: `node ${quoted(node.name)} depends on ${quoted(dependency)}, which is neither a node nor an input variable of required_input_variables`,
-        type: 'unknown_dependency',
-      });
-    });
-  });
+function dependencyProblems(nodes: WorkflowNode[], known: Known): ErrorDetail[] {
+  return nodes.flatMap((node, i) =>
+    node.dependencies.flatMap((dependency, j) =>
+      known.nodes.has(dependency) || known.inputs.has(dependency)
+        ? []
+        : [
+            {
+              loc: ['body', 'nodes', i, 'dependencies', j],
+              msg: `node ${quoted(node.name)} depends on ${quoted(dependency)}, which is neither a node nor an input variable of required_input_variables`,
+              type: 'unknown_dependency',
+            },
+          ],
+    ),
+  );
+}
 
+function edgeProblems(edges: WorkflowEdge[], known: Known): ErrorDetail[] {
+  const problems: ErrorDetail[] = [];
   edges.forEach((edge, i) => {
     for (const end of ['source_node_name', 'target_node_name'] as const) {
-      if (indexOf.has(edge[end])) continue;
+      if (known.nodes.has(edge[end])) continue;
       problems.push({
         loc: ['body', 'edges', i, end],
         msg: `edge ${i} names ${quoted(edge[end])} as its ${end === 'source_node_name' ? 'source' : 'target'}, which is not a node`,
@@ -102,50 +132,47 @@ export function validateGraph(graph: WorkflowGraph): void {
       });
     }
   });
+  return problems;
+}
 
-  const cycle = findCycle(nodes, edges, indexOf);
-  if (cycle) {
-    problems.push({
-      loc: cycle.loc,
-      msg: `the graph has a cycle: ${describeCycle(cycle.names)}`,
-      type: 'cycle',
-    });
-  } else {
-    problems.push(...operandProblems(graph, indexOf, inputs));
-  }
-
-  edges.forEach((edge, i) => {
-    edge.conditionals.forEach((conditional, k) => {
-      for (const side of ['left_config', 'right_config'] as const) {
+function jsonPathProblems(edges: WorkflowEdge[]): ErrorDetail[] {
+  return edges.flatMap((edge, i) =>
+    edge.conditionals.flatMap((conditional, k) =>
+      (['left_config', 'right_config'] as const).flatMap((side) => {
         const operand = conditional[side];
         const problem =
           'json_path' in operand && operand.json_path !== undefined && jsonPathProblem(operand.json_path);
-        if (!problem) continue;
-        problems.push({
-          loc: ['body', 'edges', i, 'conditionals', k, side, 'json_path'],
-          msg: `edge ${i}: ${problem}`,
-          type: 'invalid_json_path',
-        });
-      }
-    });
-  });
+        return problem
+          ? [
+              {
+                loc: ['body', 'edges', i, 'conditionals', k, side, 'json_path'],
+                msg: `edge ${i}: ${problem}`,
+                type: 'invalid_json_path',
+              },
+            ]
+          : [];
+      }),
+    ),
+  );
+}
 
-  nodes.forEach((node, i) => {
-    const executor = executorOf(node.node_type);
-    if (!executor) return;
-    const parsed = executor.config.safeParse(node.configuration);
-    if (parsed.success) return;
-    for (const issue of parsed.error.issues.slice(0, 5)) {
-      const path = issue.path.map((part) => (typeof part === 'symbol' ? String(part) : part));
-      problems.push({
-        loc: ['body', 'nodes', i, 'configuration', ...path],
-        msg: `invalid configuration of ${node.node_type} node ${quoted(node.name)}: ${issue.message}`,
-        type: issue.code,
-      });
-    }
+/** A known type's configuration against its schema: the first few issues of each node. */
+function configurationProblems(nodes: WorkflowNode[]): ErrorDetail[] {
+  return nodes.flatMap((node, i) => {
+    const parsed = executorOf(node.node_type)?.config.safeParse(node.configuration);
+    if (!parsed || parsed.success) return [];
+    return parsed.error.issues.slice(0, 5).map((issue) => ({
+      loc: [
+        'body',
+        'nodes',
+        i,
+        'configuration',
+        ...issue.path.map((part) => (typeof part === 'symbol' ? String(part) : part)),
+      ],
+      msg: `invalid configuration of ${node.node_type} node ${quoted(node.name)}: ${issue.message}`,
+      type: issue.code,
+    }));
   });
-
-  if (problems.length > 0) fail(problems);
 }
 
 /** `"a" -> "b" -> "a"`; a long cycle shows its first and last few nodes. */
@@ -244,11 +271,7 @@ function findCycle(
 }
 
 /** Conditional operands whose `source` could be unknown when their edge is evaluated (acyclic graph). */
-function operandProblems(
-  graph: WorkflowGraph,
-  known: ReadonlyMap<string, number>,
-  inputs: ReadonlySet<string>,
-): ErrorDetail[] {
+function operandSourceProblems(graph: WorkflowGraph, { nodes: known, inputs }: Known): ErrorDetail[] {
   const links = incomingLinks(graph.nodes, graph.edges, known);
   const ancestors = new Map<string, Set<string>>();
   const ancestorsOf = (name: string): Set<string> => {

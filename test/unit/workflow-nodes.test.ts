@@ -54,8 +54,25 @@ const configProblem = (node_type: string, configuration: unknown) => {
 describe('sources', () => {
   it('fails naming a source that is neither a dependency nor an input', async () => {
     expect(await failure(run('COALESCE', { sources: ['a', 'ghost'] }, { a: null }))).toBe(
-      'source "ghost" is not available: name a dependency or an input variable',
+      'source "ghost" is not available: no input or earlier result has that name',
     );
+  });
+
+  it.each([
+    ['COMPARE', { sources: ['x', 'ghost'], comparison_type: { type: 'STRING' } }],
+    ['CONTAINS', { source: 'x', value_source: 'ghost' }],
+    ['REGEX', { source: 'ghost', regex_pattern: 'a' }],
+    ['REGEX_EXTRACTION', { source: 'ghost', regex_pattern: 'a' }],
+    ['JSON_PATH', { source: 'ghost', json_path: '$' }],
+    ['PARSE_VALUE', { source: 'ghost', type: 'string' }],
+    ['ASSERT_VALID', { source: 'ghost', type: 'number' }],
+    ['COMBINE_COLUMNS', { sources: ['x', 'ghost'] }],
+    ['COUNT', { source: 'ghost', type: 'words' }],
+    ['MATH_OPERATOR', { sources: ['x', 'ghost'], operator: 'lt' }],
+    ['MIN_MAX', { source: 'ghost', type: 'min' }],
+    ['ABSOLUTE_NUMERIC_DISTANCE', { sources: ['x', 'ghost'] }],
+  ])('%s fails naming a missing source', async (type, configuration) => {
+    expect(await failure(run(type, configuration, { x: 1 }))).toMatch(/^source "ghost" is not available/);
   });
 
   it('lists every basic node type', () => {

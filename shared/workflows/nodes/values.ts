@@ -18,7 +18,7 @@ export const sourceName = wellFormedString().min(1).max(255);
 /** The value named `name`, or a NodeFailure naming it when the context has no such value. */
 export function readSource(context: Pick<NodeContext, 'inputs'>, name: string): unknown {
   if (!Object.hasOwn(context.inputs, name)) {
-    throw new NodeFailure(`source "${name}" is not available: name a dependency or an input variable`);
+    throw new NodeFailure(`source "${name}" is not available: no input or earlier result has that name`);
   }
   return context.inputs[name] ?? null;
 }
