@@ -14,7 +14,7 @@ import { PROMPT_KIND } from './kind.ts';
  */
 export { HEAD_SK, VERSION_PREFIX, versionSk };
 
-export const PROMPT_KEYS = entityKeys(PROMPT_KIND);
+const PROMPT_KEYS = entityKeys(PROMPT_KIND);
 export const templatePk = PROMPT_KEYS.pk;
 export const headKey = PROMPT_KEYS.head;
 export const versionKey = PROMPT_KEYS.version;

@@ -16,7 +16,6 @@ export { PROMPT_KIND, promptStore };
 export type HeadAndLatest = SharedHeadAndLatest<TemplateHead, VersionRecord>;
 
 export const readHeadAndLatest = promptStore.readHeadAndLatest;
-export const getLatestVersion = promptStore.getLatestVersion;
 export const getHead = promptStore.getHead;
 export const getVersion = promptStore.getVersion;
 export const getTemplateItems = promptStore.getItems;

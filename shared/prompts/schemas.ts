@@ -2,17 +2,13 @@ import * as z from 'zod';
 import { blueprintSchema } from '#shared/blueprints/schema.ts';
 import { externalIdSchema } from '#shared/external-ids/external-ids.ts';
 import { isoTimestamp, jsonObject, pageOf } from '#shared/platform/response-schemas.ts';
+import { intParam, queryBoolean, wellFormedString } from '#shared/platform/schemas.ts';
 import {
-  givenTogether,
-  intParam,
-  paginationQuery,
-  queryBoolean,
-  sortOrderNeedsSortBy,
-  wellFormedString,
-} from '#shared/platform/schemas.ts';
-import { queryTimestampSchema } from '#shared/platform/time.ts';
-import { HEAD_SORT_FIELDS } from '#shared/versions/list.ts';
-import { labelNameSchema, MAX_RELEASE_LABELS, versionOrLabel } from '#shared/versions/schemas.ts';
+  headListQuerySchema,
+  labelNameSchema,
+  MAX_RELEASE_LABELS,
+  versionOrLabel,
+} from '#shared/versions/schemas.ts';
 
 export { labelNameSchema, MAX_RELEASE_LABELS, versionOrLabel };
 
@@ -84,27 +80,12 @@ export const renderTemplateBodySchema = z
   .superRefine(versionOrLabel);
 export type RenderTemplateBody = z.output<typeof renderTemplateBodySchema>;
 
-export const LIST_SORT_FIELDS = HEAD_SORT_FIELDS;
-
-export const listTemplatesQuerySchema = z
-  .object({
-    ...paginationQuery(100, 30),
-    name: wellFormedString().optional(),
-    tags: z.union([z.string(), z.array(z.string())]).optional(),
-    label: wellFormedString().optional(),
-    status: z.enum(['active', 'deleted', 'all']).default('active'),
-    external_source: externalIdSchema.shape.source.optional(),
-    external_id: externalIdSchema.shape.external_id.optional(),
-    created_after: queryTimestampSchema.optional(),
-    created_before: queryTimestampSchema.optional(),
-    updated_after: queryTimestampSchema.optional(),
-    updated_before: queryTimestampSchema.optional(),
-    // Defaults (created_at, desc) are applied by the list: sort_order alone is a 422.
-    sort_by: z.enum(LIST_SORT_FIELDS).optional(),
-    sort_order: z.enum(['asc', 'desc']).optional(),
-  })
-  .superRefine(givenTogether('external_source', 'external_id'))
-  .superRefine(sortOrderNeedsSortBy);
+export const listTemplatesQuerySchema = headListQuerySchema({
+  name: wellFormedString().optional(),
+  tags: z.union([z.string(), z.array(z.string())]).optional(),
+  label: wellFormedString().optional(),
+  status: z.enum(['active', 'deleted', 'all']).default('active'),
+});
 export type ListTemplatesQuery = z.output<typeof listTemplatesQuerySchema>;
 
 export const moveLabelBodySchema = z.object({ prompt_version_number: z.int().min(1) });

@@ -58,7 +58,7 @@ export function headComparator(sortBy: HeadSortField, order: 'asc' | 'desc') {
  * The items of one page of heads: each with its latest version and, when it has any, its external ids,
  * read in parallel. A head whose latest version cannot be read (none yet) is left out.
  */
-export async function withLatestAndExternalIds<V, L extends LabelEntryBase, X, T>(
+async function withLatestAndExternalIds<V, L extends LabelEntryBase, X, T>(
   store: VersionStore<V, L, X>,
   workspaceId: number,
   heads: Head<L, X>[],

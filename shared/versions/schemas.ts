@@ -1,5 +1,13 @@
-import type * as z from 'zod';
-import { wellFormedString } from '#shared/platform/schemas.ts';
+import * as z from 'zod';
+import { externalIdSchema } from '#shared/external-ids/external-ids.ts';
+import {
+  givenTogether,
+  paginationQuery,
+  sortOrderNeedsSortBy,
+  wellFormedString,
+} from '#shared/platform/schemas.ts';
+import { queryTimestampSchema } from '#shared/platform/time.ts';
+import { HEAD_SORT_FIELDS } from './list.ts';
 
 /** Request pieces every versioned entity kind shares. */
 
@@ -15,4 +23,28 @@ export function versionOrLabel(
   if (select.version != null && select.label != null) {
     ctx.addIssue({ code: 'custom', path: ['label'], message: 'version and label are mutually exclusive' });
   }
+}
+
+/**
+ * The query of a list of versioned entities (list.ts, HeadListQuery) plus a kind's own filters:
+ * page >= 1 (default 1), per_page 1..100 (default 30), inclusive time bounds, external_source and
+ * external_id only together, sort_by (created_at by default) and sort_order (desc by default; only
+ * with sort_by, a 422 alone).
+ */
+export function headListQuerySchema<T extends z.ZodRawShape>(filters: T) {
+  return z
+    .object({
+      ...paginationQuery(100, 30),
+      ...filters,
+      external_source: externalIdSchema.shape.source.optional(),
+      external_id: externalIdSchema.shape.external_id.optional(),
+      created_after: queryTimestampSchema.optional(),
+      created_before: queryTimestampSchema.optional(),
+      updated_after: queryTimestampSchema.optional(),
+      updated_before: queryTimestampSchema.optional(),
+      sort_by: z.enum(HEAD_SORT_FIELDS).optional(),
+      sort_order: z.enum(['asc', 'desc']).optional(),
+    })
+    .superRefine(givenTogether('external_source', 'external_id'))
+    .superRefine(sortOrderNeedsSortBy);
 }

@@ -1,16 +1,13 @@
 import * as z from 'zod';
 import { externalIdSchema } from '#shared/external-ids/external-ids.ts';
 import { isoTimestamp, jsonObject, pageOf } from '#shared/platform/response-schemas.ts';
+import { intParam, wellFormedString } from '#shared/platform/schemas.ts';
 import {
-  givenTogether,
-  intParam,
-  paginationQuery,
-  sortOrderNeedsSortBy,
-  wellFormedString,
-} from '#shared/platform/schemas.ts';
-import { queryTimestampSchema } from '#shared/platform/time.ts';
-import { HEAD_SORT_FIELDS } from '#shared/versions/list.ts';
-import { labelNameSchema, MAX_RELEASE_LABELS, versionOrLabel } from '#shared/versions/schemas.ts';
+  headListQuerySchema,
+  labelNameSchema,
+  MAX_RELEASE_LABELS,
+  versionOrLabel,
+} from '#shared/versions/schemas.ts';
 import {
   edgeConditionalSchema,
   requiredInputVariablesSchema,
@@ -80,22 +77,9 @@ export const getWorkflowQuerySchema = z
   .superRefine(versionOrLabel);
 
 /** GET /workflows. */
-export const listWorkflowsQuerySchema = z
-  .object({
-    ...paginationQuery(100, 30),
-    created_by_email: z.string().max(320).optional(),
-    created_after: queryTimestampSchema.optional(),
-    created_before: queryTimestampSchema.optional(),
-    updated_after: queryTimestampSchema.optional(),
-    updated_before: queryTimestampSchema.optional(),
-    external_source: externalIdSchema.shape.source.optional(),
-    external_id: externalIdSchema.shape.external_id.optional(),
-    // Defaults (created_at, desc) are applied by the list: sort_order alone is a 422.
-    sort_by: z.enum(HEAD_SORT_FIELDS).optional(),
-    sort_order: z.enum(['asc', 'desc']).optional(),
-  })
-  .superRefine(givenTogether('external_source', 'external_id'))
-  .superRefine(sortOrderNeedsSortBy);
+export const listWorkflowsQuerySchema = headListQuerySchema({
+  created_by_email: z.string().max(320).optional(),
+});
 export type ListWorkflowsQuery = z.output<typeof listWorkflowsQuerySchema>;
 
 // ---------------------------------------------------------------------------------------------------------

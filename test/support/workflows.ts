@@ -14,6 +14,16 @@ export function workflowBody(name: string, extra: Record<string, unknown> = {}):
   return { name, nodes: [variableNode('greeting', 'Hello')], commit_message: 'test', ...extra };
 }
 
+/** An edge taken when `source` has a value. */
+export const edgeFrom = (source: string, target: string) => ({
+  source_node_name: source,
+  target_node_name: target,
+  is_and: true,
+  conditionals: [
+    { position: 0, operator: 'is_not_null', left_config: { source }, right_config: { static_value: null } },
+  ],
+});
+
 /** A two-node graph: `compare` reads `a` and the input `expected`, with an edge from `a` to `compare`. */
 export function twoNodeBody(name: string): Record<string, unknown> {
   return {
@@ -28,21 +38,7 @@ export function twoNodeBody(name: string): Record<string, unknown> {
         is_output_node: true,
       },
     ],
-    edges: [
-      {
-        source_node_name: 'a',
-        target_node_name: 'compare',
-        is_and: true,
-        conditionals: [
-          {
-            position: 0,
-            operator: 'is_not_null',
-            left_config: { source: 'a' },
-            right_config: { static_value: null },
-          },
-        ],
-      },
-    ],
+    edges: [edgeFrom('a', 'compare')],
     required_input_variables: { expected: 'string' },
   };
 }
