@@ -44,16 +44,16 @@ const when = (source: string, target: string, operator: string, value: unknown) 
   conditionals: [{ position: 0, operator, left_config: { source }, right_config: { static_value: value } }],
 });
 
-/** Creates a workflow in the service's workspace (or another's) through the registry's domain code. */
+/** Creates a workflow (or its next version) through `POST /rest/workflows`: its id. */
 async function createWorkflow(
   name: string,
   nodes: Node[],
   extra: Record<string, unknown> = {},
-  workspaceId = service.workspaceId,
+  key?: string,
 ): Promise<number> {
-  const { createWorkflow: create } = await import('#shared/workflows/publish.ts');
-  const created = await create(workspaceId, 1, { name, nodes, ...extra } as never);
-  return (created as { workflow_id: number }).workflow_id;
+  const created = await service.call('POST', '/rest/workflows', { body: { name, nodes, ...extra }, key });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  return created.body.workflow_id as number;
 }
 
 async function run(name: string | number, body: Record<string, unknown> = {}, key?: string) {
@@ -258,9 +258,7 @@ describe('POST /workflows/{workflow_name}/run and the results', () => {
     expect((await run(id, {}, other)).status).toBe(404);
     expect((await results(started.workflow_version_execution_id, true, other)).status).toBe(404);
     // The same name in the other workspace is its own workflow.
-    const { ensureWorkspace } = await import('#shared/auth/api-keys.ts');
-    const { workspaceId } = await ensureWorkspace('workflow-runs-other');
-    await createWorkflow('private', [variable('out', 'theirs', { is_output_node: true })], {}, workspaceId);
+    await createWorkflow('private', [variable('out', 'theirs', { is_output_node: true })], {}, other);
     const theirs = await run('private', {}, other);
     await service.messaging.idle();
     expect((await results(theirs.body.workflow_version_execution_id, false, other)).body.out.value).toBe(
@@ -341,11 +339,13 @@ describe('a run across a restart of the service', () => {
       },
     });
     const before = async () => {
-      const { createWorkflow: create } = await import('#shared/workflows/publish.ts');
-      await create(losing.workspaceId, 1, {
-        name: 'survivor',
-        nodes: [variable('a', 'kept'), pass('b', ['a'], { is_output_node: true })],
-      } as never);
+      const created = await losing.call('POST', '/rest/workflows', {
+        body: {
+          name: 'survivor',
+          nodes: [variable('a', 'kept'), pass('b', ['a'], { is_output_node: true })],
+        },
+      });
+      expect(created.status).toBe(201);
       const started = await losing.call('POST', '/workflows/survivor/run', { body: {} });
       await losing.messaging.idle();
       const pending = await losing.call('GET', '/workflow-version-execution-results', {
