@@ -143,7 +143,7 @@ export async function processNodeMessage(
     const context: NodeContext = {
       workspaceId: run.ws,
       inputs: values,
-      deadline: Math.min(meta.deadline, now + NODE_LEASE_MS - WRITE_MARGIN_MS),
+      deadline: Math.min(meta.deadline, now + WORKFLOW_NODE_QUEUE.timeoutSeconds * 1000 - WRITE_MARGIN_MS),
       ports: deps.ports,
       origin: {
         workflowId: version.workflow_id,
