@@ -106,7 +106,10 @@ export async function publishVersion<V, L extends LabelEntryBase, X>(
   const numberAfter = (current: HeadAndLatest<Head<L, X>, V>) =>
     (current.latest ? kind.placeOf(current.latest).number : 0) + 1;
   const stale = () =>
-    conflict(`${kind.noun} ${name} has a newer version than the one this change is based on`);
+    conflict(
+      `${kind.noun} ${name} has a newer version than the one this change is based on`,
+      'stale_base_version',
+    );
   if (plan.requireNumber !== undefined && numberAfter(state) !== plan.requireNumber) throw stale();
 
   const mappings = entityMappings(store);

@@ -277,6 +277,7 @@ describe('PATCH /rest/workflows/{workflow_id_or_name}', () => {
     expect(nodes.a.dependencies).toEqual(['expected']);
     expect(nodes.c).toMatchObject({ is_output_node: false, dependencies: [] });
     expect(read.edges.map((e: { source_node_name: string }) => e.source_node_name)).toEqual(['a']);
+    expect((await get(name, { label: 'prod' })).body.version).toBe(2);
   });
 
   it('replaces edges and input variables when given', async () => {
@@ -454,6 +455,7 @@ describe('workspace isolation', () => {
     expect((await get(id, {}, key)).status).toBe(404);
     expect((await get(name, {}, key)).status).toBe(404);
     expect((await service.call('GET', `/workflows/${id}/labels`, { key })).status).toBe(404);
+    expect((await service.call('GET', `/workflows/${name}/labels`, { key })).status).toBe(404);
     expect((await patch(id, {}, key)).status).toBe(404);
     expect((await patch(name, {}, key)).status).toBe(404);
     const { name: _, ...body } = workflowBody(name);

@@ -1,8 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { patchWorkflow } from '#shared/workflows/patch.ts';
 import { createWorkflow } from '#shared/workflows/publish.ts';
 import { workflowStore } from '#shared/workflows/registry.ts';
-import type { CreateWorkflowBody } from '#shared/workflows/schemas.ts';
-import { createWorkflowBodySchema } from '#shared/workflows/schemas.ts';
+import {
+  type CreateWorkflowBody,
+  createWorkflowBodySchema,
+  patchWorkflowBodySchema,
+} from '#shared/workflows/schemas.ts';
 import { findWorkflowVersion } from '#shared/workflows/store.ts';
 import { startTestService, type TestService } from '#test/support/local-service.ts';
 import { uniqueName } from '#test/support/prompts.ts';
@@ -59,5 +63,33 @@ describe('publishing workflow versions', () => {
     await expect(findWorkflowVersion(ws, name, { label: 'nope' })).rejects.toMatchObject({ status: 404 });
     await expect(findWorkflowVersion(ws, uniqueName('none'), {})).rejects.toMatchObject({ status: 404 });
     await expect(findWorkflowVersion(ws + 1_000_000, name, {})).rejects.toMatchObject({ status: 404 });
+  });
+
+  it('lets one of 10 racing patches on the same base version win; the others are 409 and write nothing', async () => {
+    const name = uniqueName('wf-patch-race');
+    await createWorkflow(ws, 1, body(name));
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 10 }, (_, i) =>
+        patchWorkflow(
+          ws,
+          1,
+          name,
+          patchWorkflowBodySchema.parse({
+            base_version: 1,
+            nodes: { greeting: { configuration: { value: { type: 'string', value: `p${i}` } } } },
+          }),
+        ),
+      ),
+    );
+    const won = outcomes.filter((outcome) => outcome.status === 'fulfilled');
+    expect(won).toHaveLength(1);
+    for (const outcome of outcomes.filter((o) => o.status === 'rejected')) {
+      expect((outcome as PromiseRejectedResult).reason).toMatchObject({
+        status: 409,
+        code: 'stale_base_version',
+      });
+    }
+    expect((await findWorkflowVersion(ws, name, {})).version_number).toBe(2);
+    expect(await workflowStore.getVersion(ws, name, 3)).toBeUndefined();
   });
 });
