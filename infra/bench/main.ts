@@ -34,6 +34,10 @@ const SECTIONS: Record<string, () => Promise<BenchRow[]>> = {
     withLocalService(async (service) =>
       (await import('./webhooks.ts')).benchWebhookDelivery(service.workspaceId, service),
     ),
+  workflows: async () =>
+    withLocalService(async (service) =>
+      (await import('./workflows.ts')).benchWorkflows(service.workspaceId, service),
+    ),
 };
 
 /** Runs a section against the local runtime's emulators (in memory), which set the functions' env. */

@@ -11,6 +11,7 @@ import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { UPLOADS_PREFIX } from '#shared/platform/blob-store.ts';
 import { TABLE_INDEXES, TABLE_KEYS, TTL_ATTRIBUTE } from '#shared/platform/table-schema.ts';
+import { EXECUTION_OBJECT_PREFIX, EXECUTION_RETENTION_DAYS } from '#shared/workflows/engine/limits.ts';
 
 export interface DataStoreProps {
   /** DynamoDB deletion protection on the table. */
@@ -92,6 +93,11 @@ export class DataStore extends Construct {
       lifecycleRules: [
         { id: 'abort-incomplete-multipart-uploads', abortIncompleteMultipartUploadAfter: Duration.days(1) },
         { id: 'expire-uploads', prefix: UPLOADS_PREFIX, expiration: Duration.days(1) },
+        {
+          id: 'expire-workflow-executions',
+          prefix: EXECUTION_OBJECT_PREFIX,
+          expiration: Duration.days(EXECUTION_RETENTION_DAYS),
+        },
       ],
       // Browsers PUT straight to presigned URLs; the signature, not the origin, is the access control.
       cors: [

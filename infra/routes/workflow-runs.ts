@@ -1,6 +1,60 @@
+import { WORKFLOW_NODE_QUEUE } from '#shared/workflows/engine/queue.ts';
 import type { JobQueueDef, RouteDef, ScheduleDef } from '../route-types.ts';
 
 /** Runs of workflows: the run and results routes, the node queue and the watchdog (the engine part). */
-export const WORKFLOW_RUN_ROUTES: readonly RouteDef[] = [];
-export const WORKFLOW_JOB_QUEUES: Readonly<Record<string, JobQueueDef>> = {};
-export const WORKFLOW_SCHEDULES: Readonly<Record<string, ScheduleDef>> = {};
+const NODE = WORKFLOW_NODE_QUEUE;
+/** Where the run callback is delivered (the webhook delivery pipeline). */
+const CALLBACK_QUEUE = 'webhook-delivery';
+
+export const WORKFLOW_RUN_ROUTES: readonly RouteDef[] = [
+  // Writes the execution (large input variables to S3), queues its root nodes; derives the callback's
+  // signing secret with the master key.
+  {
+    method: 'POST',
+    path: '/workflows/{workflow_name}/run',
+    handler: 'functions/http/workflow-run.ts',
+    table: 'write',
+    bucket: 'write',
+    queues: [NODE.name],
+    masterKey: true,
+  },
+  {
+    method: 'GET',
+    path: '/workflow-version-execution-results',
+    handler: 'functions/http/workflow-execution-results.ts',
+    table: 'read',
+    bucket: 'read',
+  },
+];
+
+export const WORKFLOW_JOB_QUEUES: Readonly<Record<string, JobQueueDef>> = {
+  // Runs nodes (executors call providers and endpoints: provider keys are sealed with the master key),
+  // queues the next ones, and reports a finished run (event, callback).
+  [NODE.name]: {
+    worker: 'functions/workers/workflow-node.ts',
+    batchSize: NODE.batchSize,
+    maxReceiveCount: NODE.maxReceiveCount,
+    timeoutSeconds: NODE.timeoutSeconds,
+    memoryMb: 1024,
+    table: 'write',
+    bucket: 'write',
+    queues: [NODE.name, CALLBACK_QUEUE],
+    events: true,
+    masterKey: true,
+    maxConcurrency: NODE.maxConcurrency,
+  },
+};
+
+export const WORKFLOW_SCHEDULES: Readonly<Record<string, ScheduleDef>> = {
+  'workflow-watchdog': {
+    handler: 'functions/scheduled/workflow-watchdog.ts',
+    everyMinutes: 2,
+    description: 'moves unfinished workflow runs on: lost messages, expired leases, runs past their deadline',
+    table: 'write',
+    bucket: 'read',
+    queues: [NODE.name, CALLBACK_QUEUE],
+    events: true,
+    masterKey: true,
+    timeoutSeconds: 300,
+  },
+};

@@ -1,0 +1,9 @@
+import { sweepWorkflowRuns } from '#shared/workflows/engine/watchdog.ts';
+
+/**
+ * Schedule `workflow-watchdog` (locally also run at start-up): moves unfinished workflow runs on: sends
+ * ready nodes whose message was lost, takes over expired leases, fails what is past the run's deadline.
+ */
+export const handler = async (): Promise<void> => {
+  await sweepWorkflowRuns();
+};

@@ -1,0 +1,32 @@
+/**
+ * Settings of the `workflow-node` queue that both the route table and the engine read: the worker's
+ * timeout bounds a node's lease, the receive count bounds its attempts.
+ */
+export const WORKFLOW_NODE_QUEUE = {
+  name: 'workflow-node',
+  /** Deliveries of one message; the last one marks a node that keeps failing FAILED. */
+  maxReceiveCount: 5,
+  /** The worker's timeout: the longest node (an LLM call) must fit. */
+  timeoutSeconds: 900,
+  /** Records of a batch run at once. */
+  batchSize: 10,
+  /** Batches at once: in AWS the event source mapping's maximum concurrency, locally parallel batches. */
+  maxConcurrency: 10,
+} as const;
+
+/** A node's lease: the worker's timeout and a margin; a lease past this was lost with its worker. */
+export const NODE_LEASE_MS = (WORKFLOW_NODE_QUEUE.timeoutSeconds + 30) * 1000;
+
+/** Claims of one node before it is given up (a worker that dies on it every time). */
+export const MAX_NODE_ATTEMPTS = WORKFLOW_NODE_QUEUE.maxReceiveCount;
+
+/** One message per ready node: a pointer, never a value. */
+export type NodeMessage = {
+  v: 1;
+  type: 'workflow-node';
+  ws: number;
+  executionId: number;
+  workflowId: number;
+  versionNumber: number;
+  node: string;
+};

@@ -1,0 +1,102 @@
+import * as z from 'zod';
+import { nextId } from '#shared/platform/ids.ts';
+import { checkOutboundUrl } from '#shared/platform/outbound-http.ts';
+import { jsonObject } from '#shared/platform/schemas.ts';
+import { metadataField } from '#shared/request-logs/annotation-schemas.ts';
+import { planGraph } from '../graph.ts';
+import type { WorkflowVersion } from '../store.ts';
+import { defaultProgressDeps, nodeMessage, type ProgressDeps, type RunContext } from './progress.ts';
+import { inputWarning } from './readiness.ts';
+import { createExecution, type ExecutionMeta, inputsObjectKey, type NodeItem, storeJson } from './store.ts';
+
+/**
+ * Starts a run of a workflow version: the execution's items (every node QUEUED with its count of
+ * predecessors), then one message per root node. The run's deadline is `timeout_seconds` after its
+ * start (default 15 minutes, at most an hour); the watchdog fails what is still unfinished then.
+ */
+export const DEFAULT_RUN_TIMEOUT_SECONDS = 900;
+export const MAX_RUN_TIMEOUT_SECONDS = 3600;
+
+/** The run body: PromptLayer's fields (unknown ones, e.g. the Python SDK's, are ignored) and ours. */
+export const runWorkflowBodySchema = z
+  .object({
+    workflow_label_name: z.string().min(1).max(255).nullish(),
+    workflow_version_number: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).nullish(),
+    input_variables: jsonObject.nullish(),
+    metadata: metadataField.nullish(),
+    return_all_outputs: z.boolean().nullish(),
+    callback_url: z.string().max(2048).nullish(),
+    /** How long the run may take before its unfinished nodes are FAILED (seconds). */
+    timeout_seconds: z.number().int().min(1).max(MAX_RUN_TIMEOUT_SECONDS).nullish(),
+  })
+  .superRefine((body, ctx) => {
+    if (body.workflow_label_name != null && body.workflow_version_number != null) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['workflow_version_number'],
+        message: 'give workflow_label_name or workflow_version_number, not both',
+      });
+    }
+    if (body.callback_url != null) {
+      const checked = checkOutboundUrl(body.callback_url);
+      if (!checked.ok) ctx.addIssue({ code: 'custom', path: ['callback_url'], message: checked.reason });
+    }
+  })
+  .meta({ id: 'RunWorkflow' });
+export type RunWorkflowBody = z.infer<typeof runWorkflowBodySchema>;
+
+export interface StartedRun {
+  executionId: number;
+  warning: string | null;
+}
+
+export async function startExecution(
+  workspaceId: number,
+  version: WorkflowVersion,
+  body: RunWorkflowBody,
+  /** The input variables exactly as sent (a `__proto__` name included). */
+  rawInputs: Record<string, unknown> = body.input_variables ?? {},
+  deps: ProgressDeps = defaultProgressDeps,
+): Promise<StartedRun> {
+  const plan = planGraph(version.graph);
+  const executionId = await nextId('workflow_execution');
+  const now = deps.now();
+  const timeoutSeconds = body.timeout_seconds ?? DEFAULT_RUN_TIMEOUT_SECONDS;
+  const inputs = await storeJson(inputsObjectKey(workspaceId, executionId), rawInputs);
+  const nodes: NodeItem[] = version.graph.nodes.map((node, order) => ({
+    name: node.name,
+    order,
+    isOutput: node.is_output_node,
+    status: 'QUEUED',
+    pending: plan.nodes.get(node.name)?.predecessors.length ?? 0,
+  }));
+  const meta: ExecutionMeta = {
+    workspaceId,
+    executionId,
+    workflowId: version.workflow_id,
+    workflowName: version.workflow_name,
+    versionId: version.version_id,
+    versionNumber: version.version_number,
+    inputsJson: inputs.json,
+    inputsKey: inputs.key,
+    returnAllOutputs: body.return_all_outputs ?? false,
+    callbackUrl: body.callback_url ?? null,
+    metadata: body.metadata ?? null,
+    status: 'RUNNING',
+    createdAt: now,
+    deadline: now + timeoutSeconds * 1000,
+    timeoutSeconds,
+    sinksLeft: [...plan.nodes.values()].filter((node) => node.successors.length === 0).length,
+  };
+  await createExecution(meta, nodes);
+  const run: RunContext = {
+    ws: workspaceId,
+    executionId,
+    workflowId: version.workflow_id,
+    versionNumber: version.version_number,
+    plan,
+    deps,
+  };
+  await deps.send(plan.roots.map((root) => nodeMessage(run, root)));
+  return { executionId, warning: inputWarning(version.graph.required_input_variables, rawInputs) };
+}

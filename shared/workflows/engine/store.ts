@@ -1,0 +1,446 @@
+import { createHash } from 'node:crypto';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { batchGetItems, batchWriteItems } from '#shared/platform/batch.ts';
+import { getObjectText, putObject } from '#shared/platform/blob-store.ts';
+import { dynamo, table, unlessConditionFails } from '#shared/platform/dynamo.ts';
+import { EXECUTION_OBJECT_PREFIX, EXECUTION_RETENTION_DAYS, INLINE_VALUE_LIMIT_BYTES } from './limits.ts';
+import type { FinalStatus, NodeStatus } from './readiness.ts';
+
+/**
+ * The items of a workflow execution, one partition per execution:
+ *
+ *   PK `W#<ws>#WFX#<executionId>`  SK `META`          the run (workflow and version, input variables,
+ *                                                     status RUNNING|COMPLETE, deadline, sinks left)
+ *   PK `W#<ws>#WFX#<executionId>`  SK `N#<node name>`  one node (status, fan-in counters, lease, value)
+ *
+ * While the run is unfinished (and until its end is reported) the META item sits in a sparse index,
+ * GSI1 `WFXOPEN#<shard>` ordered by creation, which the watchdog reads. Values and input variables
+ * over 64 KB live in S3 under `workflow-executions/<ws>/<executionId>/`. Everything expires after
+ * EXECUTION_RETENTION_DAYS (the bucket's lifecycle rule does the same for the objects).
+ */
+export const OPEN_SHARDS = 4;
+const OPEN_PREFIX = 'WFXOPEN#';
+
+export const executionPartition = (ws: number, executionId: number) => `W#${ws}#WFX#${executionId}`;
+export const metaKey = (ws: number, executionId: number) => ({
+  PK: executionPartition(ws, executionId),
+  SK: 'META',
+});
+export const nodeKey = (ws: number, executionId: number, node: string) => ({
+  PK: executionPartition(ws, executionId),
+  SK: `N#${node}`,
+});
+
+export interface ExecutionMeta {
+  workspaceId: number;
+  executionId: number;
+  workflowId: number;
+  workflowName: string;
+  versionId: number;
+  versionNumber: number;
+  /** Inline (JSON) when small, else the S3 key. */
+  inputsJson?: string;
+  inputsKey?: string;
+  returnAllOutputs: boolean;
+  callbackUrl: string | null;
+  metadata: Record<string, unknown> | null;
+  status: 'RUNNING' | 'COMPLETE';
+  /** Epoch milliseconds. */
+  createdAt: number;
+  deadline: number;
+  timeoutSeconds: number;
+  /** Nodes without successors not yet final: the run is complete when none is left. */
+  sinksLeft: number;
+  finishedAt?: number;
+  /** Set once `agent_run_finished` and the callback are handed over; the META leaves the index then. */
+  notifiedAt?: number;
+}
+
+export interface NodeItem {
+  name: string;
+  /** Position in the version's node list. */
+  order: number;
+  isOutput: boolean;
+  status: NodeStatus;
+  /** Predecessors not yet counted. */
+  pending: number;
+  resolved?: Set<string>;
+  taken?: number;
+  skipped?: number;
+  failedDeps?: Set<string>;
+  /** Successors whose edge from this node was taken (written with a SUCCESS). */
+  takenTo?: Set<string>;
+  attempt?: number;
+  leaseUntil?: number;
+  valueJson?: string;
+  valueKey?: string;
+  error_message?: string | null;
+  raw_error_message?: string | null;
+  startedAt?: number;
+  finishedAt?: number;
+}
+
+const expiresAt = (now: number) => Math.floor(now / 1000) + EXECUTION_RETENTION_DAYS * 86_400;
+const openIndexKeys = (meta: Pick<ExecutionMeta, 'executionId' | 'workspaceId' | 'createdAt'>) => ({
+  GSI1PK: `${OPEN_PREFIX}${meta.executionId % OPEN_SHARDS}`,
+  GSI1SK: `${new Date(meta.createdAt).toISOString()}#${meta.workspaceId}#${meta.executionId}`,
+});
+
+/** A JSON value stored inline when small, else as an S3 object; the attribute to write. */
+export async function storeJson(
+  objectKey: string,
+  value: unknown,
+): Promise<{ json: string; key?: undefined } | { key: string; json?: undefined }> {
+  const json = JSON.stringify(value ?? null);
+  if (Buffer.byteLength(json) <= INLINE_VALUE_LIMIT_BYTES) return { json };
+  await putObject(objectKey, json);
+  return { key: objectKey };
+}
+
+export async function loadJson(stored: { json?: string; key?: string }): Promise<unknown> {
+  if (stored.json !== undefined) return JSON.parse(stored.json);
+  if (stored.key !== undefined) return JSON.parse(await getObjectText(stored.key));
+  return null;
+}
+
+export const nodeValue = (item: NodeItem) => loadJson({ json: item.valueJson, key: item.valueKey });
+export const executionInputs = async (meta: ExecutionMeta) =>
+  ((await loadJson({ json: meta.inputsJson, key: meta.inputsKey })) ?? {}) as Record<string, unknown>;
+
+const objectBase = (ws: number, executionId: number) => `${EXECUTION_OBJECT_PREFIX}${ws}/${executionId}/`;
+export const inputsObjectKey = (ws: number, executionId: number) =>
+  `${objectBase(ws, executionId)}inputs.json`;
+/** Per node and attempt: a stale attempt never overwrites the object the winning one points to. */
+export const valueObjectKey = (ws: number, executionId: number, node: string, attempt: number) =>
+  `${objectBase(ws, executionId)}nodes/${createHash('sha256').update(node).digest('hex')}/${attempt}.json`;
+
+/** Writes a new execution: its nodes first, then the META (which makes it visible to the watchdog). */
+export async function createExecution(meta: ExecutionMeta, nodes: NodeItem[]): Promise<void> {
+  const ttl = expiresAt(meta.createdAt);
+  await batchWriteItems(
+    nodes.map((node) => ({
+      PutRequest: {
+        Item: { ...nodeKey(meta.workspaceId, meta.executionId, node.name), ...node, expiresAt: ttl },
+      },
+    })),
+  );
+  await dynamo.send(
+    new PutCommand({
+      TableName: table(),
+      Item: {
+        ...metaKey(meta.workspaceId, meta.executionId),
+        ...meta,
+        ...openIndexKeys(meta),
+        expiresAt: ttl,
+      },
+      ConditionExpression: 'attribute_not_exists(PK)',
+    }),
+  );
+}
+
+/** Every item of one execution in one Query (paged past 1 MB): its META and its nodes. */
+export async function readExecution(
+  ws: number,
+  executionId: number,
+): Promise<{ meta: ExecutionMeta; nodes: NodeItem[] } | undefined> {
+  const items: Record<string, unknown>[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await dynamo.send(
+      new QueryCommand({
+        TableName: table(),
+        KeyConditionExpression: 'PK = :pk',
+        ExpressionAttributeValues: { ':pk': executionPartition(ws, executionId) },
+        ConsistentRead: true,
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    items.push(...(page.Items ?? []));
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  const meta = items.find((item) => item.SK === 'META') as ExecutionMeta | undefined;
+  if (!meta) return undefined;
+  const nodes = (items.filter((item) => item.SK !== 'META') as unknown as NodeItem[]).sort(
+    (a, b) => a.order - b.order,
+  );
+  return { meta, nodes };
+}
+
+export async function getNode(ws: number, executionId: number, node: string): Promise<NodeItem | undefined> {
+  const { Item } = await dynamo.send(
+    new GetCommand({ TableName: table(), Key: nodeKey(ws, executionId, node), ConsistentRead: true }),
+  );
+  return Item as NodeItem | undefined;
+}
+
+export async function getMeta(ws: number, executionId: number): Promise<ExecutionMeta | undefined> {
+  const { Item } = await dynamo.send(
+    new GetCommand({ TableName: table(), Key: metaKey(ws, executionId), ConsistentRead: true }),
+  );
+  return Item as ExecutionMeta | undefined;
+}
+
+/** The META and the named nodes in one BatchGetItem (what a worker needs to run a node). */
+export async function getMetaAndNodes(
+  ws: number,
+  executionId: number,
+  names: readonly string[],
+): Promise<{ meta: ExecutionMeta | undefined; nodes: Map<string, NodeItem> }> {
+  const items = await batchGetItems(
+    [metaKey(ws, executionId), ...names.map((name) => nodeKey(ws, executionId, name))],
+    { consistent: true },
+  );
+  const meta = items.find((item) => item.SK === 'META') as ExecutionMeta | undefined;
+  const nodes = new Map<string, NodeItem>();
+  for (const item of items)
+    if (item.SK !== 'META') nodes.set(item.name as string, item as unknown as NodeItem);
+  return { meta, nodes };
+}
+
+/**
+ * Claims a ready node: QUEUED (with no predecessor left) or RUNNING with an expired lease becomes
+ * RUNNING under a new lease and attempt. The claimed item, or undefined when another worker holds it,
+ * it is not ready, or it is final.
+ */
+export async function claimNode(
+  ws: number,
+  executionId: number,
+  node: string,
+  now: number,
+  leaseMs: number,
+): Promise<NodeItem | undefined> {
+  const result = await unlessConditionFails(
+    dynamo.send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: nodeKey(ws, executionId, node),
+        UpdateExpression:
+          'SET #status = :running, leaseUntil = :lease, startedAt = :now, attempt = if_not_exists(attempt, :zero) + :one',
+        ConditionExpression:
+          '(#status = :queued AND #pending <= :zero) OR (#status = :running AND leaseUntil < :now)',
+        ExpressionAttributeNames: { '#status': 'status', '#pending': 'pending' },
+        ExpressionAttributeValues: {
+          ':running': 'RUNNING',
+          ':queued': 'QUEUED',
+          ':lease': now + leaseMs,
+          ':now': now,
+          ':zero': 0,
+          ':one': 1,
+        },
+        ReturnValues: 'ALL_NEW',
+      }),
+    ),
+  );
+  return result?.Attributes as NodeItem | undefined;
+}
+
+/** Gives a claimed node's lease up at once (its attempt threw), so the next delivery may claim it. */
+export async function releaseLease(
+  ws: number,
+  executionId: number,
+  node: string,
+  attempt: number,
+): Promise<void> {
+  await unlessConditionFails(
+    dynamo.send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: nodeKey(ws, executionId, node),
+        UpdateExpression: 'SET leaseUntil = :zero',
+        ConditionExpression: '#status = :running AND attempt = :attempt',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':zero': 0, ':running': 'RUNNING', ':attempt': attempt },
+      }),
+    ),
+  );
+}
+
+export interface NodeOutcome {
+  status: FinalStatus;
+  valueJson?: string;
+  valueKey?: string;
+  error_message?: string | null;
+  raw_error_message?: string | null;
+  takenTo?: Set<string>;
+}
+
+/**
+ * Makes a node final. `from` says which state the write may leave: the claimed attempt (a stale worker
+ * cannot overwrite a newer attempt), QUEUED (a skip decided by a predecessor), or any unfinished state
+ * (the watchdog). Answers whether this write made it final.
+ */
+export async function finishNode(
+  ws: number,
+  executionId: number,
+  node: string,
+  outcome: NodeOutcome,
+  from: { attempt: number } | 'QUEUED' | 'UNFINISHED',
+  now: number,
+): Promise<boolean> {
+  const names: Record<string, string> = { '#status': 'status' };
+  const values: Record<string, unknown> = {
+    ':status': outcome.status,
+    ':now': now,
+    ':error': outcome.error_message ?? null,
+    ':raw': outcome.raw_error_message ?? null,
+  };
+  const sets = [
+    '#status = :status',
+    'finishedAt = :now',
+    'error_message = :error',
+    'raw_error_message = :raw',
+  ];
+  const removes = ['leaseUntil'];
+  if (outcome.valueKey !== undefined) {
+    sets.push('valueKey = :key');
+    values[':key'] = outcome.valueKey;
+    removes.push('valueJson');
+  } else {
+    sets.push('valueJson = :json');
+    values[':json'] = outcome.valueJson ?? 'null';
+    removes.push('valueKey');
+  }
+  if (outcome.takenTo?.size) {
+    sets.push('takenTo = :takenTo');
+    values[':takenTo'] = outcome.takenTo;
+  }
+  let condition: string;
+  if (from === 'QUEUED') {
+    condition = '#status = :queued';
+    values[':queued'] = 'QUEUED';
+  } else if (from === 'UNFINISHED') {
+    condition = '#status IN (:queued, :running)';
+    values[':queued'] = 'QUEUED';
+    values[':running'] = 'RUNNING';
+  } else {
+    condition = '#status = :running AND attempt = :attempt';
+    values[':running'] = 'RUNNING';
+    values[':attempt'] = from.attempt;
+  }
+  const result = await unlessConditionFails(
+    dynamo.send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: nodeKey(ws, executionId, node),
+        UpdateExpression: `SET ${sets.join(', ')} REMOVE ${removes.join(', ')}`,
+        ConditionExpression: condition,
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+      }),
+    ),
+  );
+  return result !== undefined;
+}
+
+/**
+ * Counts a final predecessor on a successor, once: `pending` down by one, the source added to
+ * `resolved`, and what the source left (an edge taken, a skip, a failed dependency). The successor
+ * as it is now, or undefined when this source was counted before (a redelivery).
+ */
+export async function countPredecessor(
+  ws: number,
+  executionId: number,
+  target: string,
+  source: string,
+  counts: { taken: boolean; skipped: boolean; failedDependency: boolean },
+): Promise<NodeItem | undefined> {
+  const adds = ['#pending :minusOne', 'resolved :source'];
+  const values: Record<string, unknown> = { ':minusOne': -1, ':source': new Set([source]), ':name': source };
+  if (counts.taken) adds.push('taken :one');
+  if (counts.skipped) adds.push('skipped :one');
+  if (counts.failedDependency) adds.push('failedDeps :source');
+  if (counts.taken || counts.skipped) values[':one'] = 1;
+  const result = await unlessConditionFails(
+    dynamo.send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: nodeKey(ws, executionId, target),
+        UpdateExpression: `ADD ${adds.join(', ')}`,
+        ConditionExpression:
+          'attribute_exists(PK) AND (attribute_not_exists(resolved) OR NOT contains(resolved, :name))',
+        ExpressionAttributeNames: { '#pending': 'pending' },
+        ExpressionAttributeValues: values,
+        ReturnValues: 'ALL_NEW',
+      }),
+    ),
+  );
+  return result?.Attributes as NodeItem | undefined;
+}
+
+/**
+ * Counts a final node without successors on the META, once. The META as it is now, or undefined when
+ * this node was counted before.
+ */
+export async function countSink(
+  ws: number,
+  executionId: number,
+  node: string,
+): Promise<ExecutionMeta | undefined> {
+  const result = await unlessConditionFails(
+    dynamo.send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: metaKey(ws, executionId),
+        UpdateExpression: 'ADD sinksLeft :minusOne, sinksDone :node',
+        ConditionExpression:
+          'attribute_exists(PK) AND (attribute_not_exists(sinksDone) OR NOT contains(sinksDone, :name))',
+        ExpressionAttributeValues: { ':minusOne': -1, ':node': new Set([node]), ':name': node },
+        ReturnValues: 'ALL_NEW',
+      }),
+    ),
+  );
+  return result?.Attributes as ExecutionMeta | undefined;
+}
+
+/** The one write that ends a run: RUNNING -> COMPLETE. Answers whether this caller won it. */
+export async function completeExecution(ws: number, executionId: number, now: number): Promise<boolean> {
+  const result = await unlessConditionFails(
+    dynamo.send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: metaKey(ws, executionId),
+        UpdateExpression: 'SET #status = :complete, finishedAt = :now',
+        ConditionExpression: '#status = :running',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':complete': 'COMPLETE', ':running': 'RUNNING', ':now': now },
+      }),
+    ),
+  );
+  return result !== undefined;
+}
+
+/** The run's end was reported: the META leaves the watchdog's index. */
+export async function markNotified(ws: number, executionId: number, now: number): Promise<void> {
+  await unlessConditionFails(
+    dynamo.send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: metaKey(ws, executionId),
+        UpdateExpression: 'SET notifiedAt = :now REMOVE GSI1PK, GSI1SK',
+        ConditionExpression: 'attribute_exists(PK)',
+        ExpressionAttributeValues: { ':now': now },
+      }),
+    ),
+  );
+}
+
+/** Unfinished (or unreported) executions created before `before`, oldest first, `limit` per shard. */
+export async function openExecutions(before: number, limit: number): Promise<ExecutionMeta[]> {
+  const shards = await Promise.all(
+    Array.from({ length: OPEN_SHARDS }, (_, shard) =>
+      dynamo.send(
+        new QueryCommand({
+          TableName: table(),
+          IndexName: 'GSI1',
+          KeyConditionExpression: 'GSI1PK = :pk AND GSI1SK < :before',
+          ExpressionAttributeValues: {
+            ':pk': `${OPEN_PREFIX}${shard}`,
+            ':before': new Date(before).toISOString(),
+          },
+          Limit: limit,
+        }),
+      ),
+    ),
+  );
+  return shards.flatMap((page) => (page.Items ?? []) as ExecutionMeta[]);
+}

@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import { executionResults, mainOutputNode, type ResolvedNode } from '#shared/workflows/engine/results.ts';
+
+const node = (name: string, order: number, more: Partial<ResolvedNode> = {}): ResolvedNode => ({
+  name,
+  order,
+  status: 'SUCCESS',
+  value: name,
+  error_message: null,
+  raw_error_message: null,
+  is_output_node: false,
+  finishedAt: 100 + order,
+  ...more,
+});
+const result = ({ name: _n, order: _o, finishedAt: _f, ...rest }: ResolvedNode) => rest;
+
+describe('the results of a run', () => {
+  it('answers 202 with every node while one is QUEUED or RUNNING, whatever return_all_outputs says', () => {
+    const nodes = [node('a', 0), node('b', 1, { status: 'RUNNING', is_output_node: true })];
+    for (const all of [true, false]) {
+      expect(executionResults(nodes, all)).toEqual({
+        status: 202,
+        body: { a: result(nodes[0]!), b: result(nodes[1]!) },
+      });
+    }
+    expect(executionResults([node('q', 0, { status: 'QUEUED' })], false).status).toBe(202);
+  });
+
+  it('answers 200 with every node when asked, else the output node whose success came first', () => {
+    const nodes = [
+      node('a', 0),
+      node('late', 1, { is_output_node: true, finishedAt: 500 }),
+      node('early', 2, { is_output_node: true, finishedAt: 200 }),
+      node('failed', 3, { is_output_node: true, status: 'FAILED', finishedAt: 10, value: null }),
+    ];
+    expect(Object.keys(executionResults(nodes, true).body)).toEqual(['a', 'late', 'early', 'failed']);
+    expect(executionResults(nodes, false)).toEqual({ status: 200, body: { early: result(nodes[2]!) } });
+  });
+
+  it('breaks a tie of finishing times by declaration order', () => {
+    const nodes = [
+      node('second', 1, { is_output_node: true, finishedAt: 5 }),
+      node('first', 0, { is_output_node: true, finishedAt: 5 }),
+    ];
+    expect(mainOutputNode(nodes)?.name).toBe('first');
+  });
+
+  it('answers every output node when none succeeded', () => {
+    const nodes = [
+      node('a', 0),
+      node('x', 1, { is_output_node: true, status: 'FAILED' }),
+      node('y', 2, { is_output_node: true, status: 'SKIPPED' }),
+    ];
+    expect(Object.keys(executionResults(nodes, false).body)).toEqual(['x', 'y']);
+    expect(mainOutputNode(nodes)).toBeUndefined();
+  });
+
+  it('keeps a node named __proto__ as an ordinary key', () => {
+    const body = executionResults([node('__proto__', 0, { is_output_node: true })], true).body;
+    expect(Object.keys(body)).toEqual(['__proto__']);
+    expect(JSON.stringify(body)).toBe(
+      '{"__proto__":{"status":"SUCCESS","value":"__proto__","error_message":null,"raw_error_message":null,"is_output_node":true}}',
+    );
+  });
+});
