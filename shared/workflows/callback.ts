@@ -22,7 +22,7 @@ export interface RunCallback {
   workspaceId: number;
   executionId: number;
   url: string;
-  /** What the results endpoint answers without `return_all_outputs`. */
+  /** What the results endpoint answers for the run, with the run's own `return_all_outputs`. */
   finalOutput: unknown;
 }
 
