@@ -3,6 +3,7 @@ import * as https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { RequestFilteringHttpAgent, RequestFilteringHttpsAgent } from 'request-filtering-agent';
+import * as z from 'zod';
 import { ENV } from './config.ts';
 import { logger } from './logger.ts';
 
@@ -365,3 +366,20 @@ function toOutboundError(error: Error & { code?: string }, host: string): Outbou
     return new OutboundError('network', `the TLS handshake with ${host} failed (${code})`);
   return new OutboundError('network', `the request to ${host} failed (${code ?? 'connection error'})`);
 }
+
+/**
+ * A URL the service will call later (a webhook, a run's callback, a provider base URL), checked as the
+ * outbound client's registration rule: `https` (plain `http` only for a host in OUTBOUND_ALLOWED_HOSTS),
+ * no user name or password, no IP literal in a refused range, no `localhost`. The address a host name
+ * resolves to is checked again at every connection.
+ */
+export const outboundUrl = () =>
+  z
+    .string()
+    .trim()
+    .min(1)
+    .max(OUTBOUND_MAX_URL_LENGTH)
+    .superRefine((text, ctx) => {
+      const checked = checkOutboundUrl(text);
+      if (!checked.ok) ctx.addIssue({ code: 'custom', message: checked.reason });
+    });

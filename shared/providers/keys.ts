@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { notFound } from '#shared/platform/errors.ts';
 import { masterKey, seal, unseal } from '#shared/platform/master-key.ts';
-import { checkOutboundUrl } from '#shared/platform/outbound-http.ts';
+import { outboundUrl } from '#shared/platform/outbound-http.ts';
 import { isoTimestamp } from '#shared/platform/response-schemas.ts';
 import { toIso } from '#shared/platform/time.ts';
 import { ProviderError } from './errors.ts';
@@ -32,18 +32,8 @@ const apiKeySchema = z
   // Sent as a header value: printable ASCII, no spaces (what every provider's keys are).
   .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces');
 
-const baseUrlSchema = z
-  .string()
-  .trim()
-  .min(1)
-  .superRefine((text, ctx) => {
-    // https only (plain http only for a host in OUTBOUND_ALLOWED_HOSTS), no userinfo, no private,
-    // loopback or link-local literal, no `localhost`: the guard's registration rule.
-    const checked = checkOutboundUrl(text);
-    if (!checked.ok) ctx.addIssue({ code: 'custom', message: checked.reason });
-    else if (checked.url.search || checked.url.hash)
-      ctx.addIssue({ code: 'custom', message: 'must not have a query or fragment' });
-  })
+const baseUrlSchema = outboundUrl()
+  .refine((text) => !/[?#]/.test(text), 'must not have a query or fragment')
   .transform((text) => text.replace(/\/+$/, ''));
 
 export const putProviderKeyBodySchema = z.strictObject({

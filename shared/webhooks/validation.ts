@@ -1,11 +1,10 @@
 import { validateHeaderValue } from 'node:http';
 import * as z from 'zod';
 import { type EventType, SUBSCRIBABLE_EVENT_TYPES } from '#shared/events/catalogue.ts';
-import { checkOutboundUrl } from '#shared/platform/outbound-http.ts';
+import { outboundUrl } from '#shared/platform/outbound-http.ts';
 
 /** What a registration may hold. */
 export const MAX_WEBHOOKS_PER_WORKSPACE = 20;
-export const MAX_URL_LENGTH = 2048;
 export const MAX_DESCRIPTION_LENGTH = 1000;
 export const MAX_HEADERS = 20;
 export const MAX_HEADER_VALUE_LENGTH = 2048;
@@ -53,17 +52,7 @@ function isValidHeaderValue(name: string, value: string): boolean {
   }
 }
 
-const urlSchema = z
-  .string()
-  .trim()
-  .min(1)
-  .max(MAX_URL_LENGTH)
-  .superRefine((text, ctx) => {
-    // The outbound client's registration check: `https` (plain `http` only for a host in
-    // OUTBOUND_ALLOWED_HOSTS), no userinfo, no IP literal in a refused range, no `localhost`.
-    const checked = checkOutboundUrl(text);
-    if (!checked.ok) ctx.addIssue({ code: 'custom', message: checked.reason });
-  });
+const urlSchema = outboundUrl();
 
 const eventTypesSchema = z
   .array(z.enum(SUBSCRIBABLE_EVENT_TYPES as [EventType, ...EventType[]]))

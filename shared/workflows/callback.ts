@@ -1,4 +1,3 @@
-import { invalid } from '#shared/platform/errors.ts';
 import { logger } from '#shared/platform/logger.ts';
 import { checkOutboundUrl } from '#shared/platform/outbound-http.ts';
 import { enqueueDelivery, stableDeliveryId } from '#shared/webhooks/deliveries.ts';
@@ -34,16 +33,6 @@ export type CallbackResultCode = 'OK' | 'EXCEEDS_SIZE_LIMIT';
 /** The signing secret of one run's callback (`whsec_...`), derived, never stored. */
 export async function callbackSecret(workspaceId: number, executionId: number): Promise<string> {
   return secretText(await runCallbackSigningKey(workspaceId, executionId));
-}
-
-/**
- * The run route's check of `callback_url`, before anything is written: what the outbound client
- * refuses without a DNS lookup (`https` only unless the host is in OUTBOUND_ALLOWED_HOSTS, no user
- * name or password, no refused IP literal, no `localhost`), as a 422 on `body.callback_url`.
- */
-export function checkCallbackUrl(url: string): void {
-  const checked = checkOutboundUrl(url);
-  if (!checked.ok) throw invalid(['body', 'callback_url'], checked.reason);
 }
 
 /** The body every attempt sends, written once (sorted keys, as webhook bodies are). */

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { nextId } from '#shared/platform/ids.ts';
-import { checkOutboundUrl } from '#shared/platform/outbound-http.ts';
+import { outboundUrl } from '#shared/platform/outbound-http.ts';
 import { jsonObject } from '#shared/platform/schemas.ts';
 import { metadataField } from '#shared/request-logs/annotation-schemas.ts';
 import { planGraph } from '../graph.ts';
@@ -25,7 +25,7 @@ export const runWorkflowBodySchema = z
     input_variables: jsonObject.nullish(),
     metadata: metadataField.nullish(),
     return_all_outputs: z.boolean().nullish(),
-    callback_url: z.string().max(2048).nullish(),
+    callback_url: outboundUrl().nullish(),
     /** How long the run may take before its unfinished nodes are FAILED (seconds). */
     timeout_seconds: z.number().int().min(1).max(MAX_RUN_TIMEOUT_SECONDS).nullish(),
   })
@@ -36,10 +36,6 @@ export const runWorkflowBodySchema = z
         path: ['workflow_version_number'],
         message: 'give workflow_label_name or workflow_version_number, not both',
       });
-    }
-    if (body.callback_url != null) {
-      const checked = checkOutboundUrl(body.callback_url);
-      if (!checked.ok) ctx.addIssue({ code: 'custom', path: ['callback_url'], message: checked.reason });
     }
   })
   .meta({ id: 'RunWorkflow' });
