@@ -13,5 +13,5 @@ export const handler = httpRoute({
   permission: ['webhooks', 'edit'],
   responses: { 202: deliverySchema },
   handle: async ({ path, auth }) =>
-    new HttpResponse(202, await sendTestEvent(auth.workspaceId, path.webhook_id, auth.userId)),
+    new HttpResponse(202, await sendTestEvent(auth.workspaceId, path.webhook_id, auth)),
 });

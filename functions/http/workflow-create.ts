@@ -9,5 +9,5 @@ export const handler = httpRoute({
   responses: { 201: createWorkflowResponseSchema },
   errors: [404, 409, 413],
   status: 201,
-  handle: ({ body, auth }) => createWorkflow(auth.workspaceId, auth.userId, body),
+  handle: ({ body, auth }) => createWorkflow(auth.workspaceId, auth.userId, body, auth.userEmail),
 });

@@ -21,7 +21,12 @@ export async function benchEventWrites(workspaceId: number): Promise<BenchRow[]>
     },
     { step: 'initialize', name: 'benchEventWriteCounter' },
   );
-  const authorizer = toAuthorizerContext({ workspaceId, userId: 1, permissions: FULL_ACCESS });
+  const authorizer = toAuthorizerContext({
+    workspaceId,
+    userId: 1,
+    userEmail: null,
+    permissions: FULL_ACCESS,
+  });
   const publish = async (i: number) => {
     const result = await handler(
       {

@@ -28,7 +28,12 @@ async function measure(workspaceId: number): Promise<Row[]> {
   const get = (await import(join(REPO_ROOT, GET_HANDLER))).handler as Handler;
   const publishHandler = (await import(join(REPO_ROOT, PUBLISH_HANDLER))).handler as Handler;
   const render = (await import(join(REPO_ROOT, RENDER_HANDLER))).handler as Handler;
-  const authorizer = toAuthorizerContext({ workspaceId, userId: 1, permissions: FULL_ACCESS });
+  const authorizer = toAuthorizerContext({
+    workspaceId,
+    userId: 1,
+    userEmail: null,
+    permissions: FULL_ACCESS,
+  });
   const context = { awsRequestId: 'bench' } as Context;
   const event = (init: Partial<APIGatewayProxyEvent>): APIGatewayProxyEvent =>
     ({

@@ -4,6 +4,8 @@ import { parseArgs } from 'node:util';
 import {
   describePermissions,
   ENTITY_TYPES,
+  isValidEmail,
+  MAX_EMAIL_LENGTH,
   parsePermissions,
   READ_ONLY,
 } from '#shared/platform/auth-context.ts';
@@ -18,11 +20,15 @@ import { ENDPOINTS_FILE, LOCAL_TABLE_NAME } from '../local/service.ts';
  * `create` prints the new key alone on the last line of stdout; it is stored only as a hash.
  */
 const USAGE = `Usage:
-  npm run keys -- create --workspace NAME [--read-only | --permissions TYPE:ACCESS,...] [TABLE]
+  npm run keys -- create --workspace NAME [--read-only | --permissions TYPE:ACCESS,...]
+                         [--email ADDRESS | --user-id ID] [TABLE]
   npm run keys -- list   --workspace NAME [TABLE]
   npm run keys -- revoke --workspace NAME --key-id ID [TABLE]
 Permissions: full access unless --read-only (read every entity type) or --permissions, e.g.
   --permissions prompts:read,request_logs:edit (types not named get no access); types: ENTITY_TYPES.
+Users: each key is for a new user, with the e-mail address --email (what created_by_email filters
+  on; at most MAX_EMAIL_LENGTH characters) or none; --user-id ID (from list) makes another key of that
+  user, carrying the user's address (--email may repeat it, nothing else).
 TABLE: --stack STACK (its TableName output, e.g. promptops-prod), else --table TABLE, else TABLE_NAME,
 else the running local service, found through its data directory: --data-dir DIR, else
 PROMPTOPS_DATA_DIR, else .data (give the one the service was started with).`;
@@ -32,6 +38,8 @@ const { positionals, values } = parseArgs({
   options: {
     workspace: { type: 'string' },
     'key-id': { type: 'string' },
+    email: { type: 'string' },
+    'user-id': { type: 'string' },
     'read-only': { type: 'boolean', default: false },
     permissions: { type: 'string' },
     'data-dir': { type: 'string' },
@@ -42,7 +50,11 @@ const { positionals, values } = parseArgs({
 });
 
 function fail(message: string): never {
-  console.error(`${message}\n\n${USAGE.replace('ENTITY_TYPES', ENTITY_TYPES.join(', '))}`);
+  const usage = USAGE.replace('ENTITY_TYPES', ENTITY_TYPES.join(', ')).replace(
+    'MAX_EMAIL_LENGTH',
+    String(MAX_EMAIL_LENGTH),
+  );
+  console.error(`${message}\n\n${usage}`);
   process.exit(2);
 }
 
@@ -52,6 +64,15 @@ if (!values.workspace) fail('--workspace is required.');
 // A workspace name is a key: a lone UTF-16 surrogate would be stored as U+FFFD and meet another name.
 if (!values.workspace.isWellFormed()) fail('--workspace must be well-formed Unicode (no lone surrogates).');
 if (values['read-only'] && values.permissions) fail('Give --read-only or --permissions, not both.');
+if (values.email !== undefined && !isValidEmail(values.email)) {
+  fail(
+    `--email: "${values.email}" is not an e-mail address (at most ${MAX_EMAIL_LENGTH} characters: ` +
+      "letters, digits or .!#$%&'*+/=?^_`{|}~- before one @, then a domain such as example.com).",
+  );
+}
+const userId = values['user-id'] === undefined ? undefined : Number(values['user-id']);
+if (userId !== undefined && (!Number.isSafeInteger(userId) || userId < 1))
+  fail('--user-id must be a user id from `list`.');
 const permissions = values['read-only']
   ? READ_ONLY
   : values.permissions
@@ -67,9 +88,30 @@ function permissionsOf(text: string) {
 }
 
 configureTable(values.stack ? await stackTableName(values.stack) : values.table, values['data-dir']);
-const { createApiKey, ensureWorkspace, findWorkspace, listApiKeys, revokeApiKey } = await import(
-  '#shared/auth/api-keys.ts'
-);
+const {
+  createApiKey,
+  createUserKey,
+  ensureWorkspace,
+  findWorkspace,
+  KeyUserError,
+  listApiKeys,
+  revokeApiKey,
+} = await import('#shared/auth/api-keys.ts');
+
+/** Another key of a user of the workspace; a user unknown there, or another address, is refused. */
+async function userKey(workspaceId: number, id: number) {
+  try {
+    return await createUserKey(workspaceId, id, { permissions, email: values.email });
+  } catch (error) {
+    if (error instanceof KeyUserError) fail(`${error.message}.`);
+    throw error;
+  }
+}
+
+/** `user 7 <a@example.com>`, or `user 7 (no e-mail)`. */
+function describeUser(key: { userId: number; email: string | null }): string {
+  return `user ${key.userId} ${key.email === null ? '(no e-mail)' : `<${key.email}>`}`;
+}
 
 /** list and revoke never create a workspace: a typo must not leave one behind. */
 async function existingWorkspace(name: string): Promise<number> {
@@ -80,11 +122,18 @@ async function existingWorkspace(name: string): Promise<number> {
 try {
   switch (command) {
     case 'create': {
-      const { workspaceId, created } = await ensureWorkspace(values.workspace);
-      const { key, summary } = await createApiKey(workspaceId, { permissions });
+      // A key of an existing user needs the workspace to exist already (it holds the user's keys).
+      const { workspaceId, created } =
+        userId === undefined
+          ? await ensureWorkspace(values.workspace)
+          : { workspaceId: await existingWorkspace(values.workspace), created: false };
+      const { key, summary } =
+        userId === undefined
+          ? await createApiKey(workspaceId, { permissions, email: values.email })
+          : await userKey(workspaceId, userId);
       console.log(
-        `${created ? 'Created' : 'Using'} workspace "${values.workspace}" (id ${workspaceId}); key id ${summary.keyId}, ` +
-          `${describePermissions(summary.permissions)}. The key is shown once:`,
+        `${created ? 'Created' : 'Using'} workspace "${values.workspace}" (id ${workspaceId}); key id ${summary.keyId} ` +
+          `for ${describeUser(summary)}, ${describePermissions(summary.permissions)}. The key is shown once:`,
       );
       console.log(key);
       break;
@@ -94,7 +143,8 @@ try {
       const keys = await listApiKeys(workspaceId);
       for (const key of keys) {
         console.log(
-          `${key.keyId}\t${key.prefix}…\t${describePermissions(key.permissions)}\tcreated ${key.createdAt}` +
+          `${key.keyId}\t${key.prefix}…\t${describePermissions(key.permissions)}\t${describeUser(key)}` +
+            `\tcreated ${key.createdAt}` +
             `${key.revokedAt ? `\trevoked ${key.revokedAt}` : ''}`,
         );
       }

@@ -4,7 +4,9 @@ import {
   type AuthContext,
   FULL_ACCESS,
   grantedAsStored,
+  isValidEmail,
   type Permissions,
+  sameEmail,
 } from '#shared/platform/auth-context.ts';
 import { dynamo, isConditionFailed, table } from '#shared/platform/dynamo.ts';
 import { nextId } from '#shared/platform/ids.ts';
@@ -14,12 +16,16 @@ import { nextId } from '#shared/platform/ids.ts';
  * by hash, so the plaintext exists once, in the answer to `create`.
  *
  * Items: `APIKEY#<sha256>` / `APIKEY` (listed per workspace through GSI1 `W#<ws>#APIKEYS`),
- * `W#<ws>` / `WORKSPACE`, and `WSNAME#<name>` / `WSNAME` (the unique name of a workspace).
+ * `W#<ws>` / `WORKSPACE`, and `WSNAME#<name>` / `WSNAME` (the unique name of a workspace). There is no
+ * user item: a key item carries its user's id and, when the user has one, e-mail address (`email`), so
+ * the authorizer learns both from the one GetItem it makes.
  */
 export interface ApiKeySummary {
   keyId: number;
   workspaceId: number;
   userId: number;
+  /** The user's e-mail address (every key of a user carries the same one); null for none. */
+  email: string | null;
   /** The first characters of the key, enough for a person to tell keys apart. */
   prefix: string;
   permissions: Permissions;
@@ -44,21 +50,30 @@ export async function findApiKeyByHash(hash: string): Promise<AuthContext | unde
   return {
     workspaceId: Item.workspaceId,
     userId: Item.userId,
+    // Keys made before users had addresses have no `email`.
+    userEmail: (Item.email as string | undefined) ?? null,
     permissions: grantedAsStored(Item.permissions),
   };
 }
 
-/** Creates a key for a workspace; returns the plaintext key (shown once) and its summary. */
+/**
+ * Creates a key for a workspace; returns the plaintext key (shown once) and its summary. The key is
+ * for a new user unless `userId` names one, with the e-mail address `email` (checked by isValidEmail)
+ * or none. A user's keys must share one address: createUserKey gives a new key of a user theirs.
+ */
 export async function createApiKey(
   workspaceId: number,
-  options: { permissions?: Permissions; userId?: number; key?: string } = {},
+  options: { permissions?: Permissions; userId?: number; email?: string | null; key?: string } = {},
 ): Promise<{ key: string; summary: ApiKeySummary }> {
+  const email = options.email ?? null;
+  if (email !== null && !isValidEmail(email)) throw new Error(`"${email}" is not an e-mail address`);
   const key = options.key ?? `pl_${randomBytes(24).toString('base64url')}`;
   const keyId = await nextId('api_key');
   const summary: ApiKeySummary = {
     keyId,
     workspaceId,
     userId: options.userId ?? (await nextId('user')),
+    email,
     prefix: key.slice(0, 7),
     permissions: options.permissions ?? FULL_ACCESS,
     createdAt: new Date().toISOString(),
@@ -71,13 +86,49 @@ export async function createApiKey(
         ...keyItemKey(hashApiKey(key)),
         GSI1PK: workspaceKeysIndex(workspaceId),
         GSI1SK: `APIKEY#${String(keyId).padStart(16, '0')}`,
-        // revokedAt is absent until a revoke sets it (a stored null would count as set).
-        ...{ ...summary, revokedAt: undefined },
+        // revokedAt is absent until a revoke sets it (a stored null would count as set); email when none.
+        ...{ ...summary, revokedAt: undefined, email: email ?? undefined },
       },
       ConditionExpression: 'attribute_not_exists(PK)',
     }),
   );
   return { key, summary };
+}
+
+/**
+ * A user of the workspace as its keys know it (revoked keys included): its address, or undefined when
+ * no key of the workspace belongs to that user.
+ */
+export async function findKeyUser(
+  workspaceId: number,
+  userId: number,
+): Promise<{ userId: number; email: string | null } | undefined> {
+  const key = (await listApiKeys(workspaceId)).find((candidate) => candidate.userId === userId);
+  return key && { userId, email: key.email };
+}
+
+/** A key refused for its user: an unknown user, or an address other than the user's. */
+export class KeyUserError extends Error {}
+
+/**
+ * Another key of an existing user of the workspace, carrying the user's address. `email`, when given,
+ * must be that address (equal ignoring case): a user's keys never disagree on it. Throws a KeyUserError
+ * naming what is wrong.
+ */
+export async function createUserKey(
+  workspaceId: number,
+  userId: number,
+  options: { permissions?: Permissions; email?: string } = {},
+): Promise<{ key: string; summary: ApiKeySummary }> {
+  const user = await findKeyUser(workspaceId, userId);
+  if (!user) throw new KeyUserError(`No user ${userId} in this workspace`);
+  if (options.email !== undefined && (user.email === null || !sameEmail(user.email, options.email))) {
+    throw new KeyUserError(
+      `User ${userId} ${user.email === null ? 'has no e-mail address' : `has the address ${user.email}`}; ` +
+        'every key of a user carries the same one',
+    );
+  }
+  return createApiKey(workspaceId, { permissions: options.permissions, userId, email: user.email });
 }
 
 /** True when this exact key is already stored (seeding a fixed key must not create it twice). */
@@ -138,6 +189,7 @@ function toSummary(item: Record<string, unknown>): ApiKeySummary {
     keyId: item.keyId as number,
     workspaceId: item.workspaceId as number,
     userId: item.userId as number,
+    email: (item.email as string | undefined) ?? null,
     prefix: item.prefix as string,
     permissions: grantedAsStored(item.permissions as Permissions),
     createdAt: item.createdAt as string,

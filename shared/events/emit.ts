@@ -7,6 +7,8 @@ import { eventId, recordEvents } from './store.ts';
 /** Who made the change an event reports (the envelope's `user_*`). */
 export interface EventActor {
   userId: number;
+  /** The user's e-mail address (the envelope's `user_email`); absent or null when it has none. */
+  userEmail?: string | null;
 }
 
 /**
@@ -31,7 +33,7 @@ export async function emitEvents(workspaceId: number, events: NewEvent[], actor?
       details: EVENT_CATALOGUE[event.type].parse(event.details) as Record<string, unknown>,
       user_id: actor?.userId ?? null,
       user_name: null,
-      user_email: null,
+      user_email: actor?.userEmail ?? null,
       workspace_id: workspaceId,
       timestamp: timestamp.toISOString(),
     }),

@@ -50,8 +50,27 @@ export type RouteAuth = 'header' | 'body';
 export interface AuthContext {
   workspaceId: number;
   userId: number;
+  /** The e-mail address of the key's user; null for a user without one (every key made before keys had one). */
+  userEmail: string | null;
   permissions: Permissions;
 }
+
+/** The longest e-mail address a user may have (64 for the local part, @, 255 for the domain). */
+export const MAX_EMAIL_LENGTH = 320;
+
+/**
+ * An e-mail address as a user's: at most MAX_EMAIL_LENGTH characters, written as the HTML form rule
+ * for an e-mail field has it (ASCII letters, digits and `.!#$%&'*+/=?^_`{|}~-` before one `@`, then
+ * dot-separated labels of letters, digits and inner hyphens, at most 63 characters each).
+ */
+export function isValidEmail(address: string): boolean {
+  return address.length <= MAX_EMAIL_LENGTH && EMAIL_PATTERN.test(address);
+}
+const EMAIL_PATTERN =
+  /^[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$/;
+
+/** Two addresses name the same user when they are equal ignoring case, on the whole address. */
+export const sameEmail = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
 
 /** Every entity type editable: what a newly created key gets unless told otherwise. */
 export const FULL_ACCESS: Permissions = Object.fromEntries(ENTITY_TYPES.map((type) => [type, 'edit']));
@@ -65,6 +84,8 @@ export function allows(permissions: Permissions, entity: EntityType, access: Acc
 export interface AuthorizerContextStrings {
   workspaceId: string;
   userId: string;
+  /** The user's e-mail address; '' for none (a context value cannot be null). */
+  userEmail: string;
   permissions: string;
 }
 
@@ -72,6 +93,7 @@ export function toAuthorizerContext(auth: AuthContext): AuthorizerContextStrings
   return {
     workspaceId: String(auth.workspaceId),
     userId: String(auth.userId),
+    userEmail: auth.userEmail ?? '',
     permissions: JSON.stringify(auth.permissions),
   };
 }
@@ -87,6 +109,9 @@ export function fromAuthorizerContext(
     return {
       workspaceId,
       userId,
+      // '' or absent (a decision cached before contexts carried it): no address.
+      userEmail:
+        typeof context?.userEmail === 'string' && context.userEmail !== '' ? context.userEmail : null,
       permissions: JSON.parse(String(context?.permissions ?? '{}')) as Permissions,
     };
   } catch {

@@ -1,5 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { EventEnvelope } from '#shared/events/catalogue.ts';
+import type { EventActor } from '#shared/events/emit.ts';
 import { conflict, notFound } from '#shared/platform/errors.ts';
 import { sendJob } from '#shared/platform/jobs.ts';
 import { toPage } from '#shared/platform/pagination.ts';
@@ -99,15 +100,15 @@ export async function enqueueDelivery(delivery: AnyDeliveryRecord): Promise<bool
 }
 
 /** POST /webhooks/{id}/test: a `webhook_test` event for this webhook alone, through the queue. */
-export async function sendTestEvent(workspaceId: number, webhookId: number, userId: number | null) {
+export async function sendTestEvent(workspaceId: number, webhookId: number, actor?: EventActor) {
   const webhook = await requireWebhook(workspaceId, webhookId);
   const now = Date.now();
   const envelope: EventEnvelope = {
     event_type: 'webhook_test',
     details: { webhook_id: webhook.id, message: 'A test event from promptops' },
-    user_id: userId,
+    user_id: actor?.userId ?? null,
     user_name: null,
-    user_email: null,
+    user_email: actor?.userEmail ?? null,
     workspace_id: workspaceId,
     timestamp: new Date(now).toISOString(),
   };

@@ -39,12 +39,15 @@ export interface GraphPublish {
   /** PATCH with base_version: the new version must directly follow it (409 otherwise). */
   requireNumber?: number;
   baseVersion: number | null;
+  /** The publishing user's e-mail address, recorded on the workflow when this publish creates it. */
+  userEmail?: string | null;
 }
 
 export async function createWorkflow(
   workspaceId: number,
   userId: number,
   body: CreateWorkflowBody,
+  userEmail: string | null = null,
 ): Promise<CreatedView> {
   const graph: WorkflowGraph = {
     nodes: body.nodes,
@@ -60,6 +63,7 @@ export async function createWorkflow(
     labels: [...new Set(body.release_labels ?? [])],
     externalIds: uniqueExternalIds(body.external_ids ?? []),
     baseVersion: null,
+    userEmail,
   });
 }
 
@@ -112,7 +116,7 @@ export async function publishGraph(
     labels,
     externalIds: input.externalIds,
     build: ({ id, entityId, number }) => ({ ...draft, id, workflow_id: entityId, number }),
-    newHead: { folder_id: input.folderId ?? null, user_id: userId },
+    newHead: { folder_id: input.folderId ?? null, user_id: userId, user_email: input.userEmail ?? null },
     headUpdate: { folder_id: input.folderId },
     requireNumber: input.requireNumber,
   });

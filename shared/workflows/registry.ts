@@ -39,6 +39,8 @@ export interface WorkflowHeadFields {
   folder_id: number | null;
   /** The user of the key that created the workflow. */
   user_id: number;
+  /** That user's e-mail address when it had one (null too for workflows created before users had one). */
+  user_email: string | null;
 }
 
 export type WorkflowHead = Head<WorkflowLabelEntry, WorkflowHeadFields>;
@@ -62,6 +64,7 @@ export const WORKFLOW_KIND: VersionKind<WorkflowVersionRecord, WorkflowLabelEntr
   headFields: (item) => ({
     folder_id: (item.folder_id as number | null | undefined) ?? null,
     user_id: item.user_id as number,
+    user_email: (item.user_email as string | null | undefined) ?? null,
   }),
   ...jsonDocVersions<WorkflowVersionRecord>(),
 };

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { externalIdSchema } from '#shared/external-ids/external-ids.ts';
+import { MAX_EMAIL_LENGTH } from '#shared/platform/auth-context.ts';
 import { isoTimestamp, jsonObject, pageOf } from '#shared/platform/response-schemas.ts';
 import { intParam, wellFormedString } from '#shared/platform/schemas.ts';
 import {
@@ -76,9 +77,9 @@ export const getWorkflowQuerySchema = z
   })
   .superRefine(versionOrLabel);
 
-/** GET /workflows. */
+/** GET /workflows. `created_by_email` is any text up to an address's length (one that is no address matches nothing). */
 export const listWorkflowsQuerySchema = headListQuerySchema({
-  created_by_email: z.string().max(320).optional(),
+  created_by_email: z.string().max(MAX_EMAIL_LENGTH).optional(),
 });
 export type ListWorkflowsQuery = z.output<typeof listWorkflowsQuerySchema>;
 

@@ -400,6 +400,28 @@ describe('GET /workflows', () => {
     expect((await list({ created_by_email: 'someone@example.com' })).body.total).toBe(0);
   });
 
+  it("filters by the creating user's e-mail address, ignoring case; a workflow of a user without one matches none", async () => {
+    const workspace = uniqueName('wf-by-email');
+    const ada = await service.otherWorkspaceKey(workspace, { email: 'Ada@Example.com' });
+    const plain = await service.otherWorkspaceKey(workspace);
+    const byAda = await create(workflowBody('by-ada'), ada);
+    await create(workflowBody('by-plain'), plain);
+    // A later version by another user leaves the creator as it was.
+    await create(workflowBody('by-ada'), plain);
+    const byEmail = (email: string) =>
+      service.call('GET', '/workflows', { query: { created_by_email: email }, key: plain });
+    const found = await byEmail('ada@example.COM');
+    expect(found.status).toBe(200);
+    expect(found.body.items).toEqual([
+      expect.objectContaining({ id: byAda.workflow_id, name: 'by-ada', latest_version_number: 2 }),
+    ]);
+    expect(found.body.total).toBe(1);
+    expect((await byEmail('bob@example.com')).body.total).toBe(0);
+    expect((await byEmail('ada@example')).body.total).toBe(0);
+    const all = await service.call('GET', '/workflows', { key: plain });
+    expect(all.body.items.map((item: { name: string }) => item.name)).toEqual(['by-plain', 'by-ada']);
+  });
+
   it.each([
     ['page 0', { page: 0 }],
     ['per_page 0', { per_page: 0 }],

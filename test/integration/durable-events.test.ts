@@ -48,8 +48,8 @@ afterEach(() => {
 });
 
 describe('emitting', () => {
-  it('records the event, then puts it on the bus in the envelope with its id', async () => {
-    await emitEvents(ws, [versionCreated()], { userId: 5 });
+  it('records the event, then puts it on the bus in the envelope with its id and actor', async () => {
+    await emitEvents(ws, [versionCreated()], { userId: 5, userEmail: 'ada@example.com' });
     const [detail] = onBus(promptId);
     expect(detail).toEqual({
       event_id: expect.stringMatching(/^ev_[0-9a-f]{32}$/),
@@ -57,7 +57,7 @@ describe('emitting', () => {
       details: { prompt_id: promptId, prompt_name: 'greeting', prompt_version_id: 7, version_number: 2 },
       user_id: 5,
       user_name: null,
-      user_email: null,
+      user_email: 'ada@example.com',
       workspace_id: ws,
       timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT.*Z$/),
     });

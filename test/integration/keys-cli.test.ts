@@ -8,6 +8,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENDPOINTS_FILE, REPO_ROOT } from '#infra/local/service.ts';
 import { logRequestBody, startTestService, type TestService } from '#test/support/local-service.ts';
+import { workflowBody } from '#test/support/workflows.ts';
 
 /**
  * `npm run keys -- create --stack NAME` finds the table through the stack's TableName output. A fake
@@ -141,6 +142,55 @@ describe('npm run keys: permissions and finding the local service', () => {
     expect((await service.call('GET', '/prompt-templates', { key: keyOf(some) })).status).toBe(200);
     expect((await service.call('GET', '/api/public/v2/datasets', { key: keyOf(some) })).status).toBe(403);
   }, 60_000);
+
+  it("gives a new key's user an e-mail address, another key of that user the same one, and refuses others", async () => {
+    const dir = dataDir();
+    const run = (args: string[]) => keys(['--workspace', 'email-ws', '--data-dir', dir, ...args]);
+    const failed = (out: unknown) => out as { code: number; stderr: string };
+    const outOf = (out: unknown) => (out as { stdout: string }).stdout;
+
+    const ada = outOf(await run(['create', '--email', 'Ada@Example.com']));
+    expect(ada).toMatch(/for user \d+ <Ada@Example\.com>, full access\. The key is shown once/);
+    const userId = /user (\d+) </.exec(ada)?.[1] ?? '';
+    const again = outOf(await run(['create', '--user-id', userId, '--read-only']));
+    expect(again).toContain(`for user ${userId} <Ada@Example.com>, read-only.`);
+    expect(outOf(await run(['create', '--user-id', userId, '--email', 'ada@example.com']))).toContain(
+      `for user ${userId} <Ada@Example.com>, full access.`,
+    );
+    const plain = outOf(await run(['create']));
+    expect(plain).toMatch(/for user \d+ \(no e-mail\), full access\./);
+
+    const other = failed(await run(['create', '--user-id', userId, '--email', 'bob@example.com']));
+    expect(other.code).toBe(2);
+    expect(other.stderr).toContain(
+      `User ${userId} has the address Ada@Example.com; every key of a user carries the same one.`,
+    );
+    const unknown = failed(await run(['create', '--user-id', '999999999']));
+    expect(unknown.stderr).toContain('No user 999999999 in this workspace.');
+    const malformed = failed(await run(['create', '--email', 'ada@']));
+    expect(malformed.code).toBe(2);
+    expect(malformed.stderr).toContain('--email: "ada@" is not an e-mail address (at most 320 characters');
+
+    const listed = outOf(await run(['list']))
+      .trim()
+      .split('\n');
+    expect(listed.map((line) => line.split('\t')[3])).toEqual([
+      `user ${userId} <Ada@Example.com>`,
+      `user ${userId} <Ada@Example.com>`,
+      `user ${userId} <Ada@Example.com>`,
+      expect.stringMatching(/^user \d+ \(no e-mail\)$/),
+    ]);
+
+    // The address reaches the service: a workflow created with the key is found by it.
+    const key = ada.trim().split('\n').at(-1) ?? '';
+    const created = await service.call('POST', '/rest/workflows', { key, body: workflowBody('by-ada') });
+    expect(created.status).toBe(201);
+    const found = await service.call('GET', '/workflows', {
+      key,
+      query: { created_by_email: 'ADA@example.com' },
+    });
+    expect(found.body.items.map((item: { name: string }) => item.name)).toEqual(['by-ada']);
+  }, 120_000);
 
   it('refuses a malformed --permissions, naming the types', async () => {
     const answer = (await keys(['create', '--workspace', 'w', '--permissions', 'prompts:write'], {

@@ -33,8 +33,11 @@ export interface TestService extends LocalService {
   /** Items in the table, id counters aside. */
   countItems(): Promise<number>;
   countObjects(): Promise<number>;
-  /** An API key (every permission) of another workspace, created under that name if need be. */
-  otherWorkspaceKey(name: string): Promise<string>;
+  /**
+   * An API key (every permission) of a new user of another workspace, created under that name if need
+   * be; the user has the e-mail address `email`, or none.
+   */
+  otherWorkspaceKey(name: string, options?: { email?: string }): Promise<string>;
   /** A new API key of the test workspace with only these permissions (`{ request_logs: 'read' }`). */
   keyWithPermissions(permissions: Permissions): Promise<string>;
   /** Calls a route that must refuse (4xx/5xx, error body) and leave the table and bucket unchanged. */
@@ -128,11 +131,11 @@ export async function startTestService(options: LocalServiceOptions = {}): Promi
     return answer;
   }
 
-  async function otherWorkspaceKey(name: string): Promise<string> {
+  async function otherWorkspaceKey(name: string, options: { email?: string } = {}): Promise<string> {
     // Loaded on use, after the service has set the environment the domain code reads.
     const { ensureWorkspace, createApiKey } = await import('#shared/auth/api-keys.ts');
     const { workspaceId } = await ensureWorkspace(name);
-    return (await createApiKey(workspaceId)).key;
+    return (await createApiKey(workspaceId, { email: options.email })).key;
   }
 
   async function keyWithPermissions(permissions: Permissions): Promise<string> {

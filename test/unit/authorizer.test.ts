@@ -7,6 +7,7 @@ import { handler } from '#functions/authorizer.ts';
 import {
   ENTITY_TYPES,
   FULL_ACCESS,
+  fromAuthorizerContext,
   grantedAsStored,
   type Permissions,
   READ_ONLY,
@@ -93,9 +94,29 @@ describe('key authorizer', () => {
     expect(result.context).toEqual({
       workspaceId: '42',
       userId: '7',
+      userEmail: '',
       permissions: JSON.stringify(PERMISSIONS),
     });
     expect(result.principalId).toBe('user:7');
+  });
+
+  it("hands the routes the user's e-mail address when the key has one", async () => {
+    storeKey({ email: 'Ada@Example.com' });
+
+    const result = await handler(authorizerEvent({ 'X-API-KEY': KEY }));
+
+    expect(result.context).toMatchObject({ userId: '7', userEmail: 'Ada@Example.com' });
+    expect(fromAuthorizerContext(result.context)).toMatchObject({ userId: 7, userEmail: 'Ada@Example.com' });
+  });
+
+  it('reads a context without an address (a decision cached before contexts carried one) as no address', () => {
+    const old = { workspaceId: '42', userId: '7', permissions: JSON.stringify(PERMISSIONS) };
+    expect(fromAuthorizerContext(old)).toEqual({
+      workspaceId: 42,
+      userId: 7,
+      userEmail: null,
+      permissions: PERMISSIONS,
+    });
   });
 
   it('allows with a policy that covers every route of the stage, so one cached decision serves them all', async () => {

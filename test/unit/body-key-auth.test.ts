@@ -81,9 +81,15 @@ describe('body-key routes', () => {
     expect(answer.body).toEqual({
       body: { request_id: 5, note: 'kept' },
       rawBody: { request_id: 5, note: 'kept' },
-      auth: { workspaceId: 42, userId: 7, permissions: { request_logs: 'edit' } },
+      auth: { workspaceId: 42, userId: 7, userEmail: null, permissions: { request_logs: 'edit' } },
     });
     expect(ddb).toHaveReceivedCommandWith(GetCommand, { Key: { PK: `APIKEY#${hashOf(KEY)}`, SK: 'APIKEY' } });
+  });
+
+  it("hand the route the user's e-mail address as the authorizer does", async () => {
+    ddb.on(GetCommand).resolves({ Item: keyItem({ email: 'ada@example.com' }) });
+    const answer = await invoke({ api_key: KEY, request_id: 5 });
+    expect(answer.body.auth).toMatchObject({ userId: 7, userEmail: 'ada@example.com' });
   });
 
   it('fall back to the X-API-KEY header when the body has no key; the body key wins when both are there', async () => {

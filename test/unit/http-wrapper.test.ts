@@ -46,7 +46,12 @@ function proxyEvent(options: EventOptions = {}): APIGatewayProxyEvent {
     isBase64Encoded: options.isBase64Encoded ?? false,
     requestContext: {
       authorizer: {
-        ...toAuthorizerContext({ workspaceId: 42, userId: 7, permissions: options.permissions ?? EDIT_ALL }),
+        ...toAuthorizerContext({
+          workspaceId: 42,
+          userId: 7,
+          userEmail: null,
+          permissions: options.permissions ?? EDIT_ALL,
+        }),
         principalId: 'user:7',
       },
     } as unknown as APIGatewayProxyEvent['requestContext'],
@@ -116,7 +121,7 @@ describe('http wrapper: success', () => {
     expect(answer.status).toBe(201);
     expect(answer.headers['Content-Type']).toBe('application/json');
     expect(answer.body.body).toEqual({ name: 'abc', count: 2 });
-    expect(answer.body.auth).toEqual({ workspaceId: 42, userId: 7, permissions: EDIT_ALL });
+    expect(answer.body.auth).toEqual({ workspaceId: 42, userId: 7, userEmail: null, permissions: EDIT_ALL });
     expect(answer.body.requestId).toBe('req-123');
   });
 

@@ -120,7 +120,12 @@ function postEvent(body: unknown): APIGatewayProxyEvent {
     body: typeof body === 'string' ? body : JSON.stringify(body),
     isBase64Encoded: false,
     requestContext: {
-      authorizer: toAuthorizerContext({ workspaceId: WS, userId: 1, permissions: FULL_ACCESS }),
+      authorizer: toAuthorizerContext({
+        workspaceId: WS,
+        userId: 1,
+        userEmail: null,
+        permissions: FULL_ACCESS,
+      }),
     } as unknown as APIGatewayProxyEvent['requestContext'],
   };
 }
@@ -684,7 +689,12 @@ describe('GET /api/public/v2/requests/{id}', () => {
       headers: {},
       pathParameters: { request_id: id },
       requestContext: {
-        authorizer: toAuthorizerContext({ workspaceId, userId: 1, permissions: { request_logs: 'read' } }),
+        authorizer: toAuthorizerContext({
+          workspaceId,
+          userId: 1,
+          userEmail: null,
+          permissions: { request_logs: 'read' },
+        }),
       } as unknown as APIGatewayProxyEvent['requestContext'],
     };
   }
