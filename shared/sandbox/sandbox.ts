@@ -32,6 +32,17 @@ export interface SandboxPort {
   runRegex(run: RegexRun): Promise<SandboxResult>;
 }
 
+let guard: (() => void) | undefined;
+
+/**
+ * Installs the check every run passes first: the local runtime's (infra/local/grants.ts), which
+ * refuses the sandbox to a function whose row does not say `sandbox: true`, whose Lambda asset would
+ * not carry the sandbox's files. Throws, as a missing file would in AWS.
+ */
+export function setSandboxGuard(check: (() => void) | undefined): void {
+  guard = check;
+}
+
 /**
  * A sandbox over its own pool of worker threads. Answers `{ok: false}` for what the user's code or
  * pattern caused (an exception, a limit); throws only when the sandbox cannot run at all.
@@ -45,6 +56,7 @@ export function createSandbox(
   };
   return {
     async runJavaScript({ code, data, timeoutMs, memoryBytes }) {
+      guard?.();
       let input: string;
       try {
         input = JSON.stringify(data ?? null);
@@ -72,6 +84,7 @@ export function createSandbox(
       });
     },
     async runRegex({ pattern, flags, input, mode, timeoutMs }) {
+      guard?.();
       if (pattern.length > SANDBOX_LIMITS.maxPatternLength) {
         return {
           ok: false,
@@ -100,5 +113,10 @@ export function createSandbox(
   };
 }
 
+const processSandbox = createSandbox();
+
 /** The process's sandbox: one warm worker thread (more only when runs overlap), started on first use. */
-export const sandboxPort: SandboxPort = createSandbox();
+export const sandboxPort: SandboxPort = processSandbox;
+
+/** Terminates the process's sandbox threads (tests, the bench); the next run starts a fresh one. */
+export const closeSandbox = (): Promise<void> => processSandbox.close();
