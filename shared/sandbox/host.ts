@@ -32,8 +32,8 @@ interface Slot {
   worker: Worker;
   /** Resolves once QuickJS is loaded in the thread; rejects if the thread could not start. */
   ready: Promise<void>;
-  /** Last lines the thread printed (an aborting WebAssembly module prints there), for diagnostics. */
-  stderr: string;
+  /** Last lines the thread's console printed (an aborting WebAssembly module prints there), for diagnostics. */
+  output: string;
   dead: boolean;
 }
 
@@ -71,6 +71,7 @@ export class SandboxHost {
       await slot.ready;
     } catch (error) {
       this.discard(slot);
+      this.release(slot);
       throw error;
     }
     try {
@@ -121,7 +122,7 @@ export class SandboxHost {
         );
       };
       const onExit = (code: number) => {
-        const detail = slot.stderr.trim().split('\n').pop();
+        const detail = slot.output.trim().split('\n').pop();
         finish(
           {
             ok: false,
@@ -167,19 +168,14 @@ export class SandboxHost {
         maxYoungGenerationSizeMb: 16,
         stackSizeMb: SANDBOX_LIMITS.workerStackMb,
       },
-      // The thread's output is kept for diagnostics, never printed: an aborting module writes there.
-      stdout: true,
-      stderr: true,
       name: 'promptops-sandbox',
       // Not the parent's flags (a TypeScript loader, a debugger): the thread runs plain JavaScript, or
       // TypeScript that Node strips itself.
       execArgv: [],
     });
-    const slot: Slot = { worker, ready: Promise.resolve(), stderr: '', dead: false };
-    worker.stdout.resume();
-    worker.stderr.setEncoding('utf8');
-    worker.stderr.on('data', (chunk: string) => {
-      slot.stderr = (slot.stderr + chunk).slice(-2_000);
+    const slot: Slot = { worker, ready: Promise.resolve(), output: '', dead: false };
+    worker.on('message', (message: WorkerMessage) => {
+      if (message.type === 'log') slot.output = `${slot.output}${message.text}\n`.slice(-2_000);
     });
     slot.ready = new Promise<void>((resolve, reject) => {
       const failed = (reason: string) => {
@@ -197,7 +193,7 @@ export class SandboxHost {
       };
       const onStartError = (error: Error) => failed(error.message);
       const onStartExit = (code: number) =>
-        failed(`exited with code ${code}: ${slot.stderr.trim().slice(-300)}`);
+        failed(`exited with code ${code}: ${slot.output.trim().slice(-300)}`);
       const timer = setTimeout(() => failed('timed out'), SANDBOX_LIMITS.startTimeoutMs);
       timer.unref();
       worker.on('message', onReady);

@@ -28,6 +28,8 @@ export type WorkerOutcome =
 
 export type WorkerMessage =
   | { type: 'ready' }
+  /** What the thread's console printed (an aborting WebAssembly module prints there): diagnostics. */
+  | { type: 'log'; text: string }
   | {
       type: 'result';
       id: number;

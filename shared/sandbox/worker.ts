@@ -24,6 +24,12 @@ import type { WorkerMessage, WorkerOutcome, WorkerRequest } from './protocol.ts'
 const port = parentPort;
 if (!port) throw new Error('shared/sandbox/worker.ts runs as a worker thread');
 
+// The thread's console goes to the host as messages, kept there for diagnostics and never printed: an
+// aborting WebAssembly module writes its reason there. Set before QuickJS loads, as it binds the console.
+const forward = (...args: unknown[]) =>
+  port.postMessage({ type: 'log', text: args.map(String).join(' ').slice(0, 1_000) } satisfies WorkerMessage);
+for (const method of ['log', 'info', 'warn', 'error', 'debug', 'trace'] as const) console[method] = forward;
+
 const quickjs = await newQuickJSWASMModuleFromVariant(variant);
 
 /**

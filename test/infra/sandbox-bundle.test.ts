@@ -40,9 +40,10 @@ describe('sandbox bundling', () => {
       const reachable = await import('quickjs-emscripten-core').then(() => true, () => false);
       const { handler } = await import('./index.mjs');
       process.stdout.write(JSON.stringify({ reachable, ...(await handler()) }));
-      process.exit(0);
     `;
+    // No process.exit: the process must end by itself, its idle warm thread notwithstanding.
     const output = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
+      timeout: 20_000,
       cwd: outDir,
       env: { PATH: process.env.PATH },
       stdio: ['ignore', 'pipe', 'pipe'],
