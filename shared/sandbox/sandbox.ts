@@ -52,7 +52,13 @@ export function createSandbox(
 ): SandboxPort & { close(): Promise<void> } {
   const run = async (request: HostRequest): Promise<SandboxResult> => {
     const outcome = await host.run(request);
-    return outcome.ok ? { ok: true, value: JSON.parse(outcome.json) } : outcome;
+    if (!outcome.ok) return outcome;
+    try {
+      return { ok: true, value: JSON.parse(outcome.json) };
+    } catch {
+      // Only code that replaced JSON.stringify or Promise.prototype.then for the driver gets here.
+      return { ok: false, reason: 'error', error: 'the returned value is not JSON' };
+    }
   };
   return {
     async runJavaScript({ code, data, timeoutMs, memoryBytes }) {

@@ -154,6 +154,11 @@ function setGlobal(context: QuickJSContext, name: string, handle: QuickJSHandle)
 }
 
 function jsonOutcome(context: QuickJSContext, handle: QuickJSHandle): WorkerOutcome {
+  // The driver answers a string; code that tampered with the builtins it uses could make it otherwise.
+  if (context.typeof(handle) !== 'string') {
+    handle.dispose();
+    return { ok: false, reason: 'error', error: 'the returned value is not JSON' };
+  }
   const json = context.getString(handle);
   handle.dispose();
   const bytes = Buffer.byteLength(json);

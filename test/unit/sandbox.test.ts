@@ -83,6 +83,18 @@ describe('sandbox: JavaScript', () => {
       reason: 'error',
       error: expect.stringMatching(/^the returned value is not JSON: TypeError: /),
     });
+    // Tampering with the builtins the driver uses only spoils the code's own value.
+    expect(
+      await run("Promise.prototype.then = function () { return Promise.resolve('not json {'); }; return 1"),
+    ).toEqual({
+      ok: false,
+      reason: 'error',
+      error: 'the returned value is not JSON',
+    });
+    expect(await run('Promise.prototype.then = function () { return {}; }; return 1')).toMatchObject({
+      ok: false,
+      reason: 'error',
+    });
     const cycle = await run('const a = {}; a.a = a; return a');
     expect(cycle).toMatchObject({
       ok: false,
@@ -190,6 +202,22 @@ describe('sandbox: JavaScript', () => {
     const results = await Promise.all([1, 2, 3].map((n) => run('return data * 10', n)));
     expect(results).toEqual([10, 20, 30].map((value) => ({ ok: true, value })));
     expect(host.workers).toBe(1);
+  });
+});
+
+describe('sandbox: a pool of two threads', () => {
+  it('runs a short call beside a long one, and both end as they should', async () => {
+    const pool = createSandbox(new SandboxHost({ maxWorkers: 2 }));
+    try {
+      const [loop, sum] = await Promise.all([
+        pool.runJavaScript({ code: 'while (true) {}', data: null, timeoutMs: 300, memoryBytes: 64 * MB }),
+        pool.runJavaScript({ code: 'return data + 1', data: 1, timeoutMs: 2_000, memoryBytes: 64 * MB }),
+      ]);
+      expect(loop).toMatchObject({ ok: false, reason: 'timeout' });
+      expect(sum).toEqual({ ok: true, value: 2 });
+    } finally {
+      await pool.close();
+    }
   });
 });
 
