@@ -3,8 +3,7 @@
  * NodejsFunction; the bench (`npm run bench`) calls `esbuildOptions()` to build the very same bundles
  * locally and print their sizes. Both are derived from `BUNDLE` below, so they cannot drift apart.
  */
-import { createRequire } from 'node:module';
-import { basename, join } from 'node:path';
+import { join } from 'node:path';
 import { type BundlingOptions, type ICommandHooks, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { BuildOptions } from 'esbuild';
 import { SANDBOX_WORKER_BUNDLE, SANDBOX_WORKER_SOURCE } from '#shared/sandbox/host.ts';
@@ -87,14 +86,12 @@ export function esbuildOptions(entry: string, outfile: string): BuildOptions {
  */
 export const SANDBOX_WASM_FILE = 'emscripten-module.wasm';
 
-/** The QuickJS `.wasm` of the installed variant package (absolute path). */
-export function sandboxWasmPath(root: string): string {
-  const wasm = createRequire(join(root, 'package.json')).resolve(
-    '@jitl/quickjs-ng-wasmfile-release-sync/wasm',
-  );
-  if (basename(wasm) !== SANDBOX_WASM_FILE) throw new Error(`Unexpected QuickJS WebAssembly file: ${wasm}`);
-  return wasm;
-}
+/**
+ * The QuickJS `.wasm` of the variant package, relative to the repository root (the package's `./wasm`
+ * export). Spelled, not resolved: the hook is also rendered for Docker bundling, where the root is
+ * `/asset-input`.
+ */
+export const SANDBOX_WASM_SOURCE = `node_modules/@jitl/quickjs-ng-wasmfile-release-sync/dist/${SANDBOX_WASM_FILE}`;
 
 /** Shell commands (run by bash, from `inputDir`, the repository root) that write the sandbox's files into `outputDir`. */
 export function sandboxAssetCommands(inputDir: string, outputDir: string): string[] {
@@ -117,7 +114,7 @@ export function sandboxAssetCommands(inputDir: string, outputDir: string): strin
   ];
   return [
     [esbuild, ...args].map(shellQuote).join(' '),
-    ['cp', sandboxWasmPath(inputDir), join(outputDir, SANDBOX_WASM_FILE)].map(shellQuote).join(' '),
+    ['cp', join(inputDir, SANDBOX_WASM_SOURCE), join(outputDir, SANDBOX_WASM_FILE)].map(shellQuote).join(' '),
   ];
 }
 

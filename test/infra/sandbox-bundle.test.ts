@@ -1,10 +1,16 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { afterAll, describe, expect, it } from 'vitest';
-import { esbuildOptions, SANDBOX_WASM_FILE, sandboxAssetCommands } from '#infra/bundling.ts';
+import {
+  esbuildOptions,
+  SANDBOX_WASM_FILE,
+  SANDBOX_WASM_SOURCE,
+  sandboxAssetCommands,
+} from '#infra/bundling.ts';
 import { REPO_ROOT } from '#infra/local/service.ts';
 import { SANDBOX_WORKER_BUNDLE } from '#shared/sandbox/host.ts';
 
@@ -18,6 +24,41 @@ const outDir = mkdtempSync(join(tmpdir(), 'promptops-sandbox-bundle-'));
 afterAll(() => rmSync(outDir, { recursive: true, force: true }));
 
 describe('sandbox bundling', () => {
+  it('copies the WebAssembly file the QuickJS package exports', () => {
+    const exported = createRequire(join(REPO_ROOT, 'package.json')).resolve(
+      '@jitl/quickjs-ng-wasmfile-release-sync/wasm',
+    );
+    expect(exported.endsWith(SANDBOX_WASM_SOURCE.replace(/^node_modules/, ''))).toBe(true);
+  });
+
+  it('gives a sandbox: true row the hook (rendered for Docker too, where the root is /asset-input)', async () => {
+    const { App, Stack } = await import('aws-cdk-lib');
+    const { AttributeType, Table } = await import('aws-cdk-lib/aws-dynamodb');
+    const { EventBus } = await import('aws-cdk-lib/aws-events');
+    const { Bucket } = await import('aws-cdk-lib/aws-s3');
+    const { Secret } = await import('aws-cdk-lib/aws-secretsmanager');
+    const { ServiceFunction } = await import('#infra/constructs/service-function.ts');
+    const stack = new Stack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'SandboxRow');
+    const fn = new ServiceFunction(stack, 'Fn', {
+      root: REPO_ROOT,
+      entry: 'test/support/sandbox-bundle-entry.ts',
+      description: 'a function that runs the sandbox',
+      access: { table: 'read', sandbox: true },
+      resources: {
+        table: new Table(stack, 'Table', { partitionKey: { name: 'pk', type: AttributeType.STRING } }),
+        bucket: new Bucket(stack, 'Bucket'),
+        eventBus: new EventBus(stack, 'Bus'),
+        queues: new Map(),
+        masterKey: new Secret(stack, 'Key'),
+      },
+      invocation: { kind: 'api' },
+    });
+    expect(fn.fn.runtime.name).toBe('nodejs24.x');
+    expect(sandboxAssetCommands('/asset-input', '/asset-output')[1]).toBe(
+      `'cp' '/asset-input/${SANDBOX_WASM_SOURCE}' '/asset-output/${SANDBOX_WASM_FILE}'`,
+    );
+  });
+
   it('runs user code from the bundled asset alone', async () => {
     await build(
       esbuildOptions(join(REPO_ROOT, 'test/support/sandbox-bundle-entry.ts'), join(outDir, 'index.mjs')),
