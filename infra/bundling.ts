@@ -3,8 +3,10 @@
  * NodejsFunction; the bench (`npm run bench`) calls `esbuildOptions()` to build the very same bundles
  * locally and print their sizes. Both are derived from `BUNDLE` below, so they cannot drift apart.
  */
-import { type BundlingOptions, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { join } from 'node:path';
+import { type BundlingOptions, type ICommandHooks, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { BuildOptions } from 'esbuild';
+import { SANDBOX_WORKER_BUNDLE, SANDBOX_WORKER_SOURCE } from '#shared/sandbox/host.ts';
 
 /**
  * ESM output needs a `require` for the CommonJS dependencies esbuild inlines (they call `require('fs')`
@@ -74,3 +76,56 @@ export function esbuildOptions(entry: string, outfile: string): BuildOptions {
     logLevel: 'warning',
   };
 }
+
+/**
+ * A function that runs the sandbox (its row says `sandbox: true`) needs two files beside its
+ * `index.mjs`: the worker thread's own bundle (`sandbox-worker.mjs`, built from
+ * shared/sandbox/worker.ts with the settings above) and the QuickJS WebAssembly file it loads from its
+ * own directory. `sandboxAssetCommands` spells the shell commands that put them there; the stack runs
+ * them as the NodejsFunction's `afterBundling` hook, and the bench and the bundle test run the very same.
+ */
+export const SANDBOX_WASM_FILE = 'emscripten-module.wasm';
+
+/**
+ * The QuickJS `.wasm` of the variant package, relative to the repository root (the package's `./wasm`
+ * export). Spelled, not resolved: the hook is also rendered for Docker bundling, where the root is
+ * `/asset-input`.
+ */
+export const SANDBOX_WASM_SOURCE = `node_modules/@jitl/quickjs-ng-wasmfile-release-sync/dist/${SANDBOX_WASM_FILE}`;
+
+/** Shell commands (run by bash, from `inputDir`, the repository root) that write the sandbox's files into `outputDir`. */
+export function sandboxAssetCommands(inputDir: string, outputDir: string): string[] {
+  const esbuild = join(inputDir, 'node_modules', '.bin', 'esbuild');
+  const args = [
+    join(inputDir, SANDBOX_WORKER_SOURCE),
+    '--bundle',
+    '--platform=node',
+    `--format=${BUNDLE.format}`,
+    `--target=${BUNDLE.target}`,
+    ...(BUNDLE.minify ? ['--minify'] : []),
+    `--tree-shaking=${BUNDLE.treeShaking}`,
+    ...(BUNDLE.sourceMap ? ['--sourcemap'] : []),
+    `--sources-content=${BUNDLE.sourcesContent}`,
+    `--main-fields=${BUNDLE.mainFields.join(',')}`,
+    ...BUNDLE.external.map((name) => `--external:${name}`),
+    `--banner:js=${BUNDLE.banner}`,
+    '--log-level=warning',
+    `--outfile=${join(outputDir, SANDBOX_WORKER_BUNDLE)}`,
+  ];
+  return [
+    [esbuild, ...args].map(shellQuote).join(' '),
+    ['cp', join(inputDir, SANDBOX_WASM_SOURCE), join(outputDir, SANDBOX_WASM_FILE)].map(shellQuote).join(' '),
+  ];
+}
+
+/** The bundling of a function whose row says `sandbox: true`: the usual one, plus the sandbox's files. */
+export const sandboxLambdaBundling: BundlingOptions = {
+  ...lambdaBundling,
+  commandHooks: {
+    beforeBundling: () => [],
+    beforeInstall: () => [],
+    afterBundling: (inputDir, outputDir) => sandboxAssetCommands(inputDir, outputDir),
+  } satisfies ICommandHooks,
+};
+
+const shellQuote = (arg: string): string => `'${arg.replaceAll("'", `'\\''`)}'`;

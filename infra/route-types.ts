@@ -18,6 +18,12 @@ export interface ResourceAccess {
   events?: boolean;
   /** May read the master key (webhook secrets, provider credentials). */
   masterKey?: boolean;
+  /**
+   * Runs user code in the sandbox (shared/sandbox: CODE_EXECUTION, REGEX nodes): the function's asset
+   * then carries the sandbox's worker thread and QuickJS WebAssembly beside its bundle. Locally, a
+   * function without it that calls the sandbox fails, as it would in AWS.
+   */
+  sandbox?: boolean;
 }
 
 export interface JobQueueDef extends ResourceAccess {

@@ -2,7 +2,8 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
-import { esbuildOptions } from '../bundling.ts';
+import { SANDBOX_WORKER_BUNDLE } from '#shared/sandbox/host.ts';
+import { esbuildOptions, SANDBOX_WASM_FILE, sandboxAssetCommands } from '../bundling.ts';
 import { REPO_ROOT } from '../local/service.ts';
 import { AUTHORIZER_HANDLER, JOB_QUEUES, ROUTES } from '../routes.ts';
 import { type BenchRow, fmt } from './support.ts';
@@ -18,6 +19,7 @@ const TARGETS_KB: Record<string, number> = {
   'functions/http/log-request.ts': 300,
   'functions/http/prompt-template-get.ts': 300,
   'functions/http/prompt-template-render.ts': 300,
+  'functions/workers/workflow-node.ts': 300,
 };
 
 export async function benchBundles(): Promise<BenchRow[]> {
@@ -30,7 +32,16 @@ export async function benchBundles(): Promise<BenchRow[]> {
       ...Object.values(JOB_QUEUES).map((queue) => queue.worker),
     ]),
   ];
-  const rows: BenchRow[] = [];
+  // Functions whose row runs the sandbox carry its worker thread and WebAssembly beside the bundle.
+  const sandboxed = new Set(
+    [
+      ...ROUTES.map((route) => [route.handler, route] as const),
+      ...Object.values(JOB_QUEUES).map((queue) => [queue.worker, queue] as const),
+    ]
+      .filter(([, row]) => row.sandbox)
+      .map(([entry]) => entry),
+  );
+  const rows: BenchRow[] = [await benchSandboxAssets(join(outDir, 'sandbox'))];
   for (const entry of entries) {
     const name = entry.replace(/^functions\//, '').replace(/\.ts$/, '');
     const outfile = join(outDir, name, 'index.mjs');
@@ -39,13 +50,31 @@ export async function benchBundles(): Promise<BenchRow[]> {
     const kb = statSync(outfile).size / 1024;
     const loadMs = importTime(outfile);
     const target = TARGETS_KB[entry];
+    const assets = sandboxed.has(entry) ? ` (+ sandbox: ${sandboxSizes(join(outDir, name))})` : '';
     rows.push({
       name: `bundle ${name}`,
-      value: `${fmt(kb, 1)} KB, import ${fmt(loadMs, 1)} ms`,
-      target: target ? `< ${target} KB` : '',
+      value: `${fmt(kb, 1)} KB, import ${fmt(loadMs, 1)} ms${assets}`,
+      target: target ? `< ${target} KB${assets && ' + sandbox'}` : '',
     });
   }
   return [...rows, ...(await benchStackSizes())];
+}
+
+/** The sandbox's files, as the `afterBundling` hook of a `sandbox: true` row writes them into `dir`. */
+function writeSandboxAssets(dir: string): void {
+  mkdirSync(dir, { recursive: true });
+  for (const command of sandboxAssetCommands(REPO_ROOT, dir))
+    execFileSync('bash', ['-c', command], { cwd: REPO_ROOT });
+}
+
+function sandboxSizes(dir: string): string {
+  writeSandboxAssets(dir);
+  const kb = (file: string) => fmt(statSync(join(dir, file)).size / 1024, 1);
+  return `worker ${kb(SANDBOX_WORKER_BUNDLE)} KB, wasm ${kb(SANDBOX_WASM_FILE)} KB`;
+}
+
+async function benchSandboxAssets(dir: string): Promise<BenchRow> {
+  return { name: 'bundle sandbox files (per sandbox: true row)', value: sandboxSizes(dir), target: '' };
 }
 
 /**

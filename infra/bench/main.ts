@@ -17,6 +17,7 @@ const SECTIONS: Record<string, () => Promise<BenchRow[]>> = {
     ),
   latency: async () => (await import('./log-request.ts')).benchLogRequestLatency(),
   bundles: async () => (await import('./bundles.ts')).benchBundles(),
+  'code-execution': async () => (await import('./code-execution.ts')).benchCodeExecution(),
   throughput: async () => (await import('./throughput.ts')).benchThroughput(),
   filters: async () => (await import('./filter-engine.ts')).benchFilterEngine(),
   'file-parser': async () => (await import('./file-parser.ts')).benchFileParser(),

@@ -3,6 +3,7 @@ import { Readable } from 'node:stream';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { HttpResponse } from '@smithy/core/protocols';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
+import { setSandboxGuard } from '#shared/sandbox/sandbox.ts';
 import { TABLE_READ_ACTIONS, TABLE_WRITE_ACTIONS } from '../table-actions.ts';
 
 /**
@@ -25,6 +26,8 @@ export interface Grants {
   events?: boolean;
   /** May read the master-key secret. */
   masterKey?: boolean;
+  /** Runs user code in the sandbox (its Lambda asset carries the sandbox's files). */
+  sandbox?: boolean;
 }
 
 /** The resources of one local service, which the grants are on (as IAM grants are on ARNs). */
@@ -190,6 +193,15 @@ export function installGrantCheck(): void {
   if (!(handler instanceof NodeHttpHandler)) {
     throw new Error('The AWS SDK clients do not use the @smithy/node-http-handler the grant check patches');
   }
+  // Not an AWS call, but a grant all the same: a function whose row lacks `sandbox: true` is bundled
+  // without the sandbox's worker thread and WebAssembly, so its runs would fail in AWS.
+  setSandboxGuard(() => {
+    const invocation = storage.getStore();
+    if (!invocation || invocation.grants.sandbox) return;
+    const message = `${invocation.functionName} may not run the sandbox: its row does not declare sandbox: true`;
+    invocation.onDenied?.(message);
+    throw new Error(message);
+  });
   const original = NodeHttpHandler.prototype.handle;
   NodeHttpHandler.prototype.handle = function handle(
     this: NodeHttpHandler,

@@ -28,8 +28,9 @@ export const WORKFLOW_RUN_ROUTES: readonly RouteDef[] = [
 ];
 
 export const WORKFLOW_JOB_QUEUES: Readonly<Record<string, JobQueueDef>> = {
-  // Runs nodes (executors call providers and endpoints: provider keys are sealed with the master key),
-  // queues the next ones, and reports a finished run (event, callback).
+  // Runs nodes (executors call providers and endpoints: provider keys are sealed with the master key;
+  // CODE_EXECUTION and REGEX nodes run in the sandbox), queues the next ones, and reports a finished
+  // run (event, callback).
   [NODE.name]: {
     worker: 'functions/workers/workflow-node.ts',
     batchSize: NODE.batchSize,
@@ -41,6 +42,7 @@ export const WORKFLOW_JOB_QUEUES: Readonly<Record<string, JobQueueDef>> = {
     queues: [NODE.name, CALLBACK_QUEUE],
     events: true,
     masterKey: true,
+    sandbox: true,
     maxConcurrency: NODE.maxConcurrency,
   },
 };

@@ -1,8 +1,11 @@
 /**
- * CONTRACT STUB (issue 9): implemented by the sandbox part. User JavaScript (and user regular
- * expressions) run in QuickJS (WASM) inside a worker thread that a hard timer kills and respawns:
- * no `process`, `require`, network or timers; JSON in, JSON out.
+ * The sandbox: user JavaScript (and user regular expressions) run in QuickJS (WebAssembly) inside a
+ * worker thread that a hard timer kills and respawns (host.ts, worker.ts): no `process`, `require`,
+ * network or timers; JSON in, JSON out. Limits are in limits.ts; docs/code-execution.md tells users.
  */
+import { clampMemory, clampTimeout, type HostRequest, megabytes, SandboxHost } from './host.ts';
+import { SANDBOX_LIMITS } from './limits.ts';
+
 export type SandboxResult =
   | { ok: true; value: unknown }
   | { ok: false; reason: 'timeout' | 'memory' | 'error'; error: string };
@@ -29,11 +32,97 @@ export interface SandboxPort {
   runRegex(run: RegexRun): Promise<SandboxResult>;
 }
 
-export const sandboxPort: SandboxPort = {
-  async runJavaScript() {
-    throw new Error('not implemented');
-  },
-  async runRegex() {
-    throw new Error('not implemented');
-  },
-};
+let guard: (() => void) | undefined;
+
+/**
+ * Installs the check every run passes first: the local runtime's (infra/local/grants.ts), which
+ * refuses the sandbox to a function whose row does not say `sandbox: true`, whose Lambda asset would
+ * not carry the sandbox's files. Throws, as a missing file would in AWS.
+ */
+export function setSandboxGuard(check: (() => void) | undefined): void {
+  guard = check;
+}
+
+/**
+ * A sandbox over its own pool of worker threads. Answers `{ok: false}` for what the user's code or
+ * pattern caused (an exception, a limit); throws only when the sandbox cannot run at all.
+ */
+export function createSandbox(
+  host: SandboxHost = new SandboxHost(),
+): SandboxPort & { close(): Promise<void> } {
+  const run = async (request: HostRequest): Promise<SandboxResult> => {
+    const outcome = await host.run(request);
+    if (!outcome.ok) return outcome;
+    try {
+      return { ok: true, value: JSON.parse(outcome.json) };
+    } catch {
+      // Only code that replaced JSON.stringify or Promise.prototype.then for the driver gets here.
+      return { ok: false, reason: 'error', error: 'the returned value is not JSON' };
+    }
+  };
+  return {
+    async runJavaScript({ code, data, timeoutMs, memoryBytes }) {
+      guard?.();
+      let input: string;
+      try {
+        input = JSON.stringify(data ?? null);
+      } catch (error) {
+        return {
+          ok: false,
+          reason: 'error',
+          error: `the input data is not JSON: ${(error as Error).message}`,
+        };
+      }
+      const bytes = Buffer.byteLength(input);
+      if (bytes > SANDBOX_LIMITS.maxInputBytes) {
+        return {
+          ok: false,
+          reason: 'error',
+          error: `the input data is too large: ${megabytes(bytes)} of JSON, the limit is ${megabytes(SANDBOX_LIMITS.maxInputBytes)}`,
+        };
+      }
+      return run({
+        kind: 'javascript',
+        code,
+        input,
+        timeoutMs: clampTimeout(timeoutMs),
+        memoryBytes: clampMemory(memoryBytes),
+      });
+    },
+    async runRegex({ pattern, flags, input, mode, timeoutMs }) {
+      guard?.();
+      if (pattern.length > SANDBOX_LIMITS.maxPatternLength) {
+        return {
+          ok: false,
+          reason: 'error',
+          error: `the regular expression is too long: ${pattern.length} characters, the limit is ${SANDBOX_LIMITS.maxPatternLength}`,
+        };
+      }
+      if (input.length > SANDBOX_LIMITS.maxRegexInputLength) {
+        return {
+          ok: false,
+          reason: 'error',
+          error: `the text is too long for a regular expression: ${input.length} characters, the limit is ${SANDBOX_LIMITS.maxRegexInputLength}`,
+        };
+      }
+      return run({
+        kind: 'regex',
+        pattern,
+        flags,
+        input,
+        mode,
+        timeoutMs: clampTimeout(timeoutMs),
+        memoryBytes: SANDBOX_LIMITS.memoryBytes,
+      });
+    },
+    close: () => host.close(),
+  };
+}
+
+const processSandbox = createSandbox();
+
+/** The process's sandbox: one warm worker thread (more only when runs overlap), started on first use. */
+export const sandboxPort: SandboxPort = processSandbox;
+
+/** Terminates the process's sandbox threads (tests, the bench); the next run starts a fresh one. */
+export const closeSandbox = (): Promise<void> => processSandbox.close();
