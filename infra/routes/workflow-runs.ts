@@ -1,3 +1,4 @@
+import { PROVIDER_ENVIRONMENT } from '#shared/providers/providers.ts';
 import { WORKFLOW_NODE_QUEUE } from '#shared/workflows/engine/queue.ts';
 import type { JobQueueDef, RouteDef, ScheduleDef } from '../route-types.ts';
 
@@ -28,8 +29,10 @@ export const WORKFLOW_RUN_ROUTES: readonly RouteDef[] = [
 ];
 
 export const WORKFLOW_JOB_QUEUES: Readonly<Record<string, JobQueueDef>> = {
-  // Runs nodes (executors call providers and endpoints: provider keys are sealed with the master key),
-  // queues the next ones, and reports a finished run (event, callback).
+  // Runs nodes (executors call providers and endpoints: provider keys are sealed with the master key;
+  // without a workspace key, the deployment's from its provider credentials secret), queues the next
+  // ones, and reports a finished run (event, callback). Provider base URLs and timeout as the deployment
+  // sets them.
   [NODE.name]: {
     worker: 'functions/workers/workflow-node.ts',
     batchSize: NODE.batchSize,
@@ -41,6 +44,8 @@ export const WORKFLOW_JOB_QUEUES: Readonly<Record<string, JobQueueDef>> = {
     queues: [NODE.name, CALLBACK_QUEUE],
     events: true,
     masterKey: true,
+    providerCredentials: true,
+    environment: PROVIDER_ENVIRONMENT,
     maxConcurrency: NODE.maxConcurrency,
   },
 };
