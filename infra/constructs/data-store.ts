@@ -131,7 +131,8 @@ export class DataStore extends Construct {
     // The deployment's own LLM provider keys, for workspaces without a provider key of their own: set by
     // the operator after the deploy (docs/deployment.md), never in a template or a function's
     // environment. Created as `{}` (no keys: nodes answer PROVIDER_AUTH_ERROR); CloudFormation writes that
-    // value at creation only, so a deploy keeps what the operator put. Retained with the data.
+    // value at creation only, so a deploy keeps what the operator put. Leave this resource's properties
+    // as they are: an update of the resource may write `{}` again. Retained with the data.
     this.providerCredentials = new Secret(this, 'ProviderCredentials', {
       description:
         'promptops LLM provider keys of the deployment: a JSON object {"OPENAI_API_KEY": "...", "ANTHROPIC_API_KEY": "..."}',
