@@ -1,6 +1,7 @@
 /**
  * The CDK app: `npx cdk synth|deploy -c stage=prod`. Optional context: `alarmEmail=ops@example.com`,
- * `requestSizeGuard=false` (no WAF web ACL), `deletionProtection=true|false`, `promptCacheTtlSeconds=10`.
+ * `requestSizeGuard=false` (no WAF web ACL), `deletionProtection=true|false`, `promptCacheTtlSeconds=10`,
+ * `openaiBaseUrl=https://...`, `anthropicBaseUrl=https://...`, `providerTimeoutMs=60000`.
  */
 import { App, Tags, Validations } from 'aws-cdk-lib';
 import { parsePromptCacheTtl } from '#shared/prompts/cache-settings.ts';
@@ -21,6 +22,9 @@ new PromptopsStack(app, `promptops-${stage}`, {
   requestSizeGuard: contextBoolean('requestSizeGuard'),
   deletionProtection: contextBoolean('deletionProtection'),
   promptCacheTtlSeconds: contextNumber('promptCacheTtlSeconds', parsePromptCacheTtl),
+  openaiBaseUrl: contextString('openaiBaseUrl'),
+  anthropicBaseUrl: contextString('anthropicBaseUrl'),
+  providerTimeoutMs: contextNumber('providerTimeoutMs', (text) => Number(text)),
 });
 
 // cdk-nag (AWS Solutions and Serverless packs): an unacknowledged finding fails the synth.

@@ -24,9 +24,24 @@ export interface ResourceAccess {
    * function without it that calls the sandbox fails, as it would in AWS.
    */
   sandbox?: boolean;
+  /**
+   * May read the deployment's provider credentials secret (its OPENAI_API_KEY / ANTHROPIC_API_KEY, for
+   * workspaces without a provider key of their own): rows whose function calls an LLM provider.
+   */
+  providerCredentials?: boolean;
 }
 
-export interface JobQueueDef extends ResourceAccess {
+/** Settings a row's function reads from its environment. */
+export interface FunctionSettings {
+  /**
+   * Settings the function reads from its environment, with the values the stack gives them; a
+   * deployment may override a declared one (PromptopsStackProps). Locally the process environment
+   * applies instead, as for every setting.
+   */
+  environment?: Readonly<Record<string, string>>;
+}
+
+export interface JobQueueDef extends ResourceAccess, FunctionSettings {
   /** Worker handler file (exports `handler`), relative to the repository root. */
   worker: string;
   /** Messages a worker receives per invocation. */
@@ -58,7 +73,7 @@ export interface EventRuleDef {
  * A function run on a timer: an EventBridge schedule in AWS; locally once at start-up and then every
  * `everyMinutes` (or the local service's own interval).
  */
-export interface ScheduleDef extends ResourceAccess {
+export interface ScheduleDef extends ResourceAccess, FunctionSettings {
   handler: string;
   everyMinutes: number;
   description: string;
@@ -66,7 +81,7 @@ export interface ScheduleDef extends ResourceAccess {
   timeoutSeconds?: number;
 }
 
-export interface RouteDef extends ResourceAccess {
+export interface RouteDef extends ResourceAccess, FunctionSettings {
   method: HttpMethod;
   /** API Gateway path template, e.g. `/prompt-templates/{identifier}`. */
   path: string;
@@ -80,10 +95,4 @@ export interface RouteDef extends ResourceAccess {
   auth?: RouteAuth;
   memoryMb?: number;
   timeoutSeconds?: number;
-  /**
-   * Settings the handler reads from its environment, with the values the stack gives them; a
-   * deployment may override a declared one (PromptopsStackProps). Locally the process environment
-   * applies instead, as for every setting.
-   */
-  environment?: Readonly<Record<string, string>>;
 }

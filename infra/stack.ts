@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { CfnOutput, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-import { MAX_REQUEST_BODY_BYTES } from '#shared/platform/config.ts';
+import { ENV, MAX_REQUEST_BODY_BYTES } from '#shared/platform/config.ts';
 import { PROMPT_CACHE_TTL_ENV, parsePromptCacheTtl } from '#shared/prompts/cache-settings.ts';
 import { Alarms } from './constructs/alarms.ts';
 import { DataStore } from './constructs/data-store.ts';
@@ -11,6 +11,7 @@ import { JobQueues } from './constructs/job-queues.ts';
 import { ProjectEvents } from './constructs/project-events.ts';
 import { RequestSizeGuard } from './constructs/request-size-guard.ts';
 import { Schedules } from './constructs/schedules.ts';
+import { checkSettingsDeclared } from './constructs/settings.ts';
 import { publishedOpenApiText } from './openapi/document.ts';
 import {
   AUTHORIZER_HANDLER,
@@ -41,6 +42,15 @@ export interface PromptopsStackProps extends StackProps {
    * (0: no cache). Default DEFAULT_PROMPT_CACHE_TTL_SECONDS. The longest a read can lag a change.
    */
   promptCacheTtlSeconds?: number;
+  /**
+   * The deployment's LLM endpoints (OPENAI_BASE_URL, ANTHROPIC_BASE_URL of the functions that call
+   * providers), http(s) URLs. Default the providers' own APIs. The keys are not props: they live in the
+   * provider credentials secret (docs/deployment.md).
+   */
+  openaiBaseUrl?: string;
+  anthropicBaseUrl?: string;
+  /** Longest wait for one LLM call, ms (PROVIDER_TIMEOUT_MS), a whole number >= 1. Default 120 000. */
+  providerTimeoutMs?: number;
 }
 
 /**
@@ -63,6 +73,12 @@ export class PromptopsStack extends Stack {
       const ttl = String(props.promptCacheTtlSeconds);
       settings[PROMPT_CACHE_TTL_ENV] = String(parsePromptCacheTtl(ttl, 'promptCacheTtlSeconds'));
     }
+    Object.assign(settings, providerSettings(props));
+    checkSettingsDeclared(settings, [
+      ...Object.values(ROUTE_GROUPS).flat(),
+      ...Object.values(JOB_QUEUES),
+      ...Object.values(SCHEDULES),
+    ]);
 
     this.data = new DataStore(this, 'Data', {
       deletionProtection: props.deletionProtection ?? stage === 'prod',
@@ -73,6 +89,7 @@ export class PromptopsStack extends Stack {
       bucket: this.data.bucket,
       eventBus: this.events.bus,
       masterKey: this.data.masterKey,
+      providerCredentials: this.data.providerCredentials,
     };
 
     this.jobs = new JobQueues(this, 'Jobs', {
@@ -80,6 +97,7 @@ export class PromptopsStack extends Stack {
       queues: JOB_QUEUES as Readonly<Record<string, JobQueueDef>>,
       resources: shared,
       logRetention,
+      settings,
     });
     this.events.addQueueRules(EVENT_RULES, this.jobs.queues);
     const resources = { ...shared, queues: this.jobs.queues };
@@ -89,6 +107,7 @@ export class PromptopsStack extends Stack {
       schedules: SCHEDULES,
       resources,
       logRetention,
+      settings,
     });
 
     this.http = new HttpApi(this, 'Http', {
@@ -135,5 +154,35 @@ export class PromptopsStack extends Stack {
       value: this.data.masterKey.secretArn,
       description: 'The master key (Secrets Manager); kept on destroy, back it up',
     });
+    new CfnOutput(this, 'ProviderCredentialsSecretArn', {
+      value: this.data.providerCredentials.secretArn,
+      description:
+        'The deployment\'s LLM provider keys (Secrets Manager, JSON {"OPENAI_API_KEY": "...", "ANTHROPIC_API_KEY": "..."}); empty until you put them',
+    });
   }
+}
+
+/** The provider settings a deployment overrides, checked (a bad value fails the synth). */
+function providerSettings(props: PromptopsStackProps): Record<string, string> {
+  const settings: Record<string, string> = {};
+  const urls = [
+    ['openaiBaseUrl', ENV.openaiBaseUrl, props.openaiBaseUrl],
+    ['anthropicBaseUrl', ENV.anthropicBaseUrl, props.anthropicBaseUrl],
+  ] as const;
+  for (const [prop, name, value] of urls) {
+    if (value === undefined) continue;
+    const url = URL.canParse(value) ? new URL(value) : undefined;
+    if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:')) {
+      throw new Error(`${prop} must be an http(s) URL, got "${value}"`);
+    }
+    settings[name] = value.replace(/\/+$/, '');
+  }
+  const timeout = props.providerTimeoutMs;
+  if (timeout !== undefined) {
+    if (!Number.isSafeInteger(timeout) || timeout < 1) {
+      throw new Error(`providerTimeoutMs must be a whole number of milliseconds >= 1, got ${timeout}`);
+    }
+    settings[ENV.providerTimeoutMs] = String(timeout);
+  }
+  return settings;
 }

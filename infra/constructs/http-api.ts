@@ -21,6 +21,7 @@ import { AUTHORIZER_CACHE_TTL_SECONDS } from '#shared/platform/config.ts';
 import type { RouteDef } from '../routes.ts';
 import { pascalCase, routeId } from './naming.ts';
 import { ServiceFunction, type ServiceResources } from './service-function.ts';
+import { rowEnvironment } from './settings.ts';
 
 /** The header carrying the API key; the authorizer's identity source. */
 export const API_KEY_HEADER = 'X-API-KEY';
@@ -119,7 +120,10 @@ export interface HttpApiProps {
   resources: ServiceResources;
   throttle?: Throttle;
   logRetention?: RetentionDays;
-  /** Deployment values of settings that routes declare in `environment`; each reaches only those routes. */
+  /**
+   * Deployment values of settings that rows declare in `environment`; each reaches only the routes
+   * that declare it (the stack refuses one that no row declares).
+   */
   settings?: Readonly<Record<string, string>>;
   /** The OpenAPI document (JSON text), published without a key at GET /openapi.json. */
   openApiDocument?: string;
@@ -240,12 +244,6 @@ export class HttpApi extends Construct {
     }
 
     const settings = props.settings ?? {};
-    const allRoutes = Object.values(props.routeGroups).flat();
-    for (const name of Object.keys(settings)) {
-      if (!allRoutes.some((route) => route.environment && Object.hasOwn(route.environment, name))) {
-        throw new Error(`Setting ${name} is read by no route (no route declares it in environment)`);
-      }
-    }
     const routeStacks = new Map<string, NestedStack>();
     const routes: RouteFunction[] = [];
     for (const [group, rows] of Object.entries(props.routeGroups)) {
@@ -276,11 +274,7 @@ export class HttpApi extends Construct {
     settings: Readonly<Record<string, string>>,
     props: HttpApiProps,
   ): ServiceFunction {
-    const declared = route.environment;
-    const environment = declared && {
-      ...declared,
-      ...Object.fromEntries(Object.entries(settings).filter(([name]) => Object.hasOwn(declared, name))),
-    };
+    const environment = rowEnvironment(route, settings);
     const fn = new ServiceFunction(stack, routeId(route.method, route.path), {
       root: props.root,
       entry: route.handler,

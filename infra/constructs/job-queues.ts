@@ -7,6 +7,7 @@ import { queueUrlEnv, VISIBILITY_TIMEOUT_FACTOR } from '#shared/platform/config.
 import type { JobQueueDef } from '../routes.ts';
 import { pascalCase } from './naming.ts';
 import { ServiceFunction, type ServiceResources } from './service-function.ts';
+import { rowEnvironment } from './settings.ts';
 
 export interface JobQueuesProps {
   root: string;
@@ -15,6 +16,8 @@ export interface JobQueuesProps {
   /** Table, bucket and bus; the queues come from this construct. */
   resources: Omit<ServiceResources, 'queues'>;
   logRetention?: RetentionDays;
+  /** Deployment values of settings that rows declare in `environment`; each reaches only those workers. */
+  settings?: Readonly<Record<string, string>>;
 }
 
 /** AWS's lower bound for an SQS event source mapping's maximum concurrency. */
@@ -91,7 +94,7 @@ export class JobQueues extends Construct {
         timeoutSeconds: def.timeoutSeconds,
         logRetention: props.logRetention,
         // Its own queue's URL, to delay a message (ChangeMessageVisibility, part of consuming).
-        environment: { [queueUrlEnv(name)]: queue.queueUrl },
+        environment: { ...rowEnvironment(def, props.settings), [queueUrlEnv(name)]: queue.queueUrl },
       });
       const source = new SqsEventSource(queue, {
         batchSize: def.batchSize,

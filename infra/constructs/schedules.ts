@@ -8,6 +8,7 @@ import type { ScheduleDef } from '../routes.ts';
 import { acknowledgeDeadLetterQueue } from './job-queues.ts';
 import { pascalCase } from './naming.ts';
 import { ServiceFunction, type ServiceResources } from './service-function.ts';
+import { rowEnvironment } from './settings.ts';
 
 export interface SchedulesProps {
   root: string;
@@ -15,6 +16,8 @@ export interface SchedulesProps {
   schedules: Readonly<Record<string, ScheduleDef>>;
   resources: ServiceResources;
   logRetention?: RetentionDays;
+  /** Deployment values of settings that rows declare in `environment`; each reaches only those functions. */
+  settings?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -70,6 +73,7 @@ export class Schedules extends Construct {
         memoryMb: def.memoryMb,
         timeoutSeconds: def.timeoutSeconds,
         logRetention: props.logRetention,
+        environment: rowEnvironment(def, props.settings),
       });
       const interval = Duration.minutes(def.everyMinutes);
       const rule = new Rule(scopeForSchedule, 'Rule', {

@@ -31,6 +31,8 @@ export interface ServiceResources {
   queues: ReadonlyMap<string, IQueue>;
   /** The master-key secret, readable by rows that say `masterKey: true`. */
   masterKey: ISecret;
+  /** The deployment's provider keys, readable by rows that say `providerCredentials: true`. */
+  providerCredentials: ISecret;
 }
 
 /**
@@ -163,6 +165,11 @@ export class ServiceFunction extends Construct {
     if (access.masterKey) {
       resources.masterKey.grantRead(this.fn);
       this.fn.addEnvironment(ENV.masterKeySecretId, resources.masterKey.secretArn);
+    }
+
+    if (access.providerCredentials) {
+      resources.providerCredentials.grantRead(this.fn);
+      this.fn.addEnvironment(ENV.providerCredentialsSecretId, resources.providerCredentials.secretArn);
     }
 
     this.acknowledgeNagFindings(props);

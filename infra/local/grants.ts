@@ -28,6 +28,8 @@ export interface Grants {
   masterKey?: boolean;
   /** Runs user code in the sandbox (its Lambda asset carries the sandbox's files). */
   sandbox?: boolean;
+  /** May read the deployment's provider credentials secret. */
+  providerCredentials?: boolean;
 }
 
 /** The resources of one local service, which the grants are on (as IAM grants are on ARNs). */
@@ -37,6 +39,7 @@ export interface GrantedResources {
   s3Host: string;
   eventBusName: string;
   masterKeySecretId: string;
+  providerCredentialsSecretId: string;
 }
 
 export interface Invocation {
@@ -138,10 +141,18 @@ export function checkRequest(request: SdkRequest, invocation: Invocation): AwsAc
     case 'secretsmanager': {
       const action = `secretsmanager:${operation}`;
       if (operation !== 'GetSecretValue') return { action, missing: 'no row grants it' };
-      if (!grants.masterKey) return { action, missing: 'its row does not declare masterKey: true' };
+      // Each secret is granted by its own flag, as each function's role is granted each secret apart.
       const id = String(input.SecretId ?? '');
-      if (id !== resources.masterKeySecretId && !id.includes(`:secret:${resources.masterKeySecretId}`))
-        return { action, missing: `secret ${id} is not the master key` };
+      const names = (name: string) => id === name || id.includes(`:secret:${name}`);
+      const secret = names(resources.masterKeySecretId)
+        ? { flag: 'masterKey' as const, what: 'the master key' }
+        : names(resources.providerCredentialsSecretId)
+          ? { flag: 'providerCredentials' as const, what: 'the provider credentials' }
+          : undefined;
+      if (!secret) return { action, missing: `secret ${id} is not one of the service's secrets` };
+      if (!grants[secret.flag]) {
+        return { action, missing: `its row does not declare ${secret.flag}: true (${secret.what})` };
+      }
       return { action };
     }
   }

@@ -70,8 +70,8 @@ export interface LocalMessagingOptions {
   rules?: Readonly<Record<string, EventRuleDef>>;
   /** The bus the rules are on; events put on another bus are printed but match no rule. */
   busName?: string;
-  /** Secrets GetSecretValue answers, by name. */
-  secrets?: Readonly<Record<string, string>>;
+  /** Secrets GetSecretValue answers, by name: a value, or a function read at each call (a file). */
+  secrets?: Readonly<Record<string, string | (() => string)>>;
   /** Append dead letters here as JSON lines (the data directory), besides keeping them in memory. */
   deadLetterFile?: string;
   /**
@@ -342,10 +342,11 @@ export class LocalMessaging {
     if (name === undefined) {
       throw new AwsError('ResourceNotFoundException', "Secrets Manager can't find the specified secret.");
     }
+    const value = this.options.secrets?.[name];
     return {
       ARN: secretArn(name),
       Name: name,
-      SecretString: this.options.secrets?.[name],
+      SecretString: typeof value === 'function' ? value() : value,
       VersionId: SECRET_VERSION,
       VersionStages: ['AWSCURRENT'],
       CreatedDate: 0,

@@ -90,6 +90,8 @@ export interface LocalService {
   messaging: LocalMessaging;
   /** The master-key secret's id (MASTER_KEY_SECRET_ID), answered by the local Secrets Manager. */
   masterKeySecretId: string;
+  /** The provider credentials secret's id (PROVIDER_CREDENTIALS_SECRET_ID), answered likewise. */
+  providerCredentialsSecretId: string;
   /** Runs every schedule now (one already running runs again after it) and resolves when all are done. */
   runSchedules(): Promise<void>;
   stop(): Promise<void>;
@@ -105,6 +107,12 @@ export const LOCAL_EVENT_BUS = 'promptops-local';
 /** The local Secrets Manager's name for the master key, kept in the data directory's `master-key`. */
 export const LOCAL_MASTER_KEY_SECRET_ID = 'promptops-local-master-key';
 export const MASTER_KEY_FILE = 'master-key';
+/**
+ * The local Secrets Manager's name for the deployment's provider credentials: the data directory's
+ * `provider-credentials.json` (a JSON object as in AWS), read at each GetSecretValue; `{}` without it.
+ */
+export const LOCAL_PROVIDER_CREDENTIALS_SECRET_ID = 'promptops-local-provider-credentials';
+export const PROVIDER_CREDENTIALS_FILE = 'provider-credentials.json';
 
 async function importHandler<T>(file: string): Promise<T> {
   const module = (await import(pathToFileURL(join(REPO_ROOT, file)).href)) as { handler?: T };
@@ -151,6 +159,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       s3Host: s3Url.host,
       eventBusName: LOCAL_EVENT_BUS,
       masterKeySecretId: LOCAL_MASTER_KEY_SECRET_ID,
+      providerCredentialsSecretId: LOCAL_PROVIDER_CREDENTIALS_SECRET_ID,
     };
     const enforce = options.enforceGrants ?? true;
     if (enforce) installGrantCheck(); // fails the start if the SDK clients would escape the check
@@ -174,7 +183,10 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       queues,
       rules: options.eventRules ?? EVENT_RULES,
       busName: LOCAL_EVENT_BUS,
-      secrets: { [LOCAL_MASTER_KEY_SECRET_ID]: masterKey(dataDir) },
+      secrets: {
+        [LOCAL_MASTER_KEY_SECRET_ID]: masterKey(dataDir),
+        [LOCAL_PROVIDER_CREDENTIALS_SECRET_ID]: () => providerCredentials(dataDir),
+      },
       loadWorker: (file) => {
         if (!workers.has(file)) workers.set(file, importHandler<WorkerHandler>(file));
         return workers.get(file) as Promise<WorkerHandler>;
@@ -196,6 +208,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       [ENV.bucketName]: bucketName,
       [ENV.eventBusName]: LOCAL_EVENT_BUS,
       [ENV.masterKeySecretId]: LOCAL_MASTER_KEY_SECRET_ID,
+      [ENV.providerCredentialsSecretId]: LOCAL_PROVIDER_CREDENTIALS_SECRET_ID,
       [ENV.dynamodbEndpoint]: dynamodbEndpoint,
       [ENV.s3Endpoint]: s3Endpoint,
       [ENV.sqsEndpoint]: messagingEndpoint,
@@ -279,6 +292,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       bucketName,
       messaging,
       masterKeySecretId: LOCAL_MASTER_KEY_SECRET_ID,
+      providerCredentialsSecretId: LOCAL_PROVIDER_CREDENTIALS_SECRET_ID,
       runSchedules: () => schedules.runAll(),
       stop: () => stopAll(stops),
     };
@@ -301,6 +315,16 @@ function masterKey(dataDir: string | undefined): string {
   const key = generate();
   writeFileSync(file, `${key}\n`, { mode: 0o600 });
   return key;
+}
+
+/**
+ * What the local provider credentials secret holds: the data directory's `provider-credentials.json`
+ * as written (the functions check its shape, as in AWS), else no keys. OPENAI_API_KEY /
+ * ANTHROPIC_API_KEY in the environment of `npm start` come first anyway.
+ */
+function providerCredentials(dataDir: string | undefined): string {
+  const file = dataDir && join(dataDir, PROVIDER_CREDENTIALS_FILE);
+  return file && existsSync(file) ? readFileSync(file, 'utf8') : '{}';
 }
 
 /** The workspace a job message is for (messages carry `workspaceId`). */

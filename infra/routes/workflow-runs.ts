@@ -1,3 +1,4 @@
+import { PROVIDER_ENVIRONMENT } from '#shared/providers/providers.ts';
 import { WORKFLOW_NODE_QUEUE } from '#shared/workflows/engine/queue.ts';
 import type { JobQueueDef, RouteDef, ScheduleDef } from '../route-types.ts';
 
@@ -29,8 +30,9 @@ export const WORKFLOW_RUN_ROUTES: readonly RouteDef[] = [
 
 export const WORKFLOW_JOB_QUEUES: Readonly<Record<string, JobQueueDef>> = {
   // Runs nodes (executors call providers and endpoints: provider keys are sealed with the master key;
-  // CODE_EXECUTION and REGEX nodes run in the sandbox), queues the next ones, and reports a finished
-  // run (event, callback).
+  // without a workspace key, the deployment's from its provider credentials secret; CODE_EXECUTION and
+  // REGEX nodes run in the sandbox), queues the next ones, and reports a finished run (event, callback).
+  // Provider base URLs and timeout as the deployment sets them.
   [NODE.name]: {
     worker: 'functions/workers/workflow-node.ts',
     batchSize: NODE.batchSize,
@@ -42,6 +44,8 @@ export const WORKFLOW_JOB_QUEUES: Readonly<Record<string, JobQueueDef>> = {
     queues: [NODE.name, CALLBACK_QUEUE],
     events: true,
     masterKey: true,
+    providerCredentials: true,
+    environment: PROVIDER_ENVIRONMENT,
     sandbox: true,
     maxConcurrency: NODE.maxConcurrency,
   },

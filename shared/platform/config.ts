@@ -28,6 +28,12 @@ export const ENV = {
   openaiApiKey: 'OPENAI_API_KEY',
   anthropicApiKey: 'ANTHROPIC_API_KEY',
   /**
+   * Id (ARN in AWS) of the Secrets Manager secret holding the deployment's provider keys, a JSON object
+   * `{"OPENAI_API_KEY": "...", "ANTHROPIC_API_KEY": "..."}`: read when the variable of the key itself is
+   * unset (how the stack passes keys, which never go in a function's environment).
+   */
+  providerCredentialsSecretId: 'PROVIDER_CREDENTIALS_SECRET_ID',
+  /**
    * Base URLs of the deployment's providers (default https://api.openai.com/v1 and
    * https://api.anthropic.com): operator configuration, trusted, so not filtered by the outbound guard.
    */

@@ -1,6 +1,6 @@
 import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes } from 'node:crypto';
-import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { ENV, requireEnv } from './config.ts';
+import { readSecretString } from './secrets.ts';
 
 /**
  * The one master key every derived secret comes from (webhook signing secrets, the key that encrypts
@@ -11,12 +11,9 @@ import { ENV, requireEnv } from './config.ts';
 let loading: Promise<Buffer> | undefined;
 
 async function readMasterKey(): Promise<Buffer> {
-  const client = new SecretsManagerClient({ endpoint: process.env[ENV.secretsEndpoint] || undefined });
-  const answer = await client.send(
-    new GetSecretValueCommand({ SecretId: requireEnv(ENV.masterKeySecretId) }),
-  );
-  if (!answer.SecretString) throw new Error('The master key secret has no string value');
-  return createHash('sha256').update(answer.SecretString, 'utf8').digest();
+  const secret = await readSecretString(requireEnv(ENV.masterKeySecretId));
+  if (!secret) throw new Error('The master key secret has no string value');
+  return createHash('sha256').update(secret, 'utf8').digest();
 }
 
 /** The master key, loaded on first use; a failed read is retried by the next caller. */

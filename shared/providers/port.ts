@@ -4,7 +4,9 @@ import { callAnthropic } from './anthropic.ts';
 import { resolveCredential } from './credentials.ts';
 import { ProviderError } from './errors.ts';
 import { callOpenAI } from './openai.ts';
-import type { ProviderName } from './providers.ts';
+import { DEFAULT_PROVIDER_TIMEOUT_MS, type ProviderName } from './providers.ts';
+
+export { DEFAULT_PROVIDER_TIMEOUT_MS };
 
 /**
  * The LLM port of PROMPT_TEMPLATE and LLM_ASSERTION nodes (and report columns): one provider request,
@@ -35,7 +37,6 @@ export interface LlmPort {
   complete(workspaceId: number, request: LlmRequest): Promise<LlmResult>;
 }
 
-export const DEFAULT_PROVIDER_TIMEOUT_MS = 120_000;
 /** Kept between the call's timeout and the caller's deadline, for recording the outcome. */
 export const DEADLINE_MARGIN_MS = 1_000;
 

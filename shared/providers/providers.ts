@@ -32,6 +32,19 @@ export const PROVIDER_SETTINGS: Readonly<Record<ProviderName, ProviderSettings>>
   },
 };
 
+/** Longest wait for one LLM call unless PROVIDER_TIMEOUT_MS says otherwise. */
+export const DEFAULT_PROVIDER_TIMEOUT_MS = 120_000;
+
+/**
+ * What the deployment sets for its providers beside the keys (base URLs, timeout), with their defaults:
+ * the environment a function that calls providers declares (its row's `environment`).
+ */
+export const PROVIDER_ENVIRONMENT: Readonly<Record<string, string>> = {
+  [ENV.openaiBaseUrl]: PROVIDER_SETTINGS.openai.defaultBaseUrl,
+  [ENV.anthropicBaseUrl]: PROVIDER_SETTINGS.anthropic.defaultBaseUrl,
+  [ENV.providerTimeoutMs]: String(DEFAULT_PROVIDER_TIMEOUT_MS),
+};
+
 /**
  * Which provider serves a template's `metadata.model.provider`: only the providers' own names.
  * (`azure-openai`, Gemini and others take other credentials and endpoints: not supported by nodes.)

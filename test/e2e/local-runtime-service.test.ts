@@ -1,10 +1,10 @@
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { MASTER_KEY_FILE } from '#infra/local/service.ts';
+import { MASTER_KEY_FILE, PROVIDER_CREDENTIALS_FILE } from '#infra/local/service.ts';
 import type { JobQueueDef, RouteDef, ScheduleDef } from '#infra/routes.ts';
 import { ENV, queueUrlEnv } from '#shared/platform/config.ts';
 import { workerOutcomes } from '#test/support/local-runtime/aws-call-worker.ts';
@@ -202,5 +202,26 @@ describe('master key', () => {
       new GetSecretValueCommand({ SecretId: process.env[ENV.masterKeySecretId] }),
     );
     expect(secret).toMatchObject({ Name: service.masterKeySecretId, SecretString: key });
+  });
+});
+
+describe('provider credentials', () => {
+  it("serves the data directory's provider-credentials.json as the secret, read at each call, else {}", async () => {
+    const secrets = new SecretsManagerClient({ endpoint: process.env[ENV.secretsEndpoint] });
+    const read = async () =>
+      (
+        await secrets.send(
+          new GetSecretValueCommand({ SecretId: process.env[ENV.providerCredentialsSecretId] }),
+        )
+      ).SecretString;
+    expect(process.env[ENV.providerCredentialsSecretId]).toBe(service.providerCredentialsSecretId);
+    expect(await read()).toBe('{}');
+    const file = join(dataDir, PROVIDER_CREDENTIALS_FILE);
+    writeFileSync(file, '{"OPENAI_API_KEY": "sk-local"}');
+    try {
+      expect(await read()).toBe('{"OPENAI_API_KEY": "sk-local"}');
+    } finally {
+      rmSync(file);
+    }
   });
 });

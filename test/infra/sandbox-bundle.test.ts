@@ -50,6 +50,7 @@ describe('sandbox bundling', () => {
         eventBus: new EventBus(stack, 'Bus'),
         queues: new Map(),
         masterKey: new Secret(stack, 'Key'),
+        providerCredentials: new Secret(stack, 'ProviderCredentials'),
       },
       invocation: { kind: 'api' },
     });

@@ -45,6 +45,7 @@ import {
 } from '#shared/platform/config.ts';
 import { TABLE_INDEXES, TABLE_KEYS, TTL_ATTRIBUTE } from '#shared/platform/table-schema.ts';
 import { DEFAULT_PROMPT_CACHE_TTL_SECONDS, PROMPT_CACHE_TTL_ENV } from '#shared/prompts/cache-settings.ts';
+import { WORKFLOW_NODE_QUEUE } from '#shared/workflows/engine/queue.ts';
 
 type Resource = { Type: string; Properties: any; DeletionPolicy?: string; UpdateReplacePolicy?: string };
 
@@ -83,6 +84,8 @@ const FAKE_QUEUES: Record<string, JobQueueDef> = {
     memoryMb: 256,
     table: 'write',
     maxConcurrency: 5,
+    providerCredentials: true,
+    environment: { FAKE_BASE_URL: 'https://default.example.com', FAKE_LIMIT: '7' },
   },
 };
 const FAKE_RULES: Record<string, EventRuleDef> = {
@@ -102,6 +105,7 @@ const FAKE_SCHEDULES: Record<string, ScheduleDef> = {
     events: true,
     masterKey: true,
     timeoutSeconds: 60,
+    environment: { FAKE_SWEEP_AGE: '30' },
   },
 };
 
@@ -145,6 +149,8 @@ beforeAll(() => {
     requestSizeGuard: false,
     alarmEmail: 'ops@example.com',
     promptCacheTtlSeconds: 5,
+    openaiBaseUrl: 'https://llm.example.com/v1/',
+    providerTimeoutMs: 30_000,
   });
 
   const jobsStack = new Stack(app, 'jobs');
@@ -155,6 +161,7 @@ beforeAll(() => {
     bucket: new Bucket(jobsStack, 'Bucket'),
     eventBus: events.bus,
     masterKey: new Secret(jobsStack, 'MasterKey'),
+    providerCredentials: new Secret(jobsStack, 'ProviderCredentials'),
   };
   const queues = new JobQueues(jobsStack, 'Jobs', { root: fakeRoot, queues: FAKE_QUEUES, resources: shared });
   events.addQueueRules(FAKE_RULES, queues.queues);
@@ -280,6 +287,19 @@ function actionsOf(template: Template, functionId: string): string[] {
   return roleStatements(template)
     .filter(([role]) => role === roleId)
     .flatMap(([, statement]) => [statement.Action].flat());
+}
+
+/** The secrets (logical ids) the function's role may read (secretsmanager:GetSecretValue). */
+function secretsReadBy(template: Template, functionId: string): string[] {
+  const [, fn] = only(resources(template, 'AWS::Lambda::Function').filter(([id]) => id === functionId));
+  const roleId: string = fn.Properties.Role['Fn::GetAtt'][0];
+  return roleStatements(template)
+    .filter(
+      ([role, statement]) =>
+        role === roleId && [statement.Action].flat().includes('secretsmanager:GetSecretValue'),
+    )
+    .flatMap(([, statement]) => [statement.Resource].flat())
+    .map((resource) => (resource as { Ref?: string }).Ref ?? JSON.stringify(resource));
 }
 
 /** Resources whose logical id starts with `prefix` (the construct path, e.g. `JobsFakeJobsQueue`). */
@@ -590,6 +610,7 @@ describe('stack size', () => {
       DataAccessLogsC0C25EE4: 'AWS::S3::Bucket',
       DataBucketE6B0FAA8: 'AWS::S3::Bucket',
       DataMasterKeyB529036F: 'AWS::SecretsManager::Secret',
+      DataProviderCredentials575A5B16: 'AWS::SecretsManager::Secret',
       EventsBus45DE4339: 'AWS::Events::EventBus',
     });
   });
@@ -1008,6 +1029,7 @@ describe('job queues', () => {
       eventBus: new EventBus(stack, 'Bus'),
       queues: new Map(),
       masterKey: new Secret(stack, 'MasterKey'),
+      providerCredentials: new Secret(stack, 'ProviderCredentials'),
     };
     expect(
       () =>
@@ -1135,6 +1157,7 @@ describe('schedules', () => {
       eventBus: new EventBus(stack, 'Bus'),
       queues: new Map(),
       masterKey: new Secret(stack, 'MasterKey'),
+      providerCredentials: new Secret(stack, 'ProviderCredentials'),
     };
     const schedules = { bad: { ...FAKE_SCHEDULES['fake-sweep']!, everyMinutes } };
     expect(() => new Schedules(stack, 'Schedules', { root: fakeRoot, schedules, resources })).toThrow(
@@ -1146,7 +1169,7 @@ describe('schedules', () => {
 describe('master key', () => {
   it('is one generated 64-character secret without punctuation, kept on destroy', () => {
     for (const template of [dev, prod]) {
-      const [, secret] = only(resources(template, 'AWS::SecretsManager::Secret'));
+      const [, secret] = only(withIdPrefix(template, 'AWS::SecretsManager::Secret', 'DataMasterKey'));
       expect(secret.Properties.GenerateSecretString).toEqual({
         PasswordLength: 64,
         ExcludePunctuation: true,
@@ -1156,16 +1179,16 @@ describe('master key', () => {
   });
 
   it('reaches exactly the functions whose row says masterKey, as MASTER_KEY_SECRET_ID with read access', () => {
-    const [secretId] = only(resources(dev, 'AWS::SecretsManager::Secret'));
+    const [secretId] = only(withIdPrefix(dev, 'AWS::SecretsManager::Secret', 'DataMasterKey'));
     for (const route of ROUTES) {
       const [id, fn] = functionByDescription(dev, routeLabel(route));
       const env = fn.Properties.Environment.Variables;
       if (route.masterKey) expect(env[ENV.masterKeySecretId]).toEqual({ Ref: secretId });
       else expect(env[ENV.masterKeySecretId]).toBeUndefined();
-      expect(actionsOf(dev, id).includes('secretsmanager:GetSecretValue')).toBe(route.masterKey === true);
+      expect(secretsReadBy(dev, id)).toEqual(route.masterKey ? [secretId] : []);
     }
     // The made-up rows: a worker and a schedule with masterKey, a worker without.
-    const [fakeSecretId] = only(resources(jobs, 'AWS::SecretsManager::Secret'));
+    const [fakeSecretId] = only(withIdPrefix(jobs, 'AWS::SecretsManager::Secret', 'MasterKey'));
     for (const [description, granted] of [
       ['worker for fake-fanout', true],
       ['schedule fake-sweep: fake sweep', true],
@@ -1175,8 +1198,92 @@ describe('master key', () => {
       expect(fn.Properties.Environment.Variables[ENV.masterKeySecretId]).toEqual(
         granted ? { Ref: fakeSecretId } : undefined,
       );
-      expect(actionsOf(jobs, id).includes('secretsmanager:GetSecretValue')).toBe(granted);
+      expect(secretsReadBy(jobs, id).includes(fakeSecretId)).toBe(granted);
     }
+  });
+});
+
+describe('provider credentials', () => {
+  const workerOf = (template: Template) =>
+    functionByDescription(template, `worker for ${WORKFLOW_NODE_QUEUE.name}`);
+
+  it('is one secret created as {} (no keys, nothing secret in the template), kept on destroy', () => {
+    for (const template of [dev, prod]) {
+      const [, secret] = only(
+        withIdPrefix(template, 'AWS::SecretsManager::Secret', 'DataProviderCredentials'),
+      );
+      expect(secret.Properties.SecretString).toBe('{}');
+      expect(secret.Properties.GenerateSecretString).toBeUndefined();
+      expect(secret).toMatchObject({ DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
+    }
+    const [secretId] = only(withIdPrefix(dev, 'AWS::SecretsManager::Secret', 'DataProviderCredentials'));
+    expect(dev.toJSON().Outputs.ProviderCredentialsSecretArn.Value).toEqual({ Ref: secretId });
+  });
+
+  it('is read by the workflow-node worker only, as PROVIDER_CREDENTIALS_SECRET_ID', () => {
+    const [secretId] = only(withIdPrefix(dev, 'AWS::SecretsManager::Secret', 'DataProviderCredentials'));
+    const readers = resources(dev, 'AWS::Lambda::Function')
+      .filter(([id]) => secretsReadBy(dev, id).includes(secretId))
+      .map(([, fn]) => fn.Properties.Description);
+    expect(readers).toEqual([`worker for ${WORKFLOW_NODE_QUEUE.name}`]);
+    const withEnv = resources(dev, 'AWS::Lambda::Function').filter(
+      ([, fn]) => fn.Properties.Environment?.Variables?.[ENV.providerCredentialsSecretId] !== undefined,
+    );
+    expect(
+      withEnv.map(([, fn]) => fn.Properties.Environment.Variables[ENV.providerCredentialsSecretId]),
+    ).toEqual([{ Ref: secretId }]);
+    expect(withEnv.map(([, fn]) => fn.Properties.Description)).toEqual(readers);
+    // The keys themselves are in no function's environment.
+    for (const [, fn] of resources(dev, 'AWS::Lambda::Function')) {
+      const env = fn.Properties.Environment?.Variables ?? {};
+      expect(env).not.toHaveProperty(ENV.openaiApiKey);
+      expect(env).not.toHaveProperty(ENV.anthropicApiKey);
+    }
+    // A made-up worker that declares the flag gets its own stack's secret.
+    const [fakeSecretId] = only(withIdPrefix(jobs, 'AWS::SecretsManager::Secret', 'ProviderCredentials'));
+    const [id, fn] = functionByDescription(jobs, 'worker for fake-delivery');
+    expect(fn.Properties.Environment.Variables[ENV.providerCredentialsSecretId]).toEqual({
+      Ref: fakeSecretId,
+    });
+    expect(secretsReadBy(jobs, id)).toEqual([fakeSecretId]);
+  });
+
+  it("gives the workflow-node worker the provider settings: the defaults, or the deployment's", () => {
+    const settingsOf = (template: Template) => {
+      const env = workerOf(template)[1].Properties.Environment.Variables;
+      return [ENV.openaiBaseUrl, ENV.anthropicBaseUrl, ENV.providerTimeoutMs].map((name) => env[name]);
+    };
+    expect(settingsOf(dev)).toEqual(['https://api.openai.com/v1', 'https://api.anthropic.com', '120000']);
+    expect(settingsOf(prod)).toEqual(['https://llm.example.com/v1', 'https://api.anthropic.com', '30000']);
+    // On no other function.
+    const readers = resources(prod, 'AWS::Lambda::Function').filter(
+      ([, fn]) => fn.Properties.Environment?.Variables?.[ENV.providerTimeoutMs] !== undefined,
+    );
+    expect(readers.map(([, fn]) => fn.Properties.Description)).toEqual([
+      `worker for ${WORKFLOW_NODE_QUEUE.name}`,
+    ]);
+  });
+
+  it('gives made-up workers and schedules their declared settings, beside their own variables', () => {
+    const envOf = (description: string) =>
+      functionByDescription(jobs, description)[1].Properties.Environment.Variables;
+    expect(envOf('worker for fake-delivery')).toMatchObject({
+      FAKE_BASE_URL: 'https://default.example.com',
+      FAKE_LIMIT: '7',
+      [queueUrlEnv('fake-delivery')]: expect.anything(),
+    });
+    expect(envOf('schedule fake-sweep: fake sweep')).toMatchObject({ FAKE_SWEEP_AGE: '30' });
+    expect(envOf('worker for fake-jobs')).not.toHaveProperty('FAKE_LIMIT');
+  });
+
+  it.each([
+    [{ openaiBaseUrl: 'ftp://llm.example.com' }, /openaiBaseUrl must be an http\(s\) URL/],
+    [{ anthropicBaseUrl: 'not a url' }, /anthropicBaseUrl must be an http\(s\) URL/],
+    [{ providerTimeoutMs: 0 }, /providerTimeoutMs must be a whole number of milliseconds >= 1/],
+    [{ providerTimeoutMs: 2.5 }, /providerTimeoutMs must be a whole number/],
+  ])('refuses %o at synth', (props, message) => {
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    expect(() => new PromptopsStack(app, 'bad-provider', { stage: 'dev', ...props })).toThrow(message);
   });
 });
 
@@ -1265,12 +1372,13 @@ describe('alarms and outputs', () => {
     dev.resourceCountIs('AWS::SNS::Topic', 0);
   });
 
-  it('outputs the API URL, table, bucket, bus and master key names, and nothing else', () => {
+  it('outputs the API URL, table, bucket, bus, master key and provider credentials names, and nothing else', () => {
     expect(Object.keys(dev.findOutputs('*')).sort()).toEqual([
       'ApiUrl',
       'BucketName',
       'EventBusName',
       'MasterKeySecretArn',
+      'ProviderCredentialsSecretArn',
       'TableName',
     ]);
     dev.hasOutput('MasterKeySecretArn', { Value: { Ref: Match.stringLikeRegexp('^DataMasterKey') } });

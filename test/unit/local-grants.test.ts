@@ -7,6 +7,7 @@ const resources = {
   s3Host: '127.0.0.1:9000',
   eventBusName: 'bus',
   masterKeySecretId: 'master-key',
+  providerCredentialsSecretId: 'provider-credentials',
 };
 const invocation = (grants: Grants, ownQueue?: string): Invocation => ({
   functionName: 'fn',
@@ -97,6 +98,25 @@ describe('checkRequest', () => {
     const secret = json('secretsmanager.GetSecretValue', { SecretId: 'master-key' });
     expect(checkRequest(secret, invocation({ table: 'read', masterKey: true })).missing).toBeUndefined();
     expect(checkRequest(secret, invocation({ table: 'read' })).missing).toMatch(/masterKey: true/);
+  });
+
+  it('gives each secret to its own flag only: provider credentials need providerCredentials: true', () => {
+    const secret = (id: string) => json('secretsmanager.GetSecretValue', { SecretId: id });
+    const arn = 'arn:aws:secretsmanager:us-east-1:000000000000:secret:provider-credentials-local';
+    const worker = invocation({ table: 'write', providerCredentials: true });
+    expect(checkRequest(secret('provider-credentials'), worker).missing).toBeUndefined();
+    expect(checkRequest(secret(arn), worker).missing).toBeUndefined();
+    // The master key's flag does not cover it, nor does its own cover the master key.
+    expect(
+      checkRequest(secret('provider-credentials'), invocation({ table: 'write', masterKey: true })).missing,
+    ).toBe('its row does not declare providerCredentials: true (the provider credentials)');
+    expect(checkRequest(secret('provider-credentials'), invocation({ table: 'write' })).missing).toMatch(
+      /providerCredentials: true/,
+    );
+    expect(checkRequest(secret('master-key'), worker).missing).toMatch(/masterKey: true/);
+    expect(checkRequest(secret('another-secret'), worker).missing).toBe(
+      "secret another-secret is not one of the service's secrets",
+    );
   });
 
   it('refuses calls no row can grant', () => {

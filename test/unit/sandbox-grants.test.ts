@@ -11,6 +11,7 @@ const resources = {
   s3Host: '127.0.0.1:9000',
   eventBusName: 'bus',
   masterKeySecretId: 'key',
+  providerCredentialsSecretId: 'provider-credentials',
 };
 const denied: string[] = [];
 const invoke = <T>(grants: Grants, call: () => Promise<T>) =>
