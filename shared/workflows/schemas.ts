@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { externalIdSchema } from '#shared/external-ids/external-ids.ts';
-import { isoTimestamp, jsonObject, pageOf } from '#shared/platform/response-schemas.ts';
-import { intParam, wellFormedString } from '#shared/platform/schemas.ts';
+import { isoTimestamp, pageOf } from '#shared/platform/response-schemas.ts';
+import { intParam, ownKeysRecord, wellFormedString } from '#shared/platform/schemas.ts';
 import {
   headListQuerySchema,
   labelNameSchema,
@@ -52,7 +52,7 @@ export type CreateWorkflowBody = z.output<typeof createWorkflowBodySchema>;
 
 export const nodeUpdateSchema = z.object({
   node_type: workflowNodeSchema.shape.node_type.nullish(),
-  configuration: jsonObject.nullish(),
+  configuration: workflowNodeSchema.shape.configuration.nullish(),
   dependencies: workflowNodeSchema.shape.dependencies.unwrap().nullish(),
   is_output_node: z.boolean().nullish(),
 });
@@ -62,7 +62,7 @@ export type NodeUpdate = z.output<typeof nodeUpdateSchema>;
 export const patchWorkflowBodySchema = z.object({
   base_version: z.int().min(1).max(Number.MAX_SAFE_INTEGER).nullish(),
   commit_message: commitMessageSchema.nullish(),
-  nodes: z.record(workflowNodeSchema.shape.name, nodeUpdateSchema.nullable()).nullish(),
+  nodes: ownKeysRecord(workflowNodeSchema.shape.name, nodeUpdateSchema.nullable()).nullish(),
   required_input_variables: requiredInputVariablesSchema.nullish(),
   edges: z.array(workflowEdgeSchema).nullish(),
   release_labels: releaseLabels.nullish(),

@@ -318,6 +318,43 @@ describe('PATCH /rest/workflows/{workflow_id_or_name}', () => {
     expect(noOutput.status).toBe(422);
     expect((await patch(name, { base_version: 2 })).status).toBe(201);
   });
+
+  it('refuses a __proto__ key (422) rather than dropping it from a version answered 201', async () => {
+    const name = uniqueName('proto');
+    await create(workflowBody(name));
+    // JSON.parse makes `__proto__` an own key, as the service parses it.
+    const own = (json: string) => JSON.parse(json) as Record<string, unknown>;
+    const refused = [
+      {
+        method: 'PATCH',
+        path: `/rest/workflows/${name}`,
+        body: own(
+          '{"nodes": {"__proto__": {"node_type": "VARIABLE", "configuration": {"value": {"type": "string", "value": "x"}}, "is_output_node": true}}}',
+        ),
+      },
+      {
+        method: 'PATCH',
+        path: `/rest/workflows/${name}`,
+        body: own('{"nodes": {"greeting": {"configuration": {"__proto__": {"value": "x"}}}}}'),
+      },
+      {
+        method: 'PATCH',
+        path: `/rest/workflows/${name}`,
+        body: own('{"required_input_variables": {"__proto__": "string"}}'),
+      },
+      {
+        method: 'POST',
+        path: '/rest/workflows',
+        body: { ...workflowBody(name), required_input_variables: own('{"__proto__": "string"}') },
+      },
+    ];
+    for (const { method, path, body } of refused) {
+      const answer = await service.rejected(method, path, { body });
+      expect(answer.status, JSON.stringify(body)).toBe(422);
+      expect(answer.body.message).toContain('__proto__');
+    }
+    expect((await get(name)).body.version_number).toBe(1);
+  });
 });
 
 describe('GET /workflows', () => {
