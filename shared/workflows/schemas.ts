@@ -6,6 +6,7 @@ import {
   headListQuerySchema,
   labelNameSchema,
   MAX_RELEASE_LABELS,
+  publishExternalIdsSchema,
   versionOrLabel,
 } from '#shared/versions/schemas.ts';
 import {
@@ -36,7 +37,7 @@ export const createWorkflowBodySchema = z
     required_input_variables: requiredInputVariablesSchema.nullish(),
     edges: z.array(workflowEdgeSchema).nullish(),
     release_labels: releaseLabels.nullish(),
-    external_ids: z.array(externalIdSchema).nullish(),
+    external_ids: publishExternalIdsSchema.nullish(),
   })
   .superRefine((body, ctx) => {
     const given = (['name', 'workflow_id', 'workflow_name'] as const).filter((field) => body[field] != null);

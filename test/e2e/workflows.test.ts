@@ -146,6 +146,18 @@ describe('POST /rest/workflows', () => {
     expect(again.external_ids).toEqual([mapping]);
   });
 
+  it('refuses more than 100 external ids in one publish (422), writing nothing', async () => {
+    const externalIds = Array.from({ length: 101 }, (_, index) => ({
+      source: 'bulk',
+      external_id: `${index}`,
+    }));
+    const answer = await service.rejected('POST', '/rest/workflows', {
+      body: workflowBody(uniqueName('bulk'), { external_ids: externalIds }),
+    });
+    expect(answer.status).toBe(422);
+    expect(answer.body.detail[0].loc).toEqual(['body', 'external_ids']);
+  });
+
   it('refuses a key that may only read workflows (403)', async () => {
     const key = await service.keyWithPermissions({ workflows: 'read' });
     const answer = await service.call('POST', '/rest/workflows', {
