@@ -121,6 +121,19 @@ describe('POST /rest/workflows', () => {
     expect(created.nodes[0]).toMatchObject({ node_type: 'MCP' });
   });
 
+  it('publishes a version near the item limit with 100 labels, and reads it by each', async () => {
+    const name = uniqueName('wide');
+    const nodes = Array.from({ length: 3 }, (_, i) => variableNode(`n${i}`, 'x'.repeat(100_000)));
+    const labels = Array.from({ length: 100 }, (_, i) => `l${i}`);
+    const created = await create({ name, nodes, release_labels: labels });
+    expect(created.release_labels).toHaveLength(100);
+    for (const label of ['l0', 'l99']) {
+      const read = await get(name, { label });
+      expect(read.status).toBe(200);
+      expect(read.body.workflow_version_id).toBe(created.workflow_version_id);
+    }
+  });
+
   it('answers 413 for a version too large for one item, writing nothing', async () => {
     const big = 'x'.repeat(100_000);
     const nodes = Array.from({ length: 4 }, (_, i) => variableNode(`n${i}`, big));
