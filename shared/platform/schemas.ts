@@ -18,6 +18,29 @@ export const wellFormedString = () =>
 /** Any JSON object (values unchecked): parameters, variables, attributes, provider payloads. */
 export const jsonObject = z.record(z.string(), z.unknown());
 
+/**
+ * A record whose keys the client names and the service keeps (a workflow's input variables, node
+ * configurations, a patch's nodes by name). JSON.parse keeps a `"__proto__"` key as a plain property,
+ * but a parsed record cannot hold it (zod drops it): refused with a 422 at that key instead of vanishing
+ * from something answered 201.
+ */
+export function ownKeysRecord<K extends z.core.$ZodRecordKey, V extends z.core.SomeType>(key: K, value: V) {
+  return z.preprocess(
+    (input, ctx) => {
+      if (input !== null && typeof input === 'object' && Object.hasOwn(input, '__proto__')) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['__proto__'],
+          message: '__proto__ cannot be used as a key',
+          input,
+        });
+      }
+      return input;
+    },
+    z.record(key, value),
+  );
+}
+
 /** `true`/`false` (also 1/0) from a query string; zod's coerce.boolean would read "false" as true. */
 export const queryBoolean = z
   .enum(['true', 'false', '1', '0', 'True', 'False'], { error: 'must be true or false' })

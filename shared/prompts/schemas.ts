@@ -7,6 +7,7 @@ import {
   headListQuerySchema,
   labelNameSchema,
   MAX_RELEASE_LABELS,
+  publishExternalIdsSchema,
   versionOrLabel,
 } from '#shared/versions/schemas.ts';
 
@@ -46,7 +47,7 @@ export const publishBodySchema = z.object({
     metadata: metadataSchema.nullish(),
   }),
   release_labels: z.array(labelNameSchema).max(MAX_RELEASE_LABELS).nullish(),
-  external_ids: z.array(externalIdSchema).nullish(),
+  external_ids: publishExternalIdsSchema.nullish(),
 });
 export type PublishBody = z.output<typeof publishBodySchema>;
 

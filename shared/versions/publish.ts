@@ -8,7 +8,7 @@ import { conflict } from '#shared/platform/errors.ts';
 import { nextId, prefetchIds } from '#shared/platform/ids.ts';
 import { entityMappings } from './external-ids.ts';
 import { type Head, type LabelEntryBase, labelEntry, labelOf } from './kind.ts';
-import type { HeadAndLatest, LabelMove, VersionStore } from './store.ts';
+import { type HeadAndLatest, type LabelMove, storedJsonBytes, type VersionStore } from './store.ts';
 
 /**
  * Publishing a new version of a versioned entity, creating the entity on its first publish.
@@ -37,6 +37,24 @@ const MAX_ATTEMPTS = 100;
 export const MAX_VERSION_BYTES = 350_000;
 /** The head, likewise: its fields and labels map. */
 export const MAX_HEAD_BYTES = 300_000;
+
+/**
+ * At most this many bytes of label copies per publish: 100 labels on a version near MAX_VERSION_BYTES
+ * would write 35 MB and outlast the request. Past it, labels get no copy and reads by label read the
+ * version the head names (a stale copy is never used, see read.ts copyInStep).
+ */
+export const MAX_LABEL_COPY_BYTES = 4_000_000;
+
+/** The labels whose copies of `version` a publish writes: all of them, or none when over the budget. */
+function copiedLabels<V, L extends LabelEntryBase, X>(
+  store: VersionStore<V, L, X>,
+  labels: string[],
+  version: V,
+): string[] {
+  if (labels.length === 0) return labels;
+  const bytes = storedJsonBytes(store.kind.encodeVersion(version));
+  return labels.length * bytes <= MAX_LABEL_COPY_BYTES ? labels : [];
+}
 
 /** The largest label entry a head may have to hold (for size checks made before writing). */
 export function largestLabelEntry<L extends LabelEntryBase>(kind: { versionIdField: keyof L & string }): L {
@@ -139,13 +157,14 @@ export async function publishVersion<V, L extends LabelEntryBase, X>(
       const candidate = plan.build({ id: versionId, entityId, number: numberAfter(state) });
       version = candidate;
       const head = state.head;
+      const copied = copiedLabels(store, labels, candidate);
       const [won] = await Promise.all([
         store.putVersion(workspaceId, candidate),
         pointers.write(
           head ? undefined : entityId,
           labels.filter((label) => !head || !labelOf(head, label)),
         ),
-        ...labels.map((label) => store.putLabelCopy(workspaceId, label, candidate, { monotonic: true })),
+        ...copied.map((label) => store.putLabelCopy(workspaceId, label, candidate, { monotonic: true })),
       ]);
       if (won) break;
       if (plan.requireNumber !== undefined) throw stale();

@@ -15,6 +15,13 @@ export const labelNameSchema = wellFormedString().min(1).max(255);
 /** Each label moved writes a copy of the version (store.ts): bounded per publish. */
 export const MAX_RELEASE_LABELS = 100;
 
+/**
+ * The external ids one publish may claim: each is a conditional write made before the version, so an
+ * unbounded list would outlast the request (a 5xx, with claims left behind) instead of a 422.
+ */
+export const MAX_PUBLISH_EXTERNAL_IDS = 100;
+export const publishExternalIdsSchema = z.array(externalIdSchema).max(MAX_PUBLISH_EXTERNAL_IDS);
+
 /** A read selects a version by number or by label, never both. */
 export function versionOrLabel(
   select: { version?: number | null; label?: string | null },

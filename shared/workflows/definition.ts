@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { jsonObject, wellFormedString } from '#shared/platform/schemas.ts';
+import { ownKeysRecord, wellFormedString } from '#shared/platform/schemas.ts';
 
 /**
  * A workflow version's graph as clients send it and as it is stored: nodes (steps) and edges
@@ -14,7 +14,7 @@ export const workflowNodeSchema = z
     name: wellFormedString().min(1).max(255),
     /** Free text: a known type has its configuration checked; any other fails at run time. */
     node_type: wellFormedString().min(1).max(64),
-    configuration: jsonObject,
+    configuration: ownKeysRecord(z.string(), z.unknown()),
     /** Names of nodes or input variables this node reads. */
     dependencies: z
       .array(wellFormedString().min(1).max(255))
@@ -71,7 +71,10 @@ export const workflowEdgeSchema = z
 export type WorkflowEdge = z.infer<typeof workflowEdgeSchema>;
 
 /** Input variable name -> type name as the client declares it (e.g. "string"); types are not enforced. */
-export const requiredInputVariablesSchema = z.record(wellFormedString().min(1).max(255), z.string().max(64));
+export const requiredInputVariablesSchema = ownKeysRecord(
+  wellFormedString().min(1).max(255),
+  z.string().max(64),
+);
 
 export interface WorkflowGraph {
   nodes: WorkflowNode[];

@@ -1,12 +1,13 @@
 import * as z from 'zod';
 import { externalIdSchema } from '#shared/external-ids/external-ids.ts';
 import { MAX_EMAIL_LENGTH } from '#shared/platform/auth-context.ts';
-import { isoTimestamp, jsonObject, pageOf } from '#shared/platform/response-schemas.ts';
-import { intParam, wellFormedString } from '#shared/platform/schemas.ts';
+import { isoTimestamp, pageOf } from '#shared/platform/response-schemas.ts';
+import { intParam, ownKeysRecord, wellFormedString } from '#shared/platform/schemas.ts';
 import {
   headListQuerySchema,
   labelNameSchema,
   MAX_RELEASE_LABELS,
+  publishExternalIdsSchema,
   versionOrLabel,
 } from '#shared/versions/schemas.ts';
 import {
@@ -37,7 +38,7 @@ export const createWorkflowBodySchema = z
     required_input_variables: requiredInputVariablesSchema.nullish(),
     edges: z.array(workflowEdgeSchema).nullish(),
     release_labels: releaseLabels.nullish(),
-    external_ids: z.array(externalIdSchema).nullish(),
+    external_ids: publishExternalIdsSchema.nullish(),
   })
   .superRefine((body, ctx) => {
     const given = (['name', 'workflow_id', 'workflow_name'] as const).filter((field) => body[field] != null);
@@ -53,7 +54,7 @@ export type CreateWorkflowBody = z.output<typeof createWorkflowBodySchema>;
 
 export const nodeUpdateSchema = z.object({
   node_type: workflowNodeSchema.shape.node_type.nullish(),
-  configuration: jsonObject.nullish(),
+  configuration: workflowNodeSchema.shape.configuration.nullish(),
   dependencies: workflowNodeSchema.shape.dependencies.unwrap().nullish(),
   is_output_node: z.boolean().nullish(),
 });
@@ -63,7 +64,7 @@ export type NodeUpdate = z.output<typeof nodeUpdateSchema>;
 export const patchWorkflowBodySchema = z.object({
   base_version: z.int().min(1).max(Number.MAX_SAFE_INTEGER).nullish(),
   commit_message: commitMessageSchema.nullish(),
-  nodes: z.record(workflowNodeSchema.shape.name, nodeUpdateSchema.nullable()).nullish(),
+  nodes: ownKeysRecord(workflowNodeSchema.shape.name, nodeUpdateSchema.nullable()).nullish(),
   required_input_variables: requiredInputVariablesSchema.nullish(),
   edges: z.array(workflowEdgeSchema).nullish(),
   release_labels: releaseLabels.nullish(),

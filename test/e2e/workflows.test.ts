@@ -121,6 +121,19 @@ describe('POST /rest/workflows', () => {
     expect(created.nodes[0]).toMatchObject({ node_type: 'MCP' });
   });
 
+  it('publishes a version near the item limit with 100 labels, and reads it by each', async () => {
+    const name = uniqueName('wide');
+    const nodes = Array.from({ length: 3 }, (_, i) => variableNode(`n${i}`, 'x'.repeat(100_000)));
+    const labels = Array.from({ length: 100 }, (_, i) => `l${i}`);
+    const created = await create({ name, nodes, release_labels: labels });
+    expect(created.release_labels).toHaveLength(100);
+    for (const label of ['l0', 'l99']) {
+      const read = await get(name, { label });
+      expect(read.status).toBe(200);
+      expect(read.body.workflow_version_id).toBe(created.workflow_version_id);
+    }
+  });
+
   it('answers 413 for a version too large for one item, writing nothing', async () => {
     const big = 'x'.repeat(100_000);
     const nodes = Array.from({ length: 4 }, (_, i) => variableNode(`n${i}`, big));
@@ -144,6 +157,18 @@ describe('POST /rest/workflows', () => {
       workflowBody('', { name: null, workflow_id: owner.workflow_id, external_ids: [mapping] }),
     );
     expect(again.external_ids).toEqual([mapping]);
+  });
+
+  it('refuses more than 100 external ids in one publish (422), writing nothing', async () => {
+    const externalIds = Array.from({ length: 101 }, (_, index) => ({
+      source: 'bulk',
+      external_id: `${index}`,
+    }));
+    const answer = await service.rejected('POST', '/rest/workflows', {
+      body: workflowBody(uniqueName('bulk'), { external_ids: externalIds }),
+    });
+    expect(answer.status).toBe(422);
+    expect(answer.body.detail[0].loc).toEqual(['body', 'external_ids']);
   });
 
   it('refuses a key that may only read workflows (403)', async () => {
@@ -317,6 +342,43 @@ describe('PATCH /rest/workflows/{workflow_id_or_name}', () => {
     });
     expect(noOutput.status).toBe(422);
     expect((await patch(name, { base_version: 2 })).status).toBe(201);
+  });
+
+  it('refuses a __proto__ key (422) rather than dropping it from a version answered 201', async () => {
+    const name = uniqueName('proto');
+    await create(workflowBody(name));
+    // JSON.parse makes `__proto__` an own key, as the service parses it.
+    const own = (json: string) => JSON.parse(json) as Record<string, unknown>;
+    const refused = [
+      {
+        method: 'PATCH',
+        path: `/rest/workflows/${name}`,
+        body: own(
+          '{"nodes": {"__proto__": {"node_type": "VARIABLE", "configuration": {"value": {"type": "string", "value": "x"}}, "is_output_node": true}}}',
+        ),
+      },
+      {
+        method: 'PATCH',
+        path: `/rest/workflows/${name}`,
+        body: own('{"nodes": {"greeting": {"configuration": {"__proto__": {"value": "x"}}}}}'),
+      },
+      {
+        method: 'PATCH',
+        path: `/rest/workflows/${name}`,
+        body: own('{"required_input_variables": {"__proto__": "string"}}'),
+      },
+      {
+        method: 'POST',
+        path: '/rest/workflows',
+        body: { ...workflowBody(name), required_input_variables: own('{"__proto__": "string"}') },
+      },
+    ];
+    for (const { method, path, body } of refused) {
+      const answer = await service.rejected(method, path, { body });
+      expect(answer.status, JSON.stringify(body)).toBe(422);
+      expect(answer.body.message).toContain('__proto__');
+    }
+    expect((await get(name)).body.version_number).toBe(1);
   });
 });
 

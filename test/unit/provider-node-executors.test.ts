@@ -154,6 +154,16 @@ describe('LLM_ASSERTION', () => {
     );
     expect(value).toEqual({ 'is polite': true, 'is short': false });
   });
+
+  it('keeps an assertion called __proto__ in the dict', async () => {
+    reply = async () => 'true';
+    const value = await executeNode(
+      { node_type: 'LLM_ASSERTION', configuration: { source: 'a', prompt: ['__proto__', 'constructor'] } },
+      context({ a: 'x' }),
+    );
+    expect(Object.keys(value as object)).toEqual(['__proto__', 'constructor']);
+    expect(JSON.parse(JSON.stringify(value))).toEqual(JSON.parse('{"__proto__": true, "constructor": true}'));
+  });
 });
 
 describe('ENDPOINT', () => {

@@ -43,10 +43,11 @@ export const llmAssertion: NodeExecutor<LlmAssertionConfig> = {
       config.prompt != null ? asText(config.prompt) : asText(read(context, config.prompt_source as string));
     const many = assertionList(assertion);
     if (!many) return ask(config, context, text, assertion);
-    const answers: Record<string, boolean> = {};
+    const answers: [string, boolean][] = [];
     // One at a time: a provider's rate limit is the likelier failure than slowness.
-    for (const one of many) answers[one] = await ask(config, context, text, one);
-    return answers;
+    for (const one of many) answers.push([one, await ask(config, context, text, one)]);
+    // fromEntries: an assertion called `__proto__` is a key like any other.
+    return Object.fromEntries(answers);
   },
 };
 
