@@ -4,7 +4,6 @@ import {
   listExternalIds,
   uniqueExternalIds,
 } from '#shared/external-ids/external-ids.ts';
-import { conflict } from '#shared/platform/errors.ts';
 import { nextId, prefetchIds } from '#shared/platform/ids.ts';
 import { entityMappings } from './external-ids.ts';
 import { type Head, type LabelEntryBase, labelEntry, labelOf } from './kind.ts';
@@ -74,8 +73,6 @@ export interface PublishPlan<V, X> {
   newHead: X;
   /** The kind's fields this publish sets on an existing head (undefined ones are left alone). */
   headUpdate: Partial<X>;
-  /** The version must get this number (a change based on the version before): 409 otherwise. */
-  requireNumber?: number;
   /** Called after each write readers may cache (the version, the head). */
   changed?(): void;
 }
@@ -123,12 +120,6 @@ export async function publishVersion<V, L extends LabelEntryBase, X>(
   let state = read;
   const numberAfter = (current: HeadAndLatest<Head<L, X>, V>) =>
     (current.latest ? kind.placeOf(current.latest).number : 0) + 1;
-  const stale = () =>
-    conflict(
-      `${kind.noun} ${name} has a newer version than the one this change is based on`,
-      'stale_base_version',
-    );
-  if (plan.requireNumber !== undefined && numberAfter(state) !== plan.requireNumber) throw stale();
 
   const mappings = entityMappings(store);
   let entityId =
@@ -167,7 +158,6 @@ export async function publishVersion<V, L extends LabelEntryBase, X>(
         ...copied.map((label) => store.putLabelCopy(workspaceId, label, candidate, { monotonic: true })),
       ]);
       if (won) break;
-      if (plan.requireNumber !== undefined) throw stale();
       state = await store.readHeadAndLatest(workspaceId, name);
       const owner = state.head?.id ?? (state.latest && kind.placeOf(state.latest).entityId);
       if (owner !== undefined && owner !== entityId) {

@@ -1,4 +1,4 @@
-import { conflict, invalid } from '#shared/platform/errors.ts';
+import { invalid } from '#shared/platform/errors.ts';
 import { jsonObject } from '#shared/platform/schemas.ts';
 import { readVersion } from '#shared/versions/read.ts';
 import type { WorkflowGraph, WorkflowNode } from './definition.ts';
@@ -12,8 +12,9 @@ import type { NodeUpdate, PatchWorkflowBody } from './schemas.ts';
  * `nodes` maps a node name to an update (a new node needs `node_type`) or to null (the node goes, with
  * the edges that touch it unless `edges` is given); a node's configuration is deep-merged (objects
  * merge key by key; anything else, arrays and null included, replaces), its dependencies replaced.
- * `required_input_variables` and `edges` replace when given. `base_version`, when given, must be the
- * latest version, and still be when the new one is written: a 409 otherwise.
+ * `required_input_variables` and `edges` replace when given. The change applies to `base_version` (a
+ * 404 when the workflow has no such version), by default the latest; either way the new version is the
+ * next number, so concurrent patches all land, each on the base it names.
  */
 export async function patchWorkflow(
   workspaceId: number,
@@ -22,14 +23,12 @@ export async function patchWorkflow(
   body: PatchWorkflowBody,
 ): Promise<CreatedView> {
   const { head, version: latest } = await readVersion(workflowStore, workspaceId, identifier, {});
-  const baseVersion = body.base_version ?? undefined;
-  if (baseVersion !== undefined && baseVersion !== latest.number) {
-    throw conflict(
-      `Version ${baseVersion} is not the latest version of workflow ${head.name} (${latest.number} is)`,
-      'stale_base_version',
-    );
-  }
-  const graph = patchedGraph(latest, body);
+  const base =
+    body.base_version == null || body.base_version === latest.number
+      ? latest
+      : (await readVersion(workflowStore, workspaceId, String(head.id), { version: body.base_version }))
+          .version;
+  const graph = patchedGraph(base, body);
   validateGraph(graph);
   return publishGraph(workspaceId, userId, {
     name: head.name,
@@ -38,8 +37,7 @@ export async function patchWorkflow(
     labels: [...new Set(body.release_labels ?? [])],
     externalIds: [],
     state: { head, latest },
-    requireNumber: baseVersion === undefined ? undefined : baseVersion + 1,
-    baseVersion: latest.number,
+    baseVersion: base.number,
   });
 }
 

@@ -36,8 +36,6 @@ export interface GraphPublish {
   externalIds: ExternalId[];
   /** The workflow as read by the caller, when it has read it. */
   state?: HeadAndLatest<WorkflowHead, WorkflowVersionRecord>;
-  /** PATCH with base_version: the new version must directly follow it (409 otherwise). */
-  requireNumber?: number;
   baseVersion: number | null;
   /** The publishing user's e-mail address, recorded on the workflow when this publish creates it. */
   userEmail?: string | null;
@@ -118,7 +116,6 @@ export async function publishGraph(
     build: ({ id, entityId, number }) => ({ ...draft, id, workflow_id: entityId, number }),
     newHead: { folder_id: input.folderId ?? null, user_id: userId, user_email: input.userEmail ?? null },
     headUpdate: { folder_id: input.folderId },
-    requireNumber: input.requireNumber,
   });
   return toCreatedView(published.version, published.applied, published.externalIds, input.baseVersion);
 }

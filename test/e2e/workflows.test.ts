@@ -319,12 +319,15 @@ describe('PATCH /rest/workflows/{workflow_id_or_name}', () => {
     expect(read.required_input_variables).toEqual({ other: 'string' });
   });
 
-  it('answers 409 when base_version is not the latest, 404 for an unknown workflow, 422 for bad changes', async () => {
+  it('patches an older base_version into a new latest, 404 for an unknown version or workflow, 422 for bad changes', async () => {
     const name = uniqueName('stale');
     await create(workflowBody(name));
     await create(workflowBody(name));
-    const stale = await service.rejected('PATCH', `/rest/workflows/${name}`, { body: { base_version: 1 } });
-    expect(stale.status).toBe(409);
+    const older = await patch(name, { base_version: 1, commit_message: 'from one' });
+    expect(older.status).toBe(201);
+    expect(older.body).toMatchObject({ version_number: 3, base_version: 1 });
+    const missing = await service.rejected('PATCH', `/rest/workflows/${name}`, { body: { base_version: 9 } });
+    expect(missing.status).toBe(404);
     expect(
       (await service.rejected('PATCH', `/rest/workflows/${uniqueName('none')}`, { body: {} })).status,
     ).toBe(404);
@@ -341,7 +344,7 @@ describe('PATCH /rest/workflows/{workflow_id_or_name}', () => {
       body: { nodes: { greeting: null } },
     });
     expect(noOutput.status).toBe(422);
-    expect((await patch(name, { base_version: 2 })).status).toBe(201);
+    expect((await patch(name, { base_version: 3 })).status).toBe(201);
   });
 
   it('refuses a __proto__ key (422) rather than dropping it from a version answered 201', async () => {
