@@ -129,6 +129,32 @@ async function resultsWhenDone(id: number): Promise<Record<string, NodeResult>> 
   throw new Error(`run ${id} still answers 202`);
 }
 
+/** The request logs a run's LLM calls wrote (found by search, read by id as a user would). */
+async function logsOfRun(id: number): Promise<Record<string, unknown>[]> {
+  const search = await service.call('POST', '/api/public/v2/requests/search', {
+    body: {
+      filter_group: {
+        filters: [
+          {
+            field: 'metadata',
+            nested_key: 'workflow_version_execution_id',
+            operator: 'key_equals',
+            value: String(id),
+          },
+        ],
+      },
+    },
+  });
+  expect(search.status, JSON.stringify(search.body)).toBe(200);
+  const logs = [];
+  for (const item of search.body.items as { id: number }[]) {
+    const log = await service.call('GET', `/api/public/v2/requests/${item.id}`);
+    expect(log.status).toBe(200);
+    logs.push(log.body);
+  }
+  return logs;
+}
+
 describe('PROMPT_TEMPLATE', () => {
   const anthropicModel = {
     provider: 'anthropic',
@@ -186,25 +212,9 @@ describe('PROMPT_TEMPLATE', () => {
       });
       expect(stub.requests.slice(before).map((request) => request.path)).toEqual([path]);
 
-      const search = await service.call('POST', '/api/public/v2/requests/search', {
-        body: {
-          filter_group: {
-            filters: [
-              {
-                field: 'metadata',
-                nested_key: 'workflow_version_execution_id',
-                operator: 'key_equals',
-                value: String(id),
-              },
-            ],
-          },
-        },
-      });
-      expect(search.status, JSON.stringify(search.body)).toBe(200);
-      expect(search.body.items).toHaveLength(1);
-      const log = await service.call('GET', `/api/public/v2/requests/${search.body.items[0].id}`);
-      expect(log.status).toBe(200);
-      expect(log.body).toMatchObject({
+      const logs = await logsOfRun(id);
+      expect(logs).toHaveLength(1);
+      expect(logs[0]).toMatchObject({
         prompt_id: published.body.id,
         prompt_version_number: 1,
         prompt_input_variables: { question: 'why purr', topic: 'cats' },
@@ -241,6 +251,23 @@ describe('PROMPT_TEMPLATE', () => {
       status: 'FAILED',
       error_message: expect.stringMatching(/^PROVIDER_RATE_LIMIT: openai answered 429/),
     });
+    // The failed call is logged too, as an error of that type.
+    const [failedLog] = await logsOfRun(limited.id);
+    expect(failedLog).toMatchObject({ status: 'ERROR', error_type: 'PROVIDER_RATE_LIMIT' });
+    const anthropic = node(
+      'ask',
+      'PROMPT_TEMPLATE',
+      { template: { name: promptName }, engine: { provider: 'anthropic', model: 'claude-3-5-haiku-latest' } },
+      ['question'],
+      { is_output_node: true },
+    );
+    const overloaded = await runWorkflow([anthropic], options('[[stub:status=529]] hi'));
+    expect(overloaded.nodes.ask).toMatchObject({
+      status: 'FAILED',
+      error_message: expect.stringMatching(/^PROVIDER_ERROR: anthropic answered 529/),
+    });
+    const answered = await runWorkflow([anthropic], options('hello there'));
+    expect(answered.nodes.ask).toMatchObject({ status: 'SUCCESS', value: 'hello there' });
 
     delete process.env.OPENAI_API_KEY;
     const before = stub.requests.length;
@@ -250,6 +277,31 @@ describe('PROMPT_TEMPLATE', () => {
       error_message: expect.stringMatching(/^PROVIDER_AUTH_ERROR: no openai API key/),
     });
     expect(stub.requests.length).toBe(before);
+  });
+});
+
+describe("a workspace's provider key", () => {
+  it('is used, at its base URL through the guarded client, by the next node that runs', async () => {
+    process.env.OUTBOUND_ALLOWED_HOSTS = `${new URL(receiverUrl).host},${stub.host}`;
+    const put = await service.call('PUT', '/api/public/v2/provider-keys/openai', {
+      body: { api_key: 'sk-workspace-own-key-9999', base_url: stub.openaiBaseUrl },
+    });
+    expect(put.status, JSON.stringify(put.body)).toBe(200);
+    try {
+      const before = stub.requests.length;
+      const { nodes } = await runWorkflow([
+        variable('text', 'fine'),
+        node('check', 'LLM_ASSERTION', { source: 'text', prompt: '[[stub:reply=yes]] ok' }, ['text'], {
+          is_output_node: true,
+        }),
+      ]);
+      expect(nodes.check).toMatchObject({ status: 'SUCCESS', value: true });
+      expect(stub.requests.slice(before).map((request) => request.apiKey)).toEqual([
+        'sk-workspace-own-key-9999',
+      ]);
+    } finally {
+      expect((await service.call('DELETE', '/api/public/v2/provider-keys/openai')).status).toBe(200);
+    }
   });
 });
 
