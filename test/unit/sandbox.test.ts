@@ -146,6 +146,14 @@ describe('sandbox: JavaScript', () => {
     const bomb = await run("const a = []; while (true) a.push('x'.repeat(1e6))", null, 150);
     expect(bomb).toMatchObject({ ok: false, reason: expect.stringMatching(/^(memory|timeout)$/) });
     await expectHealthy();
+    // What a run keeps counts, not only one allocation: 100 blocks of 1 MB pass the 64 MB.
+    expect(
+      await run('const a = []; for (let i = 0; i < 100; i++) a.push(new Uint8Array(1e6)); return a.length'),
+    ).toEqual({ ok: false, reason: 'memory', error: 'memory limit exceeded (64 MB)' });
+    await expectHealthy();
+    expect(
+      await run('const a = []; for (let i = 0; i < 40; i++) a.push(new Uint8Array(1e6)); return a.length'),
+    ).toEqual({ ok: true, value: 40 });
     // One allocation over the limit fails at once, as memory.
     expect(await run("return 'x'.repeat(100e6).length")).toEqual({
       ok: false,
