@@ -13,7 +13,7 @@ export const handler = httpRoute({
   body: patchWorkflowBodySchema,
   permission: ['workflows', 'edit'],
   responses: { 201: createWorkflowResponseSchema },
-  errors: [404, 409, 413],
+  errors: [404, 413],
   status: 201,
   handle: ({ path, body, auth }) =>
     patchWorkflow(auth.workspaceId, auth.userId, path.workflow_id_or_name, body),
