@@ -2,13 +2,14 @@ import * as z from 'zod';
 import { blueprintSchema } from '#shared/blueprints/schema.ts';
 import { externalIdSchema } from '#shared/external-ids/external-ids.ts';
 import { isoTimestamp, jsonObject, pageOf } from '#shared/platform/response-schemas.ts';
-import { intParam, queryBoolean, wellFormedString } from '#shared/platform/schemas.ts';
+import { queryBoolean, wellFormedString } from '#shared/platform/schemas.ts';
 import {
   headListQuerySchema,
   labelNameSchema,
   MAX_RELEASE_LABELS,
   publishExternalIdsSchema,
   versionOrLabel,
+  versionSelectorQuery,
 } from '#shared/versions/schemas.ts';
 
 export { labelNameSchema, MAX_RELEASE_LABELS, versionOrLabel };
@@ -53,8 +54,7 @@ export type PublishBody = z.output<typeof publishBodySchema>;
 
 export const getTemplateQuerySchema = z
   .object({
-    version: intParam(1, Number.MAX_SAFE_INTEGER).optional(),
-    label: labelNameSchema.optional(),
+    ...versionSelectorQuery,
     resolve_snippets: queryBoolean.optional(),
     include_llm_kwargs: queryBoolean.optional(),
   })

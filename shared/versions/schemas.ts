@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { externalIdSchema } from '#shared/external-ids/external-ids.ts';
 import {
   givenTogether,
+  intParam,
   paginationQuery,
   sortOrderNeedsSortBy,
   wellFormedString,
@@ -21,6 +22,12 @@ export const MAX_RELEASE_LABELS = 100;
  */
 export const MAX_PUBLISH_EXTERNAL_IDS = 100;
 export const publishExternalIdsSchema = z.array(externalIdSchema).max(MAX_PUBLISH_EXTERNAL_IDS);
+
+/** The query fields of a read by version or label (check them with `versionOrLabel`). */
+export const versionSelectorQuery = {
+  version: intParam(1, Number.MAX_SAFE_INTEGER).optional(),
+  label: labelNameSchema.optional(),
+};
 
 /** A read selects a version by number or by label, never both. */
 export function versionOrLabel(

@@ -11,6 +11,7 @@ import {
   type DeliveryRecord,
   type DeliveryRef,
   getDelivery,
+  pendingDelivery,
   queryDeliveries,
   resetDeliveryForRetry,
   type WebhookRecord,
@@ -47,20 +48,11 @@ export function newDelivery(
   now = Date.now(),
 ): DeliveryRecord {
   return {
-    id: deliveryIdFor(eventId, webhook.id),
-    workspaceId: webhook.workspaceId,
+    // Serialised once: every attempt sends (and signs) exactly these bytes.
+    ...pendingDelivery(deliveryIdFor(eventId, webhook.id), webhook.workspaceId, pythonJson(envelope), now),
     webhookId: webhook.id,
     eventId,
     eventType: envelope.event_type,
-    status: 'pending',
-    attempts: 0,
-    lastStatusCode: null,
-    lastError: null,
-    nextAttemptAt: now,
-    createdAt: now,
-    deliveredAt: null,
-    // Serialised once: every attempt sends (and signs) exactly these bytes.
-    body: pythonJson(envelope),
   };
 }
 

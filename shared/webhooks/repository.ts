@@ -63,6 +63,22 @@ export interface DeliveryState {
   body: string;
 }
 
+/** A delivery not yet attempted, due now, with the exact bytes every attempt will send. */
+export function pendingDelivery(id: string, workspaceId: number, body: string, now: number): DeliveryState {
+  return {
+    id,
+    workspaceId,
+    status: 'pending',
+    attempts: 0,
+    lastStatusCode: null,
+    lastError: null,
+    nextAttemptAt: now,
+    createdAt: now,
+    deliveredAt: null,
+    body,
+  };
+}
+
 /** A delivery of one event to one webhook. */
 export interface DeliveryRecord extends DeliveryState {
   webhookId: number;

@@ -4,6 +4,7 @@ import { enqueueDelivery, stableDeliveryId } from '#shared/webhooks/deliveries.t
 import {
   createDelivery,
   getDeliveryAt,
+  pendingDelivery,
   type RunCallbackDeliveryRecord,
 } from '#shared/webhooks/repository.ts';
 import { runCallbackSigningKey } from '#shared/webhooks/secrets.ts';
@@ -55,18 +56,14 @@ export const callbackDeliveryId = (workspaceId: number, executionId: number) =>
  */
 export async function sendRunCallback(callback: RunCallback, now = Date.now()): Promise<void> {
   const delivery: RunCallbackDeliveryRecord = {
-    id: callbackDeliveryId(callback.workspaceId, callback.executionId),
-    workspaceId: callback.workspaceId,
+    ...pendingDelivery(
+      callbackDeliveryId(callback.workspaceId, callback.executionId),
+      callback.workspaceId,
+      callbackBody(callback.executionId, callback.finalOutput),
+      now,
+    ),
     executionId: callback.executionId,
     url: callback.url,
-    status: 'pending',
-    attempts: 0,
-    lastStatusCode: null,
-    lastError: null,
-    nextAttemptAt: now,
-    createdAt: now,
-    deliveredAt: null,
-    body: callbackBody(callback.executionId, callback.finalOutput),
   };
   const checked = checkOutboundUrl(callback.url);
   if (checked.ok) {

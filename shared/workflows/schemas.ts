@@ -2,13 +2,14 @@ import * as z from 'zod';
 import { externalIdSchema } from '#shared/external-ids/external-ids.ts';
 import { MAX_EMAIL_LENGTH } from '#shared/platform/auth-context.ts';
 import { isoTimestamp, pageOf } from '#shared/platform/response-schemas.ts';
-import { intParam, ownKeysRecord, wellFormedString } from '#shared/platform/schemas.ts';
+import { ownKeysRecord, wellFormedString } from '#shared/platform/schemas.ts';
 import {
   headListQuerySchema,
   labelNameSchema,
   MAX_RELEASE_LABELS,
   publishExternalIdsSchema,
   versionOrLabel,
+  versionSelectorQuery,
 } from '#shared/versions/schemas.ts';
 import {
   edgeConditionalSchema,
@@ -73,8 +74,7 @@ export type PatchWorkflowBody = z.output<typeof patchWorkflowBodySchema>;
 
 export const getWorkflowQuerySchema = z
   .object({
-    version: intParam(1, Number.MAX_SAFE_INTEGER).optional(),
-    label: labelNameSchema.optional(),
+    ...versionSelectorQuery,
   })
   .superRefine(versionOrLabel);
 
