@@ -11,7 +11,13 @@ import {
   type ProgressDeps,
   type RunContext,
 } from './progress.ts';
-import { MAX_NODE_ATTEMPTS, NODE_LEASE_MS, type NodeMessage, WORKFLOW_NODE_QUEUE } from './queue.ts';
+import {
+  MAX_NODE_ATTEMPTS,
+  NODE_LEASE_MS,
+  NODE_LEASE_RENEW_MS,
+  type NodeMessage,
+  WORKFLOW_NODE_QUEUE,
+} from './queue.ts';
 import { fanInOf, isFinal, readiness } from './readiness.ts';
 import {
   claimNode,
@@ -23,6 +29,7 @@ import {
   type NodeOutcome,
   nodeValue,
   releaseLease,
+  renewLease,
   storeJson,
   valueObjectKey,
 } from './store.ts';
@@ -127,6 +134,15 @@ export async function processNodeMessage(
     });
   }
 
+  // The lease lives as long as this worker: renewed until the node is final, so that a worker that
+  // dies is taken over once its last renewal lapses.
+  const renewal = setInterval(() => {
+    renewLease(run.ws, run.executionId, message.node, attempt, deps.now() + NODE_LEASE_MS).catch(
+      (error: unknown) =>
+        logger.warn('Workflow node lease not renewed', { node: message.node, error: error as Error }),
+    );
+  }, NODE_LEASE_RENEW_MS);
+  renewal.unref();
   try {
     const values: Record<string, unknown> = { ...(await executionInputs(meta)) };
     await Promise.all(
@@ -191,6 +207,8 @@ export async function processNodeMessage(
       valueJson: 'null',
       error_message: 'internal error: the node could not be run',
     });
+  } finally {
+    clearInterval(renewal);
   }
 }
 
