@@ -15,6 +15,7 @@ import { parentPort } from 'node:worker_threads';
 import variant from '@jitl/quickjs-ng-wasmfile-release-sync';
 import {
   newQuickJSWASMModuleFromVariant,
+  newVariant,
   type QuickJSContext,
   type QuickJSHandle,
 } from 'quickjs-emscripten-core';
@@ -30,7 +31,15 @@ const forward = (...args: unknown[]) =>
   port.postMessage({ type: 'log', text: args.map(String).join(' ').slice(0, 1_000) } satisfies WorkerMessage);
 for (const method of ['log', 'info', 'warn', 'error', 'debug', 'trace'] as const) console[method] = forward;
 
-const quickjs = await newQuickJSWASMModuleFromVariant(variant);
+// QuickJS's own limit (setMemoryLimit) misses memory it does not account for at its allocations (large
+// strings and arrays grown piecemeal reach gigabytes under a 64 MB limit): the WebAssembly memory itself
+// is capped, so an allocation past the cap fails inside QuickJS as out of memory.
+const WASM_PAGE_BYTES = 64 * 1024;
+const wasmMemory = new WebAssembly.Memory({
+  initial: (16 * MIB) / WASM_PAGE_BYTES,
+  maximum: SANDBOX_LIMITS.wasmMemoryBytes / WASM_PAGE_BYTES,
+});
+const quickjs = await newQuickJSWASMModuleFromVariant(newVariant(variant, { wasmMemory }));
 
 /**
  * The user's code becomes the body of an async function of `data`. The prefix is one line, so that the
