@@ -14,6 +14,7 @@
 import { parentPort } from 'node:worker_threads';
 import variant from '@jitl/quickjs-ng-wasmfile-release-sync';
 import {
+  type CustomizeVariantOptions,
   newQuickJSWASMModuleFromVariant,
   newVariant,
   type QuickJSContext,
@@ -35,7 +36,13 @@ for (const method of ['log', 'info', 'warn', 'error', 'debug', 'trace'] as const
 // strings and arrays grown piecemeal reach gigabytes under a 64 MB limit): the WebAssembly memory itself
 // is capped, so an allocation past the cap fails inside QuickJS as out of memory.
 const WASM_PAGE_BYTES = 64 * 1024;
-const wasmMemory = new WebAssembly.Memory({
+// The global is there at run time; the compiler's `lib` (no DOM) only knows its types.
+type MemoryConstructor = new (descriptor: {
+  initial: number;
+  maximum: number;
+}) => CustomizeVariantOptions['wasmMemory'];
+const wasm = (globalThis as unknown as { WebAssembly: { Memory: MemoryConstructor } }).WebAssembly;
+const wasmMemory = new wasm.Memory({
   initial: (16 * MIB) / WASM_PAGE_BYTES,
   maximum: SANDBOX_LIMITS.wasmMemoryBytes / WASM_PAGE_BYTES,
 });
