@@ -172,8 +172,13 @@ export async function processNodeMessage(
     try {
       const value = await deps.execute(nodePlan.node, context);
       const stored = await storeJson(valueObjectKey(run.ws, run.executionId, message.node, attempt), value);
+      const upstream = await upstreamValues(run, nodePlan, values);
       const valueByName = (name: string) =>
-        name === message.node ? (value ?? null) : Object.hasOwn(values, name) ? values[name] : null;
+        name === message.node
+          ? (value ?? null)
+          : Object.hasOwn(values, name)
+            ? values[name]
+            : (upstream.get(name) ?? null);
       const takenTo = new Set(
         nodePlan.successors.filter((successor) =>
           (plan.nodes.get(successor)?.inEdges ?? []).some(
@@ -210,6 +215,38 @@ export async function processNodeMessage(
   } finally {
     clearInterval(renewal);
   }
+}
+
+/**
+ * The values of the nodes the node's out-edges read that are not among its dependencies (nodes further
+ * up, edge-only predecessors): all final, as the node waited for them (the graph's rule).
+ */
+async function upstreamValues(
+  run: RunContext,
+  nodePlan: NodePlan,
+  values: Record<string, unknown>,
+): Promise<Map<string, unknown>> {
+  const names = new Set<string>();
+  for (const successor of nodePlan.successors) {
+    for (const edge of run.plan.nodes.get(successor)?.inEdges ?? []) {
+      if (edge.source_node_name !== nodePlan.node.name) continue;
+      for (const conditional of edge.conditionals) {
+        for (const operand of [conditional.left_config, conditional.right_config]) {
+          const source = 'source' in operand ? operand.source : undefined;
+          if (source !== undefined && run.plan.nodes.has(source) && source !== nodePlan.node.name)
+            if (!Object.hasOwn(values, source)) names.add(source);
+        }
+      }
+    }
+  }
+  const found = new Map<string, unknown>();
+  await Promise.all(
+    [...names].map(async (name) => {
+      const item = await getNode(run.ws, run.executionId, name);
+      found.set(name, item?.status === 'SUCCESS' ? await nodeValue(item) : null);
+    }),
+  );
+  return found;
 }
 
 function skipIfDue(run: RunContext, item: NodeItem): NodeOutcome | undefined {
