@@ -10,6 +10,11 @@ export const SANDBOX_LIMITS = {
   /** QuickJS heap of one run (and the most a caller may ask for). */
   memoryBytes: 64 * 1024 * 1024,
   /**
+   * The WebAssembly memory of a worker thread's QuickJS, a hard cap: the run's heap, the copies of the
+   * input and output JSON, and room for what QuickJS's own count misses.
+   */
+  wasmMemoryBytes: 128 * 1024 * 1024,
+  /**
    * The worker thread's own V8 heap (`resourceLimits`): the JSON going in and out passes through it;
    * the QuickJS heap is WebAssembly memory, outside it.
    */

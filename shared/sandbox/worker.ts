@@ -32,32 +32,21 @@ const forward = (...args: unknown[]) =>
   port.postMessage({ type: 'log', text: args.map(String).join(' ').slice(0, 1_000) } satisfies WorkerMessage);
 for (const method of ['log', 'info', 'warn', 'error', 'debug', 'trace'] as const) console[method] = forward;
 
-/** The WebAssembly global: this project's TypeScript libraries declare its types, not its value. */
-const wasm = (globalThis as unknown as { WebAssembly: WasmGlobal }).WebAssembly;
-interface WasmGlobal {
-  Memory: new (descriptor: {
-    initial: number;
-    maximum: number;
-  }) => NonNullable<CustomizeVariantOptions['wasmMemory']>;
-}
-
-/**
- * QuickJS's own memory limit (`setMemoryLimit`) only refuses a single allocation larger than the limit:
- * this WebAssembly build cannot measure the blocks it frees ("malloc_usable_size unavailable"), so it
- * does not count what a run keeps. The module's memory is therefore given a maximum: the 16 MB it starts
- * with plus the limit of a run. Past it an allocation fails, QuickJS throws its out-of-memory error and
- * the run fails with `memory limit exceeded` (and the thread is replaced).
- */
+// QuickJS's own limit (setMemoryLimit) misses memory it does not account for at its allocations (large
+// strings and arrays grown piecemeal reach gigabytes under a 64 MB limit): the WebAssembly memory itself
+// is capped, so an allocation past the cap fails inside QuickJS as out of memory.
 const WASM_PAGE_BYTES = 64 * 1024;
-const WASM_INITIAL_PAGES = 256;
-const quickjs = await newQuickJSWASMModuleFromVariant(
-  newVariant(variant, {
-    wasmMemory: new wasm.Memory({
-      initial: WASM_INITIAL_PAGES,
-      maximum: WASM_INITIAL_PAGES + SANDBOX_LIMITS.memoryBytes / WASM_PAGE_BYTES,
-    }),
-  }),
-);
+// The global is there at run time; the compiler's `lib` (no DOM) only knows its types.
+type MemoryConstructor = new (descriptor: {
+  initial: number;
+  maximum: number;
+}) => CustomizeVariantOptions['wasmMemory'];
+const wasm = (globalThis as unknown as { WebAssembly: { Memory: MemoryConstructor } }).WebAssembly;
+const wasmMemory = new wasm.Memory({
+  initial: (16 * MIB) / WASM_PAGE_BYTES,
+  maximum: SANDBOX_LIMITS.wasmMemoryBytes / WASM_PAGE_BYTES,
+});
+const quickjs = await newQuickJSWASMModuleFromVariant(newVariant(variant, { wasmMemory }));
 
 /**
  * The user's code becomes the body of an async function of `data`. The prefix is one line, so that the

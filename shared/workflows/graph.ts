@@ -20,7 +20,8 @@ import { jsonPathProblem } from './nodes/values.ts';
  * - a dependency names a node or a key of `required_input_variables`;
  * - an edge names known source and target nodes, and never the same node twice;
  * - a conditional's `source` operand names an input variable, the edge's source node or a node the
- *   target waits for (directly or not), so its value is known when the edge is evaluated;
+ *   source waits for (directly or not), so its value is final when the edge is evaluated (as the
+ *   source ends);
  * - a conditional's `json_path` is a JSONPath (RFC 9535) expression;
  * - no cycle through dependencies and edges together (the message names the nodes on it);
  * - a node of a known type (one this service runs) has a configuration its schema accepts; any other type
@@ -296,11 +297,13 @@ function operandSourceProblems(graph: WorkflowGraph, { nodes: known, inputs }: K
       for (const side of ['left_config', 'right_config'] as const) {
         const source = sourceOf(conditional[side]);
         if (source === undefined || inputs.has(source)) continue;
-        if (known.has(source) && ancestorsOf(edge.target_node_name).has(source)) continue;
+        // The edge is evaluated when its source ends: what the source waits for is final by then.
+        if (source === edge.source_node_name) continue;
+        if (known.has(source) && ancestorsOf(edge.source_node_name).has(source)) continue;
         problems.push({
           loc: ['body', 'edges', i, 'conditionals', k, side, 'source'],
           msg: known.has(source)
-            ? `edge ${i} reads node ${quoted(source)}, which node ${quoted(edge.target_node_name)} does not wait for; make it a dependency`
+            ? `edge ${i} reads node ${quoted(source)}, which node ${quoted(edge.source_node_name)} does not wait for; make it a dependency`
             : `edge ${i} reads ${quoted(source)}, which is neither a node nor an input variable of required_input_variables`,
           type: 'unknown_source',
         });

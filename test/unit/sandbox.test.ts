@@ -146,9 +146,9 @@ describe('sandbox: JavaScript', () => {
     const bomb = await run("const a = []; while (true) a.push('x'.repeat(1e6))", null, 150);
     expect(bomb).toMatchObject({ ok: false, reason: expect.stringMatching(/^(memory|timeout)$/) });
     await expectHealthy();
-    // What a run keeps counts, not only one allocation: 100 blocks of 1 MB pass the 64 MB.
+    // What a run keeps counts, not only one allocation: 150 blocks of 1 MB pass the thread's 128 MB cap.
     expect(
-      await run('const a = []; for (let i = 0; i < 100; i++) a.push(new Uint8Array(1e6)); return a.length'),
+      await run('const a = []; for (let i = 0; i < 150; i++) a.push(new Uint8Array(1e6)); return a.length'),
     ).toEqual({ ok: false, reason: 'memory', error: 'memory limit exceeded (64 MB)' });
     await expectHealthy();
     expect(

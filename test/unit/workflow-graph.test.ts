@@ -166,7 +166,7 @@ describe('validateGraph', () => {
       'right_config',
       'source',
     ]);
-    expect(sideways.message).toMatch(/edge 0 reads node "c", which node "b" does not wait for/);
+    expect(sideways.message).toMatch(/edge 0 reads node "c", which node "a" does not wait for/);
     const unknown = rejection(graph([node('a'), output('b')], [reads('nowhere')]));
     expect(unknown.message).toMatch(/edge 0 reads "nowhere", which is neither a node nor an input variable/);
   });

@@ -14,8 +14,13 @@ export const WORKFLOW_NODE_QUEUE = {
   maxConcurrency: 10,
 } as const;
 
-/** A node's lease: the worker's timeout and a margin; a lease past this was lost with its worker. */
-export const NODE_LEASE_MS = (WORKFLOW_NODE_QUEUE.timeoutSeconds + 30) * 1000;
+/**
+ * A node's lease: the worker renews it every NODE_LEASE_RENEW_MS while it runs the node, so a lease
+ * past this was lost with its worker (a crash, a `kill -9` of the local service), and the watchdog
+ * sends the node again within minutes, not after the worker's whole timeout (the run's deadline).
+ */
+export const NODE_LEASE_MS = 90_000;
+export const NODE_LEASE_RENEW_MS = 20_000;
 
 /** Claims of one node before it is given up (a worker that dies on it every time). */
 export const MAX_NODE_ATTEMPTS = WORKFLOW_NODE_QUEUE.maxReceiveCount;

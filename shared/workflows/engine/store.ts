@@ -234,6 +234,28 @@ export async function claimNode(
   return result?.Attributes as NodeItem | undefined;
 }
 
+/** Extends the lease of the attempt that runs a node (a no-op once the node is final or taken over). */
+export async function renewLease(
+  ws: number,
+  executionId: number,
+  node: string,
+  attempt: number,
+  leaseUntil: number,
+): Promise<void> {
+  await unlessConditionFails(
+    dynamo.send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: nodeKey(ws, executionId, node),
+        UpdateExpression: 'SET leaseUntil = :lease',
+        ConditionExpression: '#status = :running AND attempt = :attempt',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':lease': leaseUntil, ':running': 'RUNNING', ':attempt': attempt },
+      }),
+    ),
+  );
+}
+
 /** Gives a claimed node's lease up at once (its attempt threw), so the next delivery may claim it. */
 export async function releaseLease(
   ws: number,

@@ -11,7 +11,13 @@ import {
   type ProgressDeps,
   type RunContext,
 } from './progress.ts';
-import { MAX_NODE_ATTEMPTS, NODE_LEASE_MS, type NodeMessage, WORKFLOW_NODE_QUEUE } from './queue.ts';
+import {
+  MAX_NODE_ATTEMPTS,
+  NODE_LEASE_MS,
+  NODE_LEASE_RENEW_MS,
+  type NodeMessage,
+  WORKFLOW_NODE_QUEUE,
+} from './queue.ts';
 import { fanInOf, isFinal, readiness } from './readiness.ts';
 import {
   claimNode,
@@ -23,6 +29,7 @@ import {
   type NodeOutcome,
   nodeValue,
   releaseLease,
+  renewLease,
   storeJson,
   valueObjectKey,
 } from './store.ts';
@@ -127,6 +134,15 @@ export async function processNodeMessage(
     });
   }
 
+  // The lease lives as long as this worker: renewed until the node is final, so that a worker that
+  // dies is taken over once its last renewal lapses.
+  const renewal = setInterval(() => {
+    renewLease(run.ws, run.executionId, message.node, attempt, deps.now() + NODE_LEASE_MS).catch(
+      (error: unknown) =>
+        logger.warn('Workflow node lease not renewed', { node: message.node, error: error as Error }),
+    );
+  }, NODE_LEASE_RENEW_MS);
+  renewal.unref();
   try {
     const values: Record<string, unknown> = { ...(await executionInputs(meta)) };
     await Promise.all(
@@ -156,8 +172,13 @@ export async function processNodeMessage(
     try {
       const value = await deps.execute(nodePlan.node, context);
       const stored = await storeJson(valueObjectKey(run.ws, run.executionId, message.node, attempt), value);
+      const upstream = await upstreamValues(run, nodePlan, values);
       const valueByName = (name: string) =>
-        name === message.node ? (value ?? null) : Object.hasOwn(values, name) ? values[name] : null;
+        name === message.node
+          ? (value ?? null)
+          : Object.hasOwn(values, name)
+            ? values[name]
+            : (upstream.get(name) ?? null);
       const takenTo = new Set(
         nodePlan.successors.filter((successor) =>
           (plan.nodes.get(successor)?.inEdges ?? []).some(
@@ -191,7 +212,41 @@ export async function processNodeMessage(
       valueJson: 'null',
       error_message: 'internal error: the node could not be run',
     });
+  } finally {
+    clearInterval(renewal);
   }
+}
+
+/**
+ * The values of the nodes the node's out-edges read that are not among its dependencies (nodes further
+ * up, edge-only predecessors): all final, as the node waited for them (the graph's rule).
+ */
+async function upstreamValues(
+  run: RunContext,
+  nodePlan: NodePlan,
+  values: Record<string, unknown>,
+): Promise<Map<string, unknown>> {
+  const names = new Set<string>();
+  for (const successor of nodePlan.successors) {
+    for (const edge of run.plan.nodes.get(successor)?.inEdges ?? []) {
+      if (edge.source_node_name !== nodePlan.node.name) continue;
+      for (const conditional of edge.conditionals) {
+        for (const operand of [conditional.left_config, conditional.right_config]) {
+          const source = 'source' in operand ? operand.source : undefined;
+          if (source !== undefined && run.plan.nodes.has(source) && source !== nodePlan.node.name)
+            if (!Object.hasOwn(values, source)) names.add(source);
+        }
+      }
+    }
+  }
+  const found = new Map<string, unknown>();
+  await Promise.all(
+    [...names].map(async (name) => {
+      const item = await getNode(run.ws, run.executionId, name);
+      found.set(name, item?.status === 'SUCCESS' ? await nodeValue(item) : null);
+    }),
+  );
+  return found;
 }
 
 function skipIfDue(run: RunContext, item: NodeItem): NodeOutcome | undefined {
