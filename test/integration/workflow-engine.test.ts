@@ -13,7 +13,11 @@ import {
   readExecution,
 } from '#shared/workflows/engine/store.ts';
 import { sweepWorkflowRuns } from '#shared/workflows/engine/watchdog.ts';
-import { processNodeMessage, type WorkerDeps } from '#shared/workflows/engine/worker.ts';
+import {
+  MAX_NODE_ERROR_CHARS,
+  processNodeMessage,
+  type WorkerDeps,
+} from '#shared/workflows/engine/worker.ts';
 import { executeNode } from '#shared/workflows/nodes/registry.ts';
 import { NodeFailure } from '#shared/workflows/nodes/types.ts';
 import type { WorkflowVersion } from '#shared/workflows/store.ts';
@@ -92,6 +96,8 @@ function harness(_versions: WorkflowVersion[], options: { throwIn?: Set<string> 
       runs.set(node.name, (runs.get(node.name) ?? 0) + 1);
       if (options.throwIn?.has(node.name)) throw new Error(`boom in ${node.name}`);
       if (node.node_type === 'FAIL') throw new NodeFailure(`${node.name} failed on purpose`, 'raw detail');
+      // What user code may throw (CODE_EXECUTION answers a thrown message whole): larger than an item.
+      if (node.node_type === 'FAIL_HUGE') throw new NodeFailure('x'.repeat(600_000), 'y'.repeat(600_000));
       return executeNode(node, context);
     },
     ports: {} as WorkerDeps['ports'],
@@ -321,6 +327,21 @@ describe('the workflow engine on dynalite', () => {
         is_output_node: true,
       },
     });
+  });
+
+  it('fails a node at once with a clipped message, however long the message its failure carries', async () => {
+    const v = version([
+      { name: 'huge', node_type: 'FAIL_HUGE', configuration: {}, dependencies: [], is_output_node: true },
+    ]);
+    const h = harness([v]);
+    const { executionId } = await h.start(v);
+    await h.drain();
+    expect(h.runs.get('huge')).toBe(1);
+    const { body } = await getExecutionResults(ws, executionId, false);
+    expect(body.huge).toMatchObject({ status: 'FAILED', value: null });
+    expect(body.huge!.error_message).toMatch(/^x{100}/);
+    expect(body.huge!.error_message!.length).toBeLessThanOrEqual(MAX_NODE_ERROR_CHARS);
+    expect(body.huge!.raw_error_message!.length).toBeLessThanOrEqual(MAX_NODE_ERROR_CHARS);
   });
 
   it('keeps values and input variables over 64 KB in S3 and reads them back', async () => {

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { clip } from '#shared/platform/errors.ts';
 import { logger } from '#shared/platform/logger.ts';
 import { isEdgeTaken } from '../edges.ts';
 import type { NodePlan } from '../graph.ts';
@@ -59,6 +60,13 @@ export const nodeMessageSchema = z.object({
   versionNumber: z.number().int(),
   node: z.string(),
 });
+
+/**
+ * A failure's `error_message` and `raw_error_message` keep at most this many characters each: what an
+ * executor fails with may come from user code (a CODE_EXECUTION node's thrown message) and must not make
+ * the node's item pass DynamoDB's 400 KB limit (the write would fail on every delivery).
+ */
+export const MAX_NODE_ERROR_CHARS = 4096;
 
 /** Room left before the worker's own timeout for writing the outcome and moving on. */
 const WRITE_MARGIN_MS = 15_000;
@@ -192,8 +200,8 @@ export async function processNodeMessage(
       outcome = {
         status: 'FAILED',
         valueJson: 'null',
-        error_message: error.message,
-        raw_error_message: error.raw,
+        error_message: clip(error.message, MAX_NODE_ERROR_CHARS),
+        raw_error_message: error.raw === null ? null : clip(error.raw, MAX_NODE_ERROR_CHARS),
       };
     }
     await finish(outcome);
