@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { executionResults, mainOutputNode, type ResolvedNode } from '#shared/workflows/engine/results.ts';
+import {
+  executionResults,
+  MAX_RESULTS_BYTES,
+  mainOutputNode,
+  type ResolvedNode,
+  withinAnswerLimit,
+} from '#shared/workflows/engine/results.ts';
 
 const node = (name: string, order: number, more: Partial<ResolvedNode> = {}): ResolvedNode => ({
   name,
@@ -61,5 +67,25 @@ describe('the results of a run', () => {
     expect(JSON.stringify(body)).toBe(
       '{"__proto__":{"status":"SUCCESS","value":"__proto__","error_message":null,"raw_error_message":null,"is_output_node":true}}',
     );
+  });
+
+  it('leaves the largest values out of an answer that would pass its limit, each marked with its size', () => {
+    const big = 'x'.repeat(2 * 1024 * 1024);
+    const nodes = [
+      node('a', 0, { value: big }),
+      node('b', 1, { value: `${big}yy` }),
+      node('c', 2, { value: `${big}y` }),
+      node('__proto__', 3, { value: 'small' }),
+    ];
+    const { body } = executionResults(nodes, true);
+    expect(Buffer.byteLength(JSON.stringify(body))).toBeLessThanOrEqual(MAX_RESULTS_BYTES);
+    expect(body.b).toMatchObject({ status: 'SUCCESS', value: null, value_omitted_bytes: big.length + 4 });
+    // Leaving the largest out was enough: the others stay.
+    expect(body.c).toEqual(result(nodes[2]!));
+    expect(body.a).toEqual(result(nodes[0]!));
+    expect(Object.getOwnPropertyDescriptor(body, '__proto__')?.value).toEqual(result(nodes[3]!));
+    // Within the limit, nothing changes.
+    const small = { a: result(node('a', 0)) };
+    expect(withinAnswerLimit(small)).toBe(small);
   });
 });

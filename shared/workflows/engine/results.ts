@@ -16,6 +16,42 @@ export interface NodeResult {
   error_message: string | null;
   raw_error_message: string | null;
   is_output_node: boolean;
+  /** Set when the value was left out of an answer that would have passed MAX_RESULTS_BYTES: its size. */
+  value_omitted_bytes?: number;
+}
+
+/**
+ * An answer carries at most this much JSON (Lambda refuses answers over 6 MB, which the client would see
+ * as a 502): past it, the largest values are left out, each marked with its size.
+ */
+export const MAX_RESULTS_BYTES = 5 * 1024 * 1024;
+
+const jsonBytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value) ?? 'null', 'utf8');
+
+/** The answer within MAX_RESULTS_BYTES: values left out largest first (`value: null`) until it fits. */
+export function withinAnswerLimit(
+  body: Record<string, NodeResult>,
+  limit = MAX_RESULTS_BYTES,
+): Record<string, NodeResult> {
+  let total = jsonBytes(body);
+  if (total <= limit) return body;
+  const largestFirst = Object.entries(body)
+    .map(([name, result]) => ({ name, bytes: jsonBytes(result.value) }))
+    .sort((a, b) => b.bytes - a.bytes);
+  const omitted = new Map<string, number>();
+  for (const { name, bytes } of largestFirst) {
+    if (total <= limit) break;
+    omitted.set(name, bytes);
+    // `null` and the marker take the value's place.
+    total -= bytes - jsonBytes(null) - jsonBytes({ value_omitted_bytes: bytes });
+  }
+  // Rebuilt with fromEntries: a node may be called `__proto__`.
+  return Object.fromEntries(
+    Object.entries(body).map(([name, result]) => {
+      const bytes = omitted.get(name);
+      return [name, bytes === undefined ? result : { ...result, value: null, value_omitted_bytes: bytes }];
+    }),
+  );
 }
 
 export interface ResolvedNode extends NodeResult {
@@ -55,7 +91,9 @@ const resultOf = ({
 });
 
 const byName = (nodes: readonly ResolvedNode[]) =>
-  Object.fromEntries(nodes.map((node) => [node.name, resultOf(node)])) as Record<string, NodeResult>;
+  withinAnswerLimit(
+    Object.fromEntries(nodes.map((node) => [node.name, resultOf(node)])) as Record<string, NodeResult>,
+  );
 
 /** The output node whose SUCCESS came first (declaration order breaks a tie), if any succeeded. */
 export function mainOutputNode(nodes: readonly ResolvedNode[]): ResolvedNode | undefined {
@@ -82,6 +120,7 @@ export const nodeResultSchema = z
     error_message: z.string().nullable(),
     raw_error_message: z.string().nullable(),
     is_output_node: z.boolean(),
+    value_omitted_bytes: z.number().int().optional(),
   })
   .meta({ id: 'WorkflowNodeResult' });
 
