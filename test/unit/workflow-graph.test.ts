@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '#shared/platform/errors.ts';
 import type { WorkflowEdge, WorkflowGraph, WorkflowNode } from '#shared/workflows/definition.ts';
-import { planGraph, validateGraph } from '#shared/workflows/graph.ts';
+import { validateGraph } from '#shared/workflows/graph.ts';
+import { planGraph } from '#shared/workflows/plan.ts';
 
 /** Graph rules as a client sees them: the 422's message and the `loc` of each problem. */
 const node = (

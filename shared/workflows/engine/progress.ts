@@ -3,7 +3,7 @@ import { sendJobs } from '#shared/platform/jobs.ts';
 import { logger } from '#shared/platform/logger.ts';
 import { TtlCache } from '#shared/platform/ttl-cache.ts';
 import { sendRunCallback } from '../callback.ts';
-import { type GraphPlan, planGraph } from '../graph.ts';
+import { type GraphPlan, planGraph } from '../plan.ts';
 import { findWorkflowVersion, type WorkflowVersion } from '../store.ts';
 import { type NodeMessage, WORKFLOW_NODE_QUEUE } from './queue.ts';
 import { type FinalStatus, fanInOf, readiness } from './readiness.ts';

@@ -1,4 +1,4 @@
-import type { NodePlan } from '../graph.ts';
+import type { NodePlan } from '../plan.ts';
 
 /**
  * The pure rules of the engine: what a node whose predecessors are all final becomes, what a node's

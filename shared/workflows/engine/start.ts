@@ -3,7 +3,7 @@ import { nextId } from '#shared/platform/ids.ts';
 import { outboundUrl } from '#shared/platform/outbound-http.ts';
 import { jsonObject } from '#shared/platform/schemas.ts';
 import { metadataField } from '#shared/request-logs/annotation-schemas.ts';
-import { planGraph } from '../graph.ts';
+import { planGraph } from '../plan.ts';
 import type { WorkflowVersion } from '../store.ts';
 import { defaultProgressDeps, nodeMessage, type ProgressDeps, type RunContext } from './progress.ts';
 import { inputWarning } from './readiness.ts';

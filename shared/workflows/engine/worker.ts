@@ -2,9 +2,9 @@ import * as z from 'zod';
 import { clip } from '#shared/platform/errors.ts';
 import { logger } from '#shared/platform/logger.ts';
 import { isEdgeTaken } from '../edges.ts';
-import type { NodePlan } from '../graph.ts';
 import { executeNode } from '../nodes/registry.ts';
 import { type NodeContext, NodeFailure, type NodePorts } from '../nodes/types.ts';
+import type { NodePlan } from '../plan.ts';
 import {
   afterFinal,
   defaultProgressDeps,
