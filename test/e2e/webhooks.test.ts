@@ -1,11 +1,11 @@
 import { createHmac } from 'node:crypto';
-import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { ServerResponse } from 'node:http';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { EVENT_REDELIVERY_AFTER_ENV } from '#shared/events/sweep.ts';
 import { startTestService, type TestService } from '#test/support/local-service.ts';
 import { publish, uniqueName } from '#test/support/prompts.ts';
+import { type ReceivedRequest, type Receiver, startReceiver } from '#test/support/receiver.ts';
 
 /**
  * Webhooks end to end: the local gateway, the bus rule's fan-out queue, the delivery queue and worker,
@@ -14,20 +14,14 @@ import { publish, uniqueName } from '#test/support/prompts.ts';
  * in milliseconds; OUTBOUND_TIMEOUT_MS is short for the receiver that never answers. The sweep of
  * unacknowledged events runs when a test calls `runSchedules`.
  */
-interface Received {
-  path: string;
-  headers: IncomingHttpHeaders;
-  body: string;
-}
-
 const WEBHOOKS = '/api/public/v2/webhooks';
 /** An event type no test produces: webhooks that only get the test events they are sent. */
 const QUIET = ['dataset_version_created_from_filter_params_failed'];
 
 let service: TestService;
-let receiver: Server;
+let receiver: Receiver;
 let receiverUrl: string;
-const received: Received[] = [];
+let received: ReceivedRequest[] = [];
 const hits = new Map<string, number>();
 const hanging = new Set<ServerResponse>();
 
@@ -44,19 +38,9 @@ function answer(path: string, response: ServerResponse) {
 }
 
 beforeAll(async () => {
-  receiver = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      const path = request.url ?? '/';
-      received.push({ path, headers: request.headers, body: Buffer.concat(chunks).toString('utf8') });
-      answer(path, response);
-    });
-  });
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  const { port } = receiver.address() as AddressInfo;
-  receiverUrl = `http://127.0.0.1:${port}`;
-  process.env.OUTBOUND_ALLOWED_HOSTS = `127.0.0.1:${port}`;
+  receiver = await startReceiver(({ path }, response) => answer(path, response));
+  ({ url: receiverUrl, received } = receiver);
+  process.env.OUTBOUND_ALLOWED_HOSTS = receiver.host;
   process.env.OUTBOUND_TIMEOUT_MS = '300';
   service = await startTestService({ timeScale: 0.001 });
 });
@@ -64,8 +48,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await service?.stop();
   for (const response of hanging) response.destroy();
-  receiver?.closeAllConnections();
-  await new Promise((resolve) => receiver?.close(resolve));
+  await receiver?.close();
   delete process.env.OUTBOUND_ALLOWED_HOSTS;
   delete process.env.OUTBOUND_TIMEOUT_MS;
   delete process.env.WEBHOOK_SECRET_OVERLAP_SECONDS;

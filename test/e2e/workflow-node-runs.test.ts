@@ -1,10 +1,9 @@
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type LlmStub, startLlmStub } from '#infra/local/llm-stub.ts';
 import { startTestService, type TestService } from '#test/support/local-service.ts';
 import { publish, uniqueName } from '#test/support/prompts.ts';
+import { type ReceivedRequest, type Receiver, startReceiver } from '#test/support/receiver.ts';
 
 /**
  * Each node kind run the way a user runs it: `POST /rest/workflows`, `POST /workflows/{name}/run`, then
@@ -22,9 +21,9 @@ const ENV_NAMES = [
 
 let service: TestService;
 let stub: LlmStub;
-let receiver: Server;
+let receiver: Receiver;
 let receiverUrl: string;
-const received: { url: string; body: string; headers: IncomingHttpHeaders }[] = [];
+let received: ReceivedRequest[] = [];
 
 function setDeploymentEnv() {
   process.env.OPENAI_API_KEY = 'sk-node-runs-openai-0001';
@@ -36,29 +35,21 @@ function setDeploymentEnv() {
 
 beforeAll(async () => {
   [service, stub] = await Promise.all([startTestService(), startLlmStub()]);
-  receiver = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      const body = Buffer.concat(chunks).toString('utf8');
-      received.push({ url: request.url ?? '', body, headers: request.headers });
-      if (request.url === '/echo') {
-        return response
-          .writeHead(200, { 'content-type': 'application/json' })
-          .end(JSON.stringify({ got: JSON.parse(body) }));
-      }
-      response.writeHead(204).end();
-    });
+  receiver = await startReceiver(({ path, body }, response) => {
+    if (path === '/echo') {
+      return response
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ got: JSON.parse(body) }));
+    }
+    response.writeHead(204).end();
   });
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+  ({ url: receiverUrl, received } = receiver);
   setDeploymentEnv();
 });
 afterEach(setDeploymentEnv);
 afterAll(async () => {
   for (const name of ENV_NAMES) delete process.env[name];
-  receiver?.closeAllConnections();
-  await Promise.all([service?.stop(), stub?.close(), new Promise((resolve) => receiver?.close(resolve))]);
+  await Promise.all([service?.stop(), stub?.close(), receiver?.close()]);
 });
 
 type Node = Record<string, unknown>;
@@ -417,7 +408,7 @@ describe('ENDPOINT', () => {
     );
     expect(nodes.call).toMatchObject({ status: 'SUCCESS', value: { got: { x: { a: [1, 2] }, who: 'me' } } });
     const sent = received.slice(before);
-    expect(sent.map((request) => [request.url, request.headers['content-type']])).toEqual([
+    expect(sent.map((request) => [request.path, request.headers['content-type']])).toEqual([
       ['/echo', expect.stringMatching(/^application\/json/)],
     ]);
   });
@@ -466,7 +457,7 @@ describe('a callback run with a CODE_EXECUTION node', () => {
     await resultsWhenDone(started.body.workflow_version_execution_id);
     await service.messaging.idle();
     const callbacks = received.slice(before);
-    expect(callbacks.map((request) => request.url)).toEqual(['/done']);
+    expect(callbacks.map((request) => request.path)).toEqual(['/done']);
     const payload = new Webhook(started.body.callback_secret).verify(
       callbacks[0]!.body,
       callbacks[0]!.headers as Record<string, string>,

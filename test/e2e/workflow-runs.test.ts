@@ -1,6 +1,4 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type IncomingHttpHeaders } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
@@ -8,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JOB_QUEUES } from '#infra/routes.ts';
 import { REQUEUE_AFTER_ENV } from '#shared/workflows/engine/watchdog.ts';
 import { startTestService, type TestService } from '#test/support/local-service.ts';
+import { startReceiver } from '#test/support/receiver.ts';
 
 /**
  * Workflow runs through the local gateway: the run route, the node queue (with its concurrency), the
@@ -270,21 +269,12 @@ describe('POST /workflows/{workflow_name}/run and the results', () => {
 
 describe('a run with a callback_url', () => {
   it('answers 202 with the callback secret, then POSTs the signed result there', async () => {
-    const received: { body: string; headers: IncomingHttpHeaders }[] = [];
-    const receiver = createServer((request, response) => {
-      const chunks: Buffer[] = [];
-      request.on('data', (chunk: Buffer) => chunks.push(chunk));
-      request.on('end', () => {
-        received.push({ body: Buffer.concat(chunks).toString('utf8'), headers: request.headers });
-        response.writeHead(204).end();
-      });
-    });
-    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-    const { port } = receiver.address() as AddressInfo;
-    process.env.OUTBOUND_ALLOWED_HOSTS = `127.0.0.1:${port}`;
+    const receiver = await startReceiver();
+    const { received } = receiver;
+    process.env.OUTBOUND_ALLOWED_HOSTS = receiver.host;
     try {
       await createWorkflow('called-back', [variable('a', 2), pass('out', ['a'], { is_output_node: true })]);
-      const started = await run('called-back', { callback_url: `http://127.0.0.1:${port}/done` });
+      const started = await run('called-back', { callback_url: `${receiver.url}/done` });
       expect(started.status).toBe(202);
       expect(started.body).toMatchObject({
         success: true,
@@ -313,8 +303,7 @@ describe('a run with a callback_url', () => {
       });
     } finally {
       delete process.env.OUTBOUND_ALLOWED_HOSTS;
-      receiver.closeAllConnections();
-      await new Promise((resolve) => receiver.close(resolve));
+      await receiver.close();
     }
   });
 });

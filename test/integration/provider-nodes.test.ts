@@ -1,5 +1,3 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type LlmStub, startLlmStub } from '#infra/local/llm-stub.ts';
@@ -12,6 +10,7 @@ import { executeNode } from '#shared/workflows/nodes/registry.ts';
 import { type NodeContext, NodeFailure } from '#shared/workflows/nodes/types.ts';
 import { startTestService, type TestService } from '#test/support/local-service.ts';
 import { chat, publishDirect, uniqueName } from '#test/support/prompts.ts';
+import { type Receiver, startReceiver } from '#test/support/receiver.ts';
 
 /**
  * The PROMPT_TEMPLATE, LLM_ASSERTION and ENDPOINT executors with the real ports, against dynalite (the
@@ -30,7 +29,7 @@ const ENV_NAMES = [
 
 let service: TestService;
 let stub: LlmStub;
-let receiver: Server;
+let receiver: Receiver;
 let receiverUrl: string;
 let ws: number;
 const started = Date.now();
@@ -48,31 +47,23 @@ function setDeploymentEnv() {
 beforeAll(async () => {
   [service, stub] = await Promise.all([startTestService(), startLlmStub()]);
   ws = service.workspaceId;
-  receiver = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      const body = Buffer.concat(chunks).toString('utf8');
-      if (request.url === '/json')
-        return response
-          .writeHead(200, { 'content-type': 'application/json' })
-          .end(JSON.stringify({ received: JSON.parse(body), auth: request.headers.authorization ?? null }));
-      if (request.url === '/text')
-        return response.writeHead(200, { 'content-type': 'text/plain' }).end('plain');
-      if (request.url === '/fail') return response.writeHead(500).end('boom');
-      if (request.url === '/hang') return; // never answers
-      response.writeHead(404).end();
-    });
+  receiver = await startReceiver(({ path, body, headers }, response) => {
+    if (path === '/json')
+      return response
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ received: JSON.parse(body), auth: headers.authorization ?? null }));
+    if (path === '/text') return response.writeHead(200, { 'content-type': 'text/plain' }).end('plain');
+    if (path === '/fail') return response.writeHead(500).end('boom');
+    if (path === '/hang') return; // never answers
+    response.writeHead(404).end();
   });
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+  receiverUrl = receiver.url;
   setDeploymentEnv();
 });
 afterEach(setDeploymentEnv);
 afterAll(async () => {
   for (const name of ENV_NAMES) delete process.env[name];
-  receiver?.closeAllConnections();
-  await Promise.all([service?.stop(), stub?.close(), new Promise((resolve) => receiver?.close(resolve))]);
+  await Promise.all([service?.stop(), stub?.close(), receiver?.close()]);
 });
 
 function context(

@@ -1,5 +1,4 @@
-import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { ServerResponse } from 'node:http';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { outboundUrl } from '#shared/platform/outbound-http.ts';
@@ -11,6 +10,7 @@ import {
 } from '#shared/workflows/callback.ts';
 import { startTestService, type TestService } from '#test/support/local-service.ts';
 import { expectErrorLogs } from '#test/support/logs.ts';
+import { type ReceivedRequest, type Receiver, startReceiver } from '#test/support/receiver.ts';
 
 /**
  * Workflow run callbacks through the webhook delivery pipeline: dynalite, the local delivery queue and
@@ -18,16 +18,10 @@ import { expectErrorLogs } from '#test/support/logs.ts';
  * (allowed through OUTBOUND_ALLOWED_HOSTS). The local runtime scales queue delays by `timeScale`, so
  * the retry schedule runs in milliseconds.
  */
-interface Received {
-  path: string;
-  headers: IncomingHttpHeaders;
-  body: string;
-}
-
 let service: TestService;
-let receiver: Server;
+let receiver: Receiver;
 let receiverUrl: string;
-const received: Received[] = [];
+let received: ReceivedRequest[] = [];
 const hits = new Map<string, number>();
 
 function answer(path: string, response: ServerResponse) {
@@ -41,26 +35,15 @@ function answer(path: string, response: ServerResponse) {
 }
 
 beforeAll(async () => {
-  receiver = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      const path = request.url ?? '/';
-      received.push({ path, headers: request.headers, body: Buffer.concat(chunks).toString('utf8') });
-      answer(path, response);
-    });
-  });
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  const { port } = receiver.address() as AddressInfo;
-  receiverUrl = `http://127.0.0.1:${port}`;
-  process.env.OUTBOUND_ALLOWED_HOSTS = `127.0.0.1:${port}`;
+  receiver = await startReceiver(({ path }, response) => answer(path, response));
+  ({ url: receiverUrl, received } = receiver);
+  process.env.OUTBOUND_ALLOWED_HOSTS = receiver.host;
   service = await startTestService({ timeScale: 0.001 });
 });
 
 afterAll(async () => {
   await service?.stop();
-  receiver?.closeAllConnections();
-  await new Promise((resolve) => receiver?.close(resolve));
+  await receiver?.close();
   delete process.env.OUTBOUND_ALLOWED_HOSTS;
 });
 
