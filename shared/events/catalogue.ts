@@ -51,6 +51,16 @@ export const EVENT_CATALOGUE = {
     agent_execution_id: id,
     status: z.enum(['SUCCESS', 'FAILED']),
   }),
+  /** An evaluation report's run filled every cell; its score was computed (null when there is none). */
+  report_finished: z.object({
+    report_id: id,
+    report_name: z.string(),
+    parent_report_id: id.nullable(),
+    dataset_id: id,
+    status: z.literal('COMPLETED'),
+    overall_score: z.number().nullable(),
+    status_counts: z.object({ COMPLETED: id, FAILED: id }),
+  }),
   /** Sent by `POST /api/public/v2/webhooks/{id}/test` to that one webhook; never on the bus. */
   webhook_test: z.object({ webhook_id: id, message: z.string() }),
 } as const;

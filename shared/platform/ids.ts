@@ -21,7 +21,9 @@ export type IdKind =
   | 'workflow'
   | 'workflow_version'
   | 'workflow_label'
-  | 'workflow_execution';
+  | 'workflow_execution'
+  | 'report'
+  | 'report_column';
 
 export const ID_BLOCK_SIZE = 100;
 
