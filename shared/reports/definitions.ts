@@ -28,6 +28,7 @@ import {
   newColumnId,
   newReportId,
   reportExists,
+  reportForEdit,
   reportRunning,
   requireReport,
   updateColumn,
@@ -186,13 +187,13 @@ async function datasetColumnsOf(report: ReportRecord): Promise<string[]> {
 
 /** The report (live, not running) with its columns, for an edit. */
 async function editable(workspaceId: number, reportId: number) {
-  const report = await requireReport(workspaceId, reportId);
+  const { report, revision } = await reportForEdit(workspaceId, reportId);
   if (report.run?.status === 'RUNNING') throw reportRunning(reportId);
   const [columns, datasetColumns] = await Promise.all([
     listColumns(workspaceId, reportId, { consistent: true }),
     datasetColumnsOf(report),
   ]);
-  return { report, columns, datasetColumns };
+  return { report, revision, columns, datasetColumns };
 }
 
 /** The column of that id and its report; a 404 unless it belongs to `reportId` (when given) in the workspace. */
@@ -207,7 +208,7 @@ async function editableColumn(workspaceId: number, columnId: number, reportId?: 
 
 /** POST /report-columns: a column placed at `position` (else last), later ones shifted. */
 export async function addColumn(workspaceId: number, body: CreateColumnBody) {
-  const { report, columns, datasetColumns } = await editable(workspaceId, body.report_id);
+  const { report, revision, columns, datasetColumns } = await editable(workspaceId, body.report_id);
   const column: ReportColumn = {
     id: 0,
     reportId: report.id,
@@ -219,7 +220,7 @@ export async function addColumn(workspaceId: number, body: CreateColumnBody) {
   };
   const desired = placeColumn(columns, column, body.position);
   validateColumns(datasetColumns, desired);
-  await lockColumns(workspaceId, report);
+  await lockColumns(workspaceId, report, revision);
   column.id = await newColumnId();
   const written = await writeColumnOrder(workspaceId, columns, desired, new Set([column.id]));
   const stored = written.find((c) => c.id === column.id) as ReportColumn;
@@ -232,7 +233,7 @@ export async function addColumn(workspaceId: number, body: CreateColumnBody) {
  * must not leave another column reading a name that is gone or now after it).
  */
 export async function patchColumn(workspaceId: number, columnId: number, body: PatchColumnBody) {
-  const { report, columns, datasetColumns, column } = await editableColumn(
+  const { report, revision, columns, datasetColumns, column } = await editableColumn(
     workspaceId,
     columnId,
     body.report_id,
@@ -250,7 +251,7 @@ export async function patchColumn(workspaceId: number, columnId: number, body: P
       ? columns.map((c) => (c.id === columnId ? changed : c))
       : placeColumn(others, changed, body.position);
   validateColumns(datasetColumns, desired);
-  await lockColumns(workspaceId, report);
+  await lockColumns(workspaceId, report, revision);
   await updateColumn(workspaceId, changed);
   const written = await writeColumnOrder(workspaceId, columns, desired);
   const stored = written.find((c) => c.id === columnId) as ReportColumn;
@@ -259,7 +260,7 @@ export async function patchColumn(workspaceId: number, columnId: number, body: P
 
 /** DELETE /report-columns/{id}: refused (400) while a later column reads it. */
 export async function removeColumn(workspaceId: number, columnId: number): Promise<void> {
-  const { report, columns, column } = await editableColumn(workspaceId, columnId);
+  const { report, revision, columns, column } = await editableColumn(workspaceId, columnId);
   const reader = columns.find(
     (c) => c.position > column.position && columnReferences(c.configuration).includes(column.name),
   );
@@ -269,7 +270,7 @@ export async function removeColumn(workspaceId: number, columnId: number): Promi
       'column_in_use',
     );
   }
-  await lockColumns(workspaceId, report);
+  await lockColumns(workspaceId, report, revision);
   await deleteColumn(workspaceId, column);
   const rest = columns.filter((c) => c.id !== columnId);
   await writeColumnOrder(workspaceId, rest, rest);
