@@ -285,7 +285,7 @@ async function runRow(
   const inputs: Record<string, unknown> = {};
   const define = (name: string, value: unknown) =>
     Object.defineProperty(inputs, name, { value, enumerable: true, writable: true, configurable: true });
-  snapshot.dataset.columns.forEach((name, index) => define(name, row[index] ?? null));
+  for (const [index, name] of snapshot.dataset.columns.entries()) define(name, row[index] ?? null);
   const failed = new Set<string>();
   const cells: Record<string, StoredCell> = {};
   for (const column of snapshot.columns) {
