@@ -5,7 +5,7 @@ import { putDataset } from '#shared/datasets/repository.ts';
 import { putObject } from '#shared/platform/blob-store.ts';
 import { dynamo, table } from '#shared/platform/dynamo.ts';
 import { claimLease, heldBy, keepLeased, releaseLease, renewLease } from '#shared/platform/lease.ts';
-import { batchKey, reportKey } from '#shared/reports/keys.ts';
+import { batchKey, columnKey, reportKey } from '#shared/reports/keys.ts';
 import type { ReportColumn, ReportRecord, ReportScore } from '#shared/reports/records.ts';
 import { readRowCells } from '#shared/reports/run/cells.ts';
 import type { RowsMessage, RunStartMessage } from '#shared/reports/run/queue.ts';
@@ -25,21 +25,8 @@ import { expectErrorLogs } from '#test/support/logs.ts';
 /**
  * The row worker against dynalite and s3rver, driven by hand: messages go to an array the test delivers
  * from (twice, concurrently, with a stale attempt), so redeliveries and races are exact, not timed. The
- * report's head and columns are seeded here (the report store is the definitions part's).
+ * report's head and columns are seeded as the report store writes them.
  */
-const columnsByReport = new Map<number, ReportColumn[]>();
-vi.mock('#shared/reports/store.ts', () => ({
-  requireReport: async (ws: number, id: number) => {
-    const head = await readHead(ws, id);
-    if (!head || head.deleted) throw Object.assign(new Error('not found'), { status: 404 });
-    return head;
-  },
-  listColumns: async (_ws: number, id: number) => columnsByReport.get(id) ?? [],
-  copyReport: async () => {
-    throw new Error('not used here');
-  },
-}));
-
 let service: TestService;
 let ws: number;
 beforeAll(async () => {
@@ -121,7 +108,8 @@ async function seedReport(rows: [string, string][], makeColumns: (reportId: numb
     deleted: false,
   };
   await dynamo.send(new PutCommand({ TableName: table(), Item: { ...reportKey(ws, id), ...record } }));
-  columnsByReport.set(id, makeColumns(id));
+  for (const one of makeColumns(id))
+    await dynamo.send(new PutCommand({ TableName: table(), Item: { ...columnKey(ws, id, one.id), ...one } }));
   return record;
 }
 
@@ -142,12 +130,16 @@ const standardColumns = (reportId: number) => [
 function harness(options: { throwOn?: string } = {}) {
   const queue: (RowsMessage | RunStartMessage)[] = [];
   const executions = new Map<string, number>();
+  const later: { message: RowsMessage; delaySeconds: number }[] = [];
   let clock = Date.now();
   const scored: number[] = [];
   const deps: RowWorkerDeps = {
     now: () => clock,
     send: async (messages) => {
       queue.push(...messages);
+    },
+    sendLater: async (message, delaySeconds) => {
+      later.push({ message, delaySeconds });
     },
     score: async (report): Promise<ReportScore> => {
       scored.push(report.id);
@@ -176,6 +168,7 @@ function harness(options: { throwOn?: string } = {}) {
     startReportRun(ws, report.id, {}, { userId: 1 }, { ...deps, send: async (m) => void queue.push(m) });
   return {
     queue,
+    later,
     executions,
     scored,
     deps,
@@ -299,20 +292,23 @@ describe('the report row worker on dynalite', () => {
     expect((await readHead(ws, report.id))!.run).toMatchObject({ status: 'COMPLETED', completedCells: 13 });
   });
 
-  it('a batch held under a live lease is left to its worker', async () => {
+  it('a batch held under a live lease is left to its worker, and checked again once the lease would lapse', async () => {
     const report = await seedReport(rowsOf(2), standardColumns);
     const h = harness();
     await h.start(report);
     await h.deliver(h.queue.shift()!);
     const message = h.queue.shift() as RowsMessage;
-    await claimLease(batchKey(ws, report.id, 1, 0), {
-      now: Date.now(),
-      leaseMs: 600_000,
-      absentIsQueued: true,
-    });
+    const key = batchKey(ws, report.id, 1, 0);
+    await claimLease(key, { now: h.deps.now(), leaseMs: 600_000, absentIsQueued: true });
     await h.deliver(message);
     expect(h.executions.size).toBe(0);
     expect((await readHead(ws, report.id))!.run?.status).toBe('RUNNING');
+    expect(h.later).toEqual([{ message, delaySeconds: 601 }]);
+    // Its worker died: the copy, delivered after the lease, takes the batch over.
+    h.advance(601_000);
+    await h.deliver(h.later.shift()!.message, 2);
+    expect((await readHead(ws, report.id))!.run).toMatchObject({ status: 'COMPLETED', completedCells: 6 });
+    expect((await getBatch(ws, report.id, 1, 0))?.attempt).toBe(2);
   });
 
   it('a batch that keeps throwing is released for the next delivery, and FAILED on the last one', async () => {

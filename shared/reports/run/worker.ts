@@ -52,10 +52,12 @@ export interface RowWorkerDeps extends CompletionDeps {
   ports: NodePorts;
   /** Sends batch messages (the run's fan-out). */
   send(messages: RowsMessage[]): Promise<void>;
+  /** Sends a batch message again, to be delivered `delaySeconds` later (a batch held under a lease). */
+  sendLater(message: RowsMessage, delaySeconds: number): Promise<void>;
 }
 
 export async function defaultRowWorkerDeps(): Promise<RowWorkerDeps> {
-  const [{ NODE_PORTS }, { executeNode }, { sendJobs }] = await Promise.all([
+  const [{ NODE_PORTS }, { executeNode }, { sendJob, sendJobs }] = await Promise.all([
     import('#shared/workflows/nodes/ports.ts'),
     import('#shared/workflows/nodes/registry.ts'),
     import('#shared/platform/jobs.ts'),
@@ -65,6 +67,7 @@ export async function defaultRowWorkerDeps(): Promise<RowWorkerDeps> {
     execute: executeNode,
     ports: NODE_PORTS,
     send: (messages) => sendJobs(REPORT_ROWS_QUEUE.name, messages),
+    sendLater: (message, delaySeconds) => sendJob(REPORT_ROWS_QUEUE.name, message, { delaySeconds }),
   };
 }
 
@@ -126,6 +129,11 @@ export async function processReportRowsMessage(
   if (!claimed) {
     const item = await getBatch(message.ws, message.reportId, message.run, message.batch);
     if (item?.status === 'DONE') await afterBatch(message, item, deps);
+    // Held under a live lease: this may be the message of a worker that died holding it (a restart), or
+    // a second delivery while its worker runs. Either way a copy comes back once the lease would have
+    // lapsed: it finds the batch DONE, or takes it over.
+    else if (item?.status === 'RUNNING')
+      await deps.sendLater(message, Math.max(1, (Number(item.leaseUntil ?? 0) - now) / 1000) + 1);
     return;
   }
   const attempt = Number(claimed.attempt);
