@@ -1,9 +1,5 @@
-import { mkdtempSync, rmSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { JOB_QUEUES } from '#infra/routes.ts';
 import { readRowCells } from '#shared/reports/run/cells.ts';
 import { getReport } from '#shared/reports/store.ts';
 import { startTestService, type TestService } from '#test/support/local-service.ts';
