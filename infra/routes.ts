@@ -4,6 +4,7 @@ import { DATASET_JOB_QUEUES, DATASET_ROUTES } from './routes/datasets.ts';
 import { EVENT_SCHEDULES } from './routes/events.ts';
 import { PROMPT_ROUTES } from './routes/prompts.ts';
 import { PROVIDER_ROUTES } from './routes/providers.ts';
+import { REPORT_RUN_JOB_QUEUES, REPORT_RUN_ROUTES } from './routes/report-runs.ts';
 import { REPORT_ROUTES } from './routes/reports.ts';
 import { REQUEST_LOG_ROUTES } from './routes/request-logs.ts';
 import { TRACE_ROUTES } from './routes/traces.ts';
@@ -28,6 +29,7 @@ export const ROUTE_GROUPS: Readonly<Record<string, readonly RouteDef[]>> = {
   workflows: WORKFLOW_ROUTES,
   'workflow-runs': WORKFLOW_RUN_ROUTES,
   providers: PROVIDER_ROUTES,
+  'report-runs': REPORT_RUN_ROUTES,
   reports: REPORT_ROUTES,
 };
 
@@ -43,6 +45,7 @@ export const JOB_QUEUES: Readonly<Record<string, JobQueueDef>> = {
   ...DATASET_JOB_QUEUES,
   ...WEBHOOK_JOB_QUEUES,
   ...WORKFLOW_JOB_QUEUES,
+  ...REPORT_RUN_JOB_QUEUES,
 };
 export type JobQueueName = string;
 
