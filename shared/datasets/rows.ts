@@ -61,7 +61,7 @@ export async function datasetRows(
 }
 
 /** Rows [offset, offset + count) of the dataset, reading only the chunks that hold them. */
-async function rowWindow(manifest: Manifest, offset: number, count: number): Promise<unknown[][]> {
+export async function rowWindow(manifest: Manifest, offset: number, count: number): Promise<unknown[][]> {
   const wanted: { chunk: ChunkRef; from: number; to: number }[] = [];
   let start = 0;
   for (const chunk of manifest.chunks) {
