@@ -49,9 +49,12 @@ export async function evaluationRows(
   const manifest = dataset?.manifestKey ? await readManifest(dataset.manifestKey) : undefined;
   const total = manifest?.rowCount ?? 0;
   const offset = (query.page - 1) * query.per_page;
-  const values = manifest && offset < total ? await rowWindow(manifest, offset, query.per_page) : [];
-  const runRows = Math.min(values.length, Math.max(0, (report.run?.rowCount ?? 0) - offset));
-  const cells = runRows > 0 ? await readRowCells(report, offset, runRows) : [];
+  const pageRows = Math.max(0, Math.min(query.per_page, total - offset));
+  const runRows = Math.max(0, Math.min(pageRows, (report.run?.rowCount ?? 0) - offset));
+  const [values, cells] = await Promise.all([
+    manifest && pageRows > 0 ? rowWindow(manifest, offset, pageRows) : [],
+    runRows > 0 ? readRowCells(report, offset, runRows) : [],
+  ]);
   return {
     success: true,
     message: 'success',
