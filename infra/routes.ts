@@ -5,6 +5,7 @@ import { EVENT_SCHEDULES } from './routes/events.ts';
 import { PROMPT_ROUTES } from './routes/prompts.ts';
 import { PROVIDER_ROUTES } from './routes/providers.ts';
 import { REPORT_RESULT_ROUTES } from './routes/report-results.ts';
+import { REPORT_ROUTES } from './routes/reports.ts';
 import { REQUEST_LOG_ROUTES } from './routes/request-logs.ts';
 import { TRACE_ROUTES } from './routes/traces.ts';
 import { WEBHOOK_EVENT_RULES, WEBHOOK_JOB_QUEUES, WEBHOOK_ROUTES } from './routes/webhooks.ts';
@@ -28,6 +29,7 @@ export const ROUTE_GROUPS: Readonly<Record<string, readonly RouteDef[]>> = {
   workflows: WORKFLOW_ROUTES,
   'workflow-runs': WORKFLOW_RUN_ROUTES,
   providers: PROVIDER_ROUTES,
+  reports: REPORT_ROUTES,
   'report-results': REPORT_RESULT_ROUTES,
 };
 

@@ -1,12 +1,6 @@
-import {
-  DeleteCommand,
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-  type QueryCommandOutput,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, type QueryCommandOutput, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo, isConditionFailed, table } from '#shared/platform/dynamo.ts';
+import { deleteItem, getItem, type ItemChange, putNewItem, updateItem } from '#shared/platform/items.ts';
 import {
   datasetIndexKeys,
   datasetKey,
@@ -206,97 +200,5 @@ export async function reserveVersionNumber(
   }
 }
 
-export interface ItemChange {
-  set?: Item;
-  remove?: readonly string[];
-  /** A condition; `#name` refers to attribute `name`, `:value` to `values`. */
-  condition?: string;
-  values?: Item;
-}
-
-/** True when the write happened, false when its condition failed (a domain outcome the caller decides). */
-async function conditional(write: Promise<unknown>): Promise<boolean> {
-  try {
-    await write;
-    return true;
-  } catch (error) {
-    if (isConditionFailed(error)) return false;
-    throw error;
-  }
-}
-
-/** Placeholders for the `#name`s of a condition. */
-function conditionNames(condition: string | undefined, names: Record<string, string> = {}) {
-  for (const [, attribute] of (condition ?? '').matchAll(/#(\w+)/g)) names[`#${attribute}`] = attribute!;
-  return names;
-}
-
-/**
- * One UpdateItem; false when its condition fails. Every attribute goes through a name placeholder, so
- * reserved words (`name`, `columns`) need no care.
- */
-export function updateItem(key: Key, change: ItemChange): Promise<boolean> {
-  const names: Record<string, string> = {};
-  const values: Item = { ...change.values };
-  const sets = Object.entries(change.set ?? {})
-    .filter(([, value]) => value !== undefined)
-    .map(([attribute, value]) => {
-      names[`#${attribute}`] = attribute;
-      values[`:set_${attribute}`] = value;
-      return `#${attribute} = :set_${attribute}`;
-    });
-  const removes = (change.remove ?? []).map((attribute) => {
-    names[`#${attribute}`] = attribute;
-    return `#${attribute}`;
-  });
-  const expression = [
-    sets.length ? `SET ${sets.join(', ')}` : '',
-    removes.length ? `REMOVE ${removes.join(', ')}` : '',
-  ]
-    .filter(Boolean)
-    .join(' ');
-  return conditional(
-    dynamo.send(
-      new UpdateCommand({
-        TableName: table(),
-        Key: key,
-        UpdateExpression: expression,
-        ConditionExpression: change.condition,
-        ExpressionAttributeNames: conditionNames(change.condition, names),
-        ExpressionAttributeValues: Object.keys(values).length ? values : undefined,
-      }),
-    ),
-  );
-}
-
-/** One DeleteItem; false when its condition fails. */
-export function deleteItem(key: Key, condition?: string, values?: Item): Promise<boolean> {
-  const names = conditionNames(condition);
-  return conditional(
-    dynamo.send(
-      new DeleteCommand({
-        TableName: table(),
-        Key: key,
-        ConditionExpression: condition,
-        ExpressionAttributeNames: Object.keys(names).length ? names : undefined,
-        ExpressionAttributeValues: values,
-      }),
-    ),
-  );
-}
-
-/** One PutItem of a new item; false when an item with that key exists. */
-export function putNewItem(item: Item & Key): Promise<boolean> {
-  return conditional(
-    dynamo.send(
-      new PutCommand({ TableName: table(), Item: item, ConditionExpression: 'attribute_not_exists(PK)' }),
-    ),
-  );
-}
-
-export async function getItem(key: Key, consistent = true): Promise<Item | undefined> {
-  const { Item } = await dynamo.send(
-    new GetCommand({ TableName: table(), Key: key, ConsistentRead: consistent }),
-  );
-  return Item;
-}
+// The generic single-item writes datasets are built from (shared with other features).
+export { deleteItem, getItem, type ItemChange, putNewItem, updateItem };

@@ -1,27 +1,208 @@
-import type { ReportColumn, ReportRecord } from './records.ts';
+import { GetCommand, PutCommand, QueryCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
+import { dynamo, queryIndexPartition, table } from '#shared/platform/dynamo.ts';
+import { conflict, notFound } from '#shared/platform/errors.ts';
+import { nextId } from '#shared/platform/ids.ts';
+import { deleteItem, getItem, putNewItem, updateItem } from '#shared/platform/items.ts';
+import {
+  COLUMN_SK_PREFIX,
+  columnKey,
+  columnPointerKey,
+  reportKey,
+  reportListPartition,
+  reportPartition,
+} from './keys.ts';
+import type { ReportColumn, ReportRecord, ReportRunState, ScoreConfiguration } from './records.ts';
 
 /**
- * CONTRACT STUB (the definitions part replaces the bodies; keep names and signatures).
- * The report head and its columns: reads and writes every route of the feature goes through.
+ * The report head and its columns: the reads and writes every route of the feature goes through.
+ * Keys: keys.ts; access patterns: docs/data-model.md.
+ *
+ * Write order, so that a crash between two single-item writes leaves nothing a reader sees as broken:
+ * - a new report writes its column pointers and columns first and its head last (no head: no report);
+ * - a column edit first bumps the head's `columnsRevision` (conditioned on the revision it read and on
+ *   no run being RUNNING: concurrent edits and edits during a run are refused with a 409), then writes
+ *   the columns. Positions are renumbered 1..n on every read, so a crash in the middle of a shift
+ *   leaves at worst a gap;
+ * - a new column's pointer is written before the column, a deleted column's after it.
+ * The head's `run` attribute belongs to the run; nothing here writes it after the head is created.
  */
+type Item = Record<string, unknown>;
+
+const RUNNING = 'RUNNING';
+
+// ------------------------------------------------------------------------------------------- items
+
+const padId = (id: number) => String(id).padStart(16, '0');
+
+function headItem(report: ReportRecord): Item {
+  const { run: _run, ...fields } = report;
+  return {
+    ...reportKey(report.workspaceId, report.id),
+    GSI1PK: reportListPartition(report.workspaceId),
+    GSI1SK: `${report.createdAt}#${padId(report.id)}`,
+    ...fields,
+    columnsRevision: 0,
+  };
+}
+
+export function reportFromItem(item: Item): ReportRecord {
+  const nullableNumber = (value: unknown) => (value == null ? null : Number(value));
+  return {
+    id: Number(item.id),
+    workspaceId: Number(item.workspaceId),
+    name: String(item.name),
+    comment: (item.comment as string | null | undefined) ?? null,
+    tags: (item.tags as string[] | undefined) ?? [],
+    folderId: nullableNumber(item.folderId),
+    datasetGroupId: Number(item.datasetGroupId),
+    datasetId: Number(item.datasetId),
+    datasetVersionNumber: Number(item.datasetVersionNumber),
+    isBlueprint: item.isBlueprint === true,
+    parentReportId: nullableNumber(item.parentReportId),
+    scoreConfiguration: (item.scoreConfiguration as ScoreConfiguration | null | undefined) ?? null,
+    userId: Number(item.userId),
+    userEmail: (item.userEmail as string | undefined) ?? undefined,
+    createdAt: String(item.createdAt),
+    updatedAt: String(item.updatedAt),
+    deleted: item.deleted === true,
+    hasExternalIds: item.hasExternalIds === true,
+    run: (item.run as ReportRunState | undefined) ?? undefined,
+  };
+}
+
+function columnItem(workspaceId: number, column: ReportColumn): Item {
+  return { ...columnKey(workspaceId, column.reportId, column.id), ...column };
+}
+
+function columnFromItem(item: Item): ReportColumn {
+  return {
+    id: Number(item.id),
+    reportId: Number(item.reportId),
+    name: String(item.name),
+    columnType: item.columnType as ReportColumn['columnType'],
+    configuration: (item.configuration as Record<string, unknown> | undefined) ?? {},
+    position: Number(item.position),
+    isPartOfScore: item.isPartOfScore === true,
+  };
+}
+
+// ------------------------------------------------------------------------------------------- reads
+
+async function readHead(workspaceId: number, reportId: number, consistent = false) {
+  const { Item } = await dynamo.send(
+    new GetCommand({ TableName: table(), Key: reportKey(workspaceId, reportId), ConsistentRead: consistent }),
+  );
+  return Item;
+}
 
 /** The workspace's report of that id, or undefined (another workspace's, unknown, or deleted unless asked). */
 export async function getReport(
-  _ws: number,
-  _reportId: number,
-  _options: { includeDeleted?: boolean; consistent?: boolean } = {},
+  ws: number,
+  reportId: number,
+  options: { includeDeleted?: boolean; consistent?: boolean } = {},
 ): Promise<ReportRecord | undefined> {
-  throw new Error('not implemented');
+  const item = await readHead(ws, reportId, options.consistent);
+  if (!item) return undefined;
+  const report = reportFromItem(item);
+  return report.deleted && !options.includeDeleted ? undefined : report;
 }
+
+export const reportNotFound = (reportId: number) => notFound(`Report ${reportId} not found`);
 
 /** As getReport, or a 404 "Report <id> not found". */
-export async function requireReport(_ws: number, _reportId: number): Promise<ReportRecord> {
-  throw new Error('not implemented');
+export async function requireReport(ws: number, reportId: number): Promise<ReportRecord> {
+  const report = await getReport(ws, reportId);
+  if (!report) throw reportNotFound(reportId);
+  return report;
 }
 
-/** The report's evaluation columns, ordered by position. */
-export async function listColumns(_ws: number, _reportId: number): Promise<ReportColumn[]> {
-  throw new Error('not implemented');
+/**
+ * The report's evaluation columns, ordered by position (ties by id) and numbered 1..n: one Query of
+ * the report's partition (`COL#` sort keys).
+ */
+export async function listColumns(
+  ws: number,
+  reportId: number,
+  options: { consistent?: boolean } = {},
+): Promise<ReportColumn[]> {
+  const columns: ReportColumn[] = [];
+  let startKey: Item | undefined;
+  do {
+    const page: QueryCommandOutput = await dynamo.send(
+      new QueryCommand({
+        TableName: table(),
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :col)',
+        ExpressionAttributeValues: { ':pk': reportPartition(ws, reportId), ':col': COLUMN_SK_PREFIX },
+        ConsistentRead: options.consistent,
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    for (const item of page.Items ?? []) columns.push(columnFromItem(item));
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  columns.sort((a, b) => a.position - b.position || a.id - b.id);
+  return columns.map((column, i) => ({ ...column, position: i + 1 }));
+}
+
+/** Every report head of the workspace (copies and deleted ones included): one GSI1 Query, paged through. */
+export async function listReportHeads(ws: number): Promise<ReportRecord[]> {
+  return (await queryIndexPartition('GSI1', reportListPartition(ws))).map(reportFromItem);
+}
+
+/** Whether a report of that id was ever written (deleted ones included): external-id claims ask it. */
+export async function reportExists(ws: number, reportId: number): Promise<boolean> {
+  return (await readHead(ws, reportId, true)) !== undefined;
+}
+
+/** The report a column belongs to, by the column's pointer; undefined when there is no such column. */
+export async function columnOwner(ws: number, columnId: number): Promise<number | undefined> {
+  const pointer = await getItem(columnPointerKey(ws, columnId), false);
+  return pointer ? Number(pointer.reportId) : undefined;
+}
+
+// ------------------------------------------------------------------------------------------ writes
+
+/** A report about to be written, without its id and times. */
+export type NewReport = Omit<ReportRecord, 'id' | 'createdAt' | 'updatedAt' | 'deleted' | 'run'>;
+
+/** A column about to be written, without its ids. */
+export type NewColumn = Omit<ReportColumn, 'id' | 'reportId'>;
+
+/** A fresh report id, for callers that claim something under it before the report is written. */
+export const newReportId = () => nextId('report');
+
+/**
+ * Writes a new report with its columns (given in order; numbered 1..n): columns first, head last.
+ * `reportId` from newReportId when the caller needs it earlier (external ids), else a fresh one.
+ */
+export async function insertReport(
+  input: NewReport,
+  columns: readonly NewColumn[],
+  reportId?: number,
+): Promise<{ report: ReportRecord; columns: ReportColumn[] }> {
+  const id = reportId ?? (await newReportId());
+  const now = new Date().toISOString();
+  const report: ReportRecord = { ...input, id, createdAt: now, updatedAt: now, deleted: false };
+  const stored: ReportColumn[] = [];
+  for (const [i, column] of columns.entries()) {
+    stored.push({ ...column, id: await nextId('report_column'), reportId: id, position: i + 1 });
+  }
+  await Promise.all(stored.map((column) => putColumn(report.workspaceId, column)));
+  if (!(await putNewItem(headItem(report) as Item & { PK: string; SK: string }))) {
+    throw new Error(`Report ${id} exists`);
+  }
+  return { report, columns: stored };
+}
+
+/** Pointer first, then the column (a pointer without its column is a 404, never a stray column). */
+async function putColumn(ws: number, column: ReportColumn): Promise<void> {
+  await dynamo.send(
+    new PutCommand({
+      TableName: table(),
+      Item: { ...columnPointerKey(ws, column.id), reportId: column.reportId },
+    }),
+  );
+  await dynamo.send(new PutCommand({ TableName: table(), Item: columnItem(ws, column) }));
 }
 
 /**
@@ -29,9 +210,134 @@ export async function listColumns(_ws: number, _reportId: number): Promise<Repor
  * with the source's dataset version, score configuration and columns (new ids), and no run yet.
  */
 export async function copyReport(
-  _source: ReportRecord,
-  _name: string,
-  _caller: { userId: number; userEmail?: string },
+  source: ReportRecord,
+  name: string,
+  caller: { userId: number; userEmail?: string },
 ): Promise<ReportRecord> {
-  throw new Error('not implemented');
+  const columns = await listColumns(source.workspaceId, source.id, { consistent: true });
+  const { report } = await insertReport(
+    {
+      workspaceId: source.workspaceId,
+      name,
+      comment: null,
+      tags: [],
+      folderId: source.folderId,
+      datasetGroupId: source.datasetGroupId,
+      datasetId: source.datasetId,
+      datasetVersionNumber: source.datasetVersionNumber,
+      isBlueprint: false,
+      parentReportId: source.id,
+      scoreConfiguration: source.scoreConfiguration,
+      userId: caller.userId,
+      userEmail: caller.userEmail,
+    },
+    columns.map(({ id: _id, reportId: _report, ...column }) => column),
+  );
+  return report;
 }
+
+/** The head's own attributes a definition route changes (never `run`). */
+export interface HeadChange {
+  name?: string;
+  tags?: string[];
+  scoreConfiguration?: ScoreConfiguration | null;
+  deleted?: boolean;
+  hasExternalIds?: boolean;
+}
+
+/**
+ * One UpdateItem of the head's own attributes (updatedAt too unless `touch` is false), on a live
+ * report only: a 404 when it is gone or deleted meanwhile. Answers the head as written.
+ */
+export async function updateReportHead(
+  ws: number,
+  reportId: number,
+  change: HeadChange,
+  options: { touch?: boolean } = {},
+): Promise<ReportRecord> {
+  const set: Item = { ...change };
+  if (options.touch !== false) set.updatedAt = new Date().toISOString();
+  const written = await updateItem(reportKey(ws, reportId), {
+    set,
+    condition: 'attribute_exists(PK) AND #deleted = :live',
+    values: { ':live': false },
+  });
+  if (!written) throw reportNotFound(reportId);
+  const report = await getReport(ws, reportId, { consistent: true, includeDeleted: change.deleted === true });
+  if (!report) throw reportNotFound(reportId);
+  return report;
+}
+
+export function reportRunning(reportId: number) {
+  return conflict(`Report ${reportId} is running; wait for its run to finish`, 'report_running');
+}
+
+/**
+ * Takes the right to rewrite a report's columns: bumps `columnsRevision` from the one `report` was
+ * read with, on a live report whose latest run is not RUNNING. A 409 when a run is in progress or
+ * another edit came first, a 404 when the report is gone.
+ */
+export async function lockColumns(ws: number, report: ReportRecord): Promise<void> {
+  if (report.run?.status === RUNNING) throw reportRunning(report.id);
+  const head = await readHead(ws, report.id, true);
+  if (!head || head.deleted === true) throw reportNotFound(report.id);
+  const seen = Number(head.columnsRevision ?? 0);
+  const written = await updateItem(reportKey(ws, report.id), {
+    set: { columnsRevision: seen + 1, updatedAt: new Date().toISOString() },
+    condition:
+      'attribute_exists(PK) AND #deleted = :live AND (attribute_not_exists(#columnsRevision) OR #columnsRevision = :seen) AND (attribute_not_exists(#run) OR #run.#status <> :running)',
+    values: { ':live': false, ':seen': seen, ':running': RUNNING },
+  });
+  if (written) return;
+  const now = await getReport(ws, report.id, { consistent: true });
+  if (!now) throw reportNotFound(report.id);
+  if (now.run?.status === RUNNING) throw reportRunning(report.id);
+  throw conflict(`Report ${report.id} was changed by another request; try again`, 'concurrent_change');
+}
+
+/**
+ * Writes the report's columns in `desired` order (after lockColumns): positions renumbered 1..n,
+ * existing columns whose position changed updated (highest first), new ones (`isNew`) put, all in
+ * the order that keeps a crash harmless.
+ */
+export async function writeColumnOrder(
+  ws: number,
+  current: readonly ReportColumn[],
+  desired: readonly ReportColumn[],
+  newIds: ReadonlySet<number> = new Set(),
+): Promise<ReportColumn[]> {
+  const before = new Map(current.map((column) => [column.id, column]));
+  const numbered = desired.map((column, i) => ({ ...column, position: i + 1 }));
+  const moved = numbered
+    .filter((column) => !newIds.has(column.id) && before.get(column.id)?.position !== column.position)
+    .sort((a, b) => b.position - a.position);
+  for (const column of moved) {
+    await updateItem(columnKey(ws, column.reportId, column.id), {
+      set: { position: column.position },
+      condition: 'attribute_exists(PK)',
+    });
+  }
+  for (const column of numbered.filter((c) => newIds.has(c.id))) await putColumn(ws, column);
+  return numbered;
+}
+
+/** Replaces a column's own attributes (not its position: writeColumnOrder). */
+export async function updateColumn(ws: number, column: ReportColumn): Promise<void> {
+  await updateItem(columnKey(ws, column.reportId, column.id), {
+    set: {
+      name: column.name,
+      columnType: column.columnType,
+      configuration: column.configuration,
+      isPartOfScore: column.isPartOfScore,
+    },
+    condition: 'attribute_exists(PK)',
+  });
+}
+
+/** Deletes a column, then its pointer. */
+export async function deleteColumn(ws: number, column: ReportColumn): Promise<void> {
+  await deleteItem(columnKey(ws, column.reportId, column.id));
+  await deleteItem(columnPointerKey(ws, column.id));
+}
+
+export const newColumnId = () => nextId('report_column');

@@ -41,14 +41,17 @@ export function versionOrLabel(
 
 /**
  * The query of a list of versioned entities (list.ts, HeadListQuery) plus a kind's own filters:
- * page >= 1 (default 1), per_page 1..100 (default 30), inclusive time bounds, external_source and
+ * page >= 1 (default 1), per_page 1..100 (default 30, or `defaultPerPage`), inclusive time bounds, external_source and
  * external_id only together, sort_by (created_at by default) and sort_order (desc by default; only
  * with sort_by, a 422 alone).
  */
-export function headListQuerySchema<T extends z.ZodRawShape>(filters: T) {
+export function headListQuerySchema<T extends z.ZodRawShape>(
+  filters: T,
+  options: { defaultPerPage?: number } = {},
+) {
   return z
     .object({
-      ...paginationQuery(100, 30),
+      ...paginationQuery(100, options.defaultPerPage ?? 30),
       ...filters,
       external_source: externalIdSchema.shape.source.optional(),
       external_id: externalIdSchema.shape.external_id.optional(),
