@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { reportFieldsSchema, scoreConfigurationSchema } from './schemas.ts';
 
 /** Bodies of the results routes: the score, the score card, the rows of an evaluation. */
 
@@ -37,15 +38,10 @@ export const reportScoreResponseSchema = z.object({
 /** PATCH /reports/{report_id}/score-card. */
 export const scoreCardBodySchema = z.object({
   column_names: z.array(z.string().max(255)).max(50),
-  code: z.string().max(100_000, 'code must be at most 100000 characters').nullish(),
+  code: scoreConfigurationSchema.shape.code.nullish(),
   code_language: z.enum(['PYTHON', 'JAVASCRIPT']).optional(),
 });
 export type ScoreCardBody = z.infer<typeof scoreCardBodySchema>;
-
-export const scoreConfigurationSchema = z.object({
-  code: z.string(),
-  code_language: z.enum(['PYTHON', 'JAVASCRIPT']),
-});
 
 export const scoreCardResponseSchema = z.object({
   success: z.literal(true),
@@ -53,7 +49,7 @@ export const scoreCardResponseSchema = z.object({
     id: z.int(),
     name: z.string(),
     tags: z.array(z.string()),
-    score_configuration: scoreConfigurationSchema.nullable(),
+    score_configuration: reportFieldsSchema.shape.score_configuration,
   }),
 });
 

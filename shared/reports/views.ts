@@ -66,13 +66,22 @@ export function columnScore(score: ReportScore | null | undefined, column: Repor
   if (Array.isArray(columns)) {
     const entry = columns.find((item) => {
       if (item === null || typeof item !== 'object') return false;
-      const { column_id, id, name } = item as { column_id?: unknown; id?: unknown; name?: unknown };
-      return column_id === column.id || id === column.id || name === column.name;
+      const { column_id, id, name, column_name } = item as {
+        column_id?: unknown;
+        id?: unknown;
+        name?: unknown;
+        column_name?: unknown;
+      };
+      return (
+        column_id === column.id || id === column.id || name === column.name || column_name === column.name
+      );
     });
     return entry === undefined ? null : scoreOf(entry);
   }
   if (columns !== null && typeof columns === 'object' && Object.hasOwn(columns, column.name)) {
     return scoreOf((columns as Record<string, unknown>)[column.name]);
   }
+  // A single-column score's details are that column's (`{column_name, score, ...}`).
+  if ((details as { column_name?: unknown }).column_name === column.name) return scoreOf(details);
   return Object.hasOwn(details, column.name) ? scoreOf(details[column.name]) : null;
 }
