@@ -277,6 +277,10 @@ export function buildOpenApiDocument(routes: readonly DocumentedRoute[], options
 
     const responses: Record<string, unknown> = {};
     for (const [status, schema] of Object.entries(definition.responses ?? {})) {
+      if (status === '204') {
+        responses[status] = { description: STATUS_TEXT[204] };
+        continue;
+      }
       responses[status] = {
         description: STATUS_TEXT[Number(status)] ?? 'Success',
         content: {

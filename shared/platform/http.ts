@@ -270,6 +270,8 @@ export function validate<T>(schema: ZodType<T>, value: unknown, where: 'body' | 
 }
 
 function json(status: number, body: unknown, headers: Record<string, string> = {}): APIGatewayProxyResult {
+  // A 204 has no body (`responses: { 204: z.undefined() }`).
+  if (status === 204) return { statusCode: status, headers, body: '' };
   return { statusCode: status, headers: { ...JSON_HEADERS, ...headers }, body: JSON.stringify(body) };
 }
 

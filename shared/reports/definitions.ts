@@ -1,3 +1,4 @@
+import { getDataset } from '#shared/datasets/repository.ts';
 import {
   claimExternalIds,
   type ExternalId,
@@ -5,19 +6,33 @@ import {
   uniqueExternalIds,
 } from '#shared/external-ids/external-ids.ts';
 import { externalIdOperations } from '#shared/external-ids/operations.ts';
-import { badRequest } from '#shared/platform/errors.ts';
-import { type ColumnDefinition, placeColumn, supportedColumnType, validateColumns } from './columns.ts';
-import { publishedVersion } from './dataset-version.ts';
-import type { ReportRecord, ScoreConfiguration } from './records.ts';
-import type { CreateReportBody } from './schemas.ts';
+import { AppError, badRequest, clip, notFound } from '#shared/platform/errors.ts';
 import {
+  type ColumnDefinition,
+  columnReferences,
+  placeColumn,
+  supportedColumnType,
+  validateColumns,
+} from './columns.ts';
+import { publishedVersion } from './dataset-version.ts';
+import type { ReportColumn, ReportRecord, ScoreConfiguration } from './records.ts';
+import type { CreateColumnBody, CreateReportBody, PatchColumnBody, RenameReportBody } from './schemas.ts';
+import {
+  columnOwner,
+  deleteColumn,
   insertReport,
   listColumns,
+  listReportHeads,
+  lockColumns,
   type NewColumn,
+  newColumnId,
   newReportId,
   reportExists,
+  reportRunning,
   requireReport,
+  updateColumn,
   updateReportHead,
+  writeColumnOrder,
 } from './store.ts';
 import { columnScore, columnView, reportFieldsView, reportWithStatus } from './views.ts';
 
@@ -157,5 +172,150 @@ export async function reportView(workspaceId: number, reportId: number) {
       ...columnView(column),
       score: columnScore(report.run?.score, column),
     })),
+  };
+}
+
+// ------------------------------------------------------------------------------------------- columns
+
+export const columnNotFound = (columnId: number) => notFound(`Report column ${columnId} not found`);
+
+/** The dataset columns a report's evaluation columns may read (its version's). */
+async function datasetColumnsOf(report: ReportRecord): Promise<string[]> {
+  return (await getDataset(report.workspaceId, report.datasetId))?.columns ?? [];
+}
+
+/** The report (live, not running) with its columns, for an edit. */
+async function editable(workspaceId: number, reportId: number) {
+  const report = await requireReport(workspaceId, reportId);
+  if (report.run?.status === 'RUNNING') throw reportRunning(reportId);
+  const [columns, datasetColumns] = await Promise.all([
+    listColumns(workspaceId, reportId, { consistent: true }),
+    datasetColumnsOf(report),
+  ]);
+  return { report, columns, datasetColumns };
+}
+
+/** The column of that id and its report; a 404 unless it belongs to `reportId` (when given) in the workspace. */
+async function editableColumn(workspaceId: number, columnId: number, reportId?: number) {
+  const owner = await columnOwner(workspaceId, columnId);
+  if (owner === undefined || (reportId !== undefined && owner !== reportId)) throw columnNotFound(columnId);
+  const state = await editable(workspaceId, owner);
+  const column = state.columns.find((c) => c.id === columnId);
+  if (!column) throw columnNotFound(columnId);
+  return { ...state, column };
+}
+
+/** POST /report-columns: a column placed at `position` (else last), later ones shifted. */
+export async function addColumn(workspaceId: number, body: CreateColumnBody) {
+  const { report, columns, datasetColumns } = await editable(workspaceId, body.report_id);
+  const column: ReportColumn = {
+    id: 0,
+    reportId: report.id,
+    name: body.name,
+    columnType: supportedColumnType(body.column_type),
+    configuration: body.configuration,
+    position: 0,
+    isPartOfScore: body.is_part_of_score ?? false,
+  };
+  const desired = placeColumn(columns, column, body.position);
+  validateColumns(datasetColumns, desired);
+  await lockColumns(workspaceId, report);
+  column.id = await newColumnId();
+  const written = await writeColumnOrder(workspaceId, columns, desired, new Set([column.id]));
+  const stored = written.find((c) => c.id === column.id) as ReportColumn;
+  return { success: true as const, report_column: columnView(stored) };
+}
+
+/**
+ * PATCH /report-columns/{id}: the column's type (required), and optionally its name, configuration,
+ * position and is_part_of_score. The whole resulting column list is checked again (a rename or a move
+ * must not leave another column reading a name that is gone or now after it).
+ */
+export async function patchColumn(workspaceId: number, columnId: number, body: PatchColumnBody) {
+  const { report, columns, datasetColumns, column } = await editableColumn(
+    workspaceId,
+    columnId,
+    body.report_id,
+  );
+  const changed: ReportColumn = {
+    ...column,
+    columnType: supportedColumnType(body.column_type),
+    name: body.name ?? column.name,
+    configuration: body.configuration ?? column.configuration,
+    isPartOfScore: body.is_part_of_score ?? column.isPartOfScore,
+  };
+  const others = columns.filter((c) => c.id !== columnId);
+  const desired =
+    body.position == null
+      ? columns.map((c) => (c.id === columnId ? changed : c))
+      : placeColumn(others, changed, body.position);
+  validateColumns(datasetColumns, desired);
+  await lockColumns(workspaceId, report);
+  await updateColumn(workspaceId, changed);
+  const written = await writeColumnOrder(workspaceId, columns, desired);
+  const stored = written.find((c) => c.id === columnId) as ReportColumn;
+  return { success: true as const, report_column: columnView(stored) };
+}
+
+/** DELETE /report-columns/{id}: refused (400) while a later column reads it. */
+export async function removeColumn(workspaceId: number, columnId: number): Promise<void> {
+  const { report, columns, column } = await editableColumn(workspaceId, columnId);
+  const reader = columns.find(
+    (c) => c.position > column.position && columnReferences(c.configuration).includes(column.name),
+  );
+  if (reader) {
+    throw badRequest(
+      `Column "${column.name}" is read by column "${reader.name}"; change or delete that column first`,
+      'column_in_use',
+    );
+  }
+  await lockColumns(workspaceId, report);
+  await deleteColumn(workspaceId, column);
+  const rest = columns.filter((c) => c.id !== columnId);
+  await writeColumnOrder(workspaceId, rest, rest);
+}
+
+// ------------------------------------------------------------------------------- name, tags, delete
+
+/** PATCH /reports/{report_id}/rename: name and/or tags (tags replace; [] clears). */
+export async function renameReport(workspaceId: number, reportId: number, body: RenameReportBody) {
+  await requireReport(workspaceId, reportId);
+  const report = await updateReportHead(workspaceId, reportId, {
+    name: body.name ?? undefined,
+    tags: body.tags == null ? undefined : [...new Set(body.tags)],
+  });
+  return {
+    success: true as const,
+    report: {
+      id: report.id,
+      name: report.name,
+      tags: report.tags,
+      score_configuration: report.scoreConfiguration,
+    },
+  };
+}
+
+export const ARCHIVED = 'Report archived successfully';
+
+/** DELETE /reports/{report_id}: a soft delete; the report is then a 404 everywhere but the list. */
+export async function archiveReport(workspaceId: number, reportId: number) {
+  await requireReport(workspaceId, reportId);
+  await updateReportHead(workspaceId, reportId, { deleted: true });
+  return { success: true as const, message: ARCHIVED };
+}
+
+/** DELETE /reports/name/{report_name}: archives every live report of exactly that name (404 when none). */
+export async function archiveReportsNamed(workspaceId: number, name: string) {
+  const named = (await listReportHeads(workspaceId)).filter((r) => r.name === name && !r.deleted);
+  if (named.length === 0) throw notFound(`No report named ${JSON.stringify(clip(name, 64))} found`);
+  const outcomes = await Promise.allSettled(
+    named.map((report) => updateReportHead(workspaceId, report.id, { deleted: true })),
+  );
+  // One archived meanwhile by another request is archived all the same.
+  const failed = outcomes.find((o) => o.status === 'rejected' && !(o.reason instanceof AppError));
+  if (failed) throw (failed as PromiseRejectedResult).reason;
+  return {
+    success: true as const,
+    message: named.length === 1 ? ARCHIVED : `${named.length} reports archived successfully`,
   };
 }

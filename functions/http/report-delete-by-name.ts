@@ -1,0 +1,12 @@
+import * as z from 'zod';
+import { httpRoute } from '#shared/platform/http.ts';
+import { archiveReportsNamed } from '#shared/reports/definitions.ts';
+import { archivedResponseSchema, reportNameSchema } from '#shared/reports/schemas.ts';
+
+/** DELETE /reports/name/{report_name}: archives every live report of that name. */
+export const handler = httpRoute({
+  path: z.object({ report_name: reportNameSchema }),
+  permission: ['reports', 'edit'],
+  responses: { 200: archivedResponseSchema },
+  handle: ({ path, auth }) => archiveReportsNamed(auth.workspaceId, path.report_name),
+});

@@ -1,0 +1,12 @@
+import { externalIdResponses, externalIdSchema } from '#shared/external-ids/external-ids.ts';
+import { httpRoute } from '#shared/platform/http.ts';
+import { idParam } from '#shared/platform/schemas.ts';
+import { reportExternalIds } from '#shared/reports/definitions.ts';
+
+/** DELETE /reports/{report_id}/external-ids/{source}/{external_id}: detaches a mapping. */
+export const handler = httpRoute({
+  path: externalIdSchema.extend({ report_id: idParam }),
+  permission: ['reports', 'edit'],
+  responses: { 200: externalIdResponses.detached },
+  handle: ({ path, auth }) => reportExternalIds.detach(auth.workspaceId, path.report_id, path),
+});

@@ -1,0 +1,13 @@
+import * as z from 'zod';
+import { externalIdResponses } from '#shared/external-ids/external-ids.ts';
+import { httpRoute } from '#shared/platform/http.ts';
+import { idParam } from '#shared/platform/schemas.ts';
+import { reportExternalIds } from '#shared/reports/definitions.ts';
+
+/** GET /reports/{report_id}/external-ids: the report's mappings. */
+export const handler = httpRoute({
+  path: z.object({ report_id: idParam }),
+  permission: ['reports', 'read'],
+  responses: { 200: externalIdResponses.list },
+  handle: ({ path, auth }) => reportExternalIds.list(auth.workspaceId, path.report_id),
+});
