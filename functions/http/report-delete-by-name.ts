@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { httpRoute } from '#shared/platform/http.ts';
-import { archiveReportsNamed } from '#shared/reports/definitions.ts';
+import { archiveReportsNamed } from '#shared/reports/head-edits.ts';
 import { archivedResponseSchema, reportNameSchema } from '#shared/reports/schemas.ts';
 
 /** DELETE /reports/name/{report_name}: archives every live report of that name. */

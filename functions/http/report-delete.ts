@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { httpRoute } from '#shared/platform/http.ts';
 import { idParam } from '#shared/platform/schemas.ts';
-import { archiveReport } from '#shared/reports/definitions.ts';
+import { archiveReport } from '#shared/reports/head-edits.ts';
 import { archivedResponseSchema } from '#shared/reports/schemas.ts';
 
 /** DELETE /reports/{report_id}: archives (soft-deletes) the report. */

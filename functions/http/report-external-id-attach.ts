@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { externalIdResponses, externalIdSchema } from '#shared/external-ids/external-ids.ts';
 import { httpRoute } from '#shared/platform/http.ts';
 import { idParam } from '#shared/platform/schemas.ts';
-import { reportExternalIds } from '#shared/reports/definitions.ts';
+import { reportExternalIds } from '#shared/reports/external-ids.ts';
 
 /** POST /reports/{report_id}/external-ids: attaches a mapping (201; idempotent, 409 another report's). */
 export const handler = httpRoute({

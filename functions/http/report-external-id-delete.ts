@@ -1,7 +1,7 @@
 import { externalIdResponses, externalIdSchema } from '#shared/external-ids/external-ids.ts';
 import { httpRoute } from '#shared/platform/http.ts';
 import { idParam } from '#shared/platform/schemas.ts';
-import { reportExternalIds } from '#shared/reports/definitions.ts';
+import { reportExternalIds } from '#shared/reports/external-ids.ts';
 
 /** DELETE /reports/{report_id}/external-ids/{source}/{external_id}: detaches a mapping. */
 export const handler = httpRoute({

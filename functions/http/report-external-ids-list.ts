@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { externalIdResponses } from '#shared/external-ids/external-ids.ts';
 import { httpRoute } from '#shared/platform/http.ts';
 import { idParam } from '#shared/platform/schemas.ts';
-import { reportExternalIds } from '#shared/reports/definitions.ts';
+import { reportExternalIds } from '#shared/reports/external-ids.ts';
 
 /** GET /reports/{report_id}/external-ids: the report's mappings. */
 export const handler = httpRoute({

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { httpRoute } from '#shared/platform/http.ts';
 import { idParam } from '#shared/platform/schemas.ts';
-import { reportView } from '#shared/reports/definitions.ts';
+import { reportView } from '#shared/reports/read.ts';
 import { reportViewSchema } from '#shared/reports/schemas.ts';
 
 /** GET /reports/{report_id}: the report, its status and cell counts, and its columns. */

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { httpRoute } from '#shared/platform/http.ts';
 import { idParam } from '#shared/platform/schemas.ts';
-import { renameReport } from '#shared/reports/definitions.ts';
+import { renameReport } from '#shared/reports/head-edits.ts';
 import { renameReportBodySchema, renameReportResponseSchema } from '#shared/reports/schemas.ts';
 
 /** PATCH /reports/{report_id}/rename: a new name and/or tags (replacing them; [] clears). */

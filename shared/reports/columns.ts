@@ -1,6 +1,4 @@
-import * as z from 'zod';
 import { badRequest, clip, forbidden } from '#shared/platform/errors.ts';
-import { ownKeysRecord, wellFormedString } from '#shared/platform/schemas.ts';
 import { executorOf } from '#shared/workflows/nodes/registry.ts';
 import { REPORT_COLUMN_TYPES, type ReportColumn, type ReportColumnType } from './records.ts';
 
@@ -17,24 +15,12 @@ import { REPORT_COLUMN_TYPES, type ReportColumn, type ReportColumnType } from '.
  * - At most MAX_REPORT_COLUMNS evaluation columns.
  */
 export const MAX_REPORT_COLUMNS = 50;
-export const MAX_COLUMN_NAME_LENGTH = 255;
 export const DUPLICATE_COLUMN_NAME = 'Report already has a column with that name';
 export const DATASET_COLUMNS_FIXED = 'You can not overwrite dataset columns';
 
 /** Names in messages are shortened to this many characters. */
 const NAME_CLIP = 64;
 const quoted = (name: string) => `"${clip(name, NAME_CLIP)}"`;
-
-/** A column as a client defines it (POST /reports `columns[]`, POST /report-columns). */
-export const columnDefinitionSchema = z.object({
-  /** Any text: a type this service does not run is a 400 naming it, not a validation error. */
-  column_type: wellFormedString().min(1).max(64),
-  name: wellFormedString().min(1).max(MAX_COLUMN_NAME_LENGTH),
-  configuration: ownKeysRecord(z.string(), z.unknown()),
-  position: z.int().min(0).nullish(),
-  is_part_of_score: z.boolean().nullish(),
-});
-export type ColumnDefinition = z.infer<typeof columnDefinitionSchema>;
 
 /** What the rules look at: a column, stored or about to be. */
 export type ColumnShape = Pick<ReportColumn, 'name' | 'columnType' | 'configuration'>;

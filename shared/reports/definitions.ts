@@ -1,40 +1,26 @@
 import { getDataset } from '#shared/datasets/repository.ts';
-import {
-  claimExternalIds,
-  type ExternalId,
-  listExternalIds,
-  uniqueExternalIds,
-} from '#shared/external-ids/external-ids.ts';
-import { externalIdOperations } from '#shared/external-ids/operations.ts';
-import { AppError, badRequest, clip, notFound } from '#shared/platform/errors.ts';
-import {
-  type ColumnDefinition,
-  columnReferences,
-  placeColumn,
-  supportedColumnType,
-  validateColumns,
-} from './columns.ts';
+import { claimExternalIds, uniqueExternalIds } from '#shared/external-ids/external-ids.ts';
+import { badRequest, notFound } from '#shared/platform/errors.ts';
+import { columnReferences, placeColumn, supportedColumnType, validateColumns } from './columns.ts';
 import { publishedVersion } from './dataset-version.ts';
+import { REPORT_MAPPINGS } from './external-ids.ts';
 import type { ReportColumn, ReportRecord, ScoreConfiguration } from './records.ts';
-import type { CreateColumnBody, CreateReportBody, PatchColumnBody, RenameReportBody } from './schemas.ts';
+import type { ColumnDefinition, CreateColumnBody, CreateReportBody, PatchColumnBody } from './schemas.ts';
 import {
   columnOwner,
   deleteColumn,
   insertReport,
   listColumns,
-  listReportHeads,
   lockColumns,
   type NewColumn,
   newColumnId,
   newReportId,
-  reportExists,
+  reportForEdit,
   reportRunning,
-  requireReport,
   updateColumn,
-  updateReportHead,
   writeColumnOrder,
 } from './store.ts';
-import { columnScore, columnView, reportFieldsView, reportWithStatus } from './views.ts';
+import { columnView } from './views.ts';
 
 /** Creating and reading report definitions (the routes are thin wrappers around these). */
 
@@ -43,31 +29,6 @@ export interface Caller {
   userId: number;
   userEmail: string | null;
 }
-
-/**
- * The external ids of reports. A create claims them before the report exists, so one that crashed in
- * between leaves mappings of a report never written: the next claim of such a mapping takes it over
- * (once CLAIM_GRACE_MS have passed). A deleted report still holds its mappings.
- */
-const REPORT_MAPPINGS = {
-  entity: 'report',
-  ownerExists: reportExists,
-} as const;
-
-export const reportExternalIds = externalIdOperations<ReportRecord>({
-  ...REPORT_MAPPINGS,
-  require: requireReport,
-  // The head learns it has mappings before the first one exists, so a reader never misses one.
-  async beforeAttach(workspaceId, report) {
-    if (!report.hasExternalIds) {
-      await updateReportHead(workspaceId, report.id, { hasExternalIds: true }, { touch: false });
-    }
-  },
-});
-
-/** The mappings of a report (none read when it never had any). */
-export const reportExternalIdsOf = (report: ReportRecord): Promise<ExternalId[]> | ExternalId[] =>
-  report.hasExternalIds ? listExternalIds(report.workspaceId, 'report', report.id) : [];
 
 /** A score configuration as stored: JavaScript only (PYTHON cannot run here: a 400). */
 export function scoreConfigurationOf(
@@ -154,27 +115,6 @@ export async function createReport(caller: Caller, body: CreateReportBody) {
   }
 }
 
-/** GET /reports/{report_id}: the report, its status and cell counts, and its columns with their scores. */
-export async function reportView(workspaceId: number, reportId: number) {
-  const report = await requireReport(workspaceId, reportId);
-  const [columns, externalIds] = await Promise.all([
-    listColumns(workspaceId, reportId),
-    reportExternalIdsOf(report),
-  ]);
-  const { status, stats } = reportWithStatus(report, externalIds);
-  return {
-    success: true as const,
-    message: 'Report retrieved successfully',
-    report: reportFieldsView(report, externalIds),
-    status,
-    stats,
-    report_columns: columns.map((column) => ({
-      ...columnView(column),
-      score: columnScore(report.run?.score, column),
-    })),
-  };
-}
-
 // ------------------------------------------------------------------------------------------- columns
 
 export const columnNotFound = (columnId: number) => notFound(`Report column ${columnId} not found`);
@@ -186,13 +126,13 @@ async function datasetColumnsOf(report: ReportRecord): Promise<string[]> {
 
 /** The report (live, not running) with its columns, for an edit. */
 async function editable(workspaceId: number, reportId: number) {
-  const report = await requireReport(workspaceId, reportId);
+  const { report, revision } = await reportForEdit(workspaceId, reportId);
   if (report.run?.status === 'RUNNING') throw reportRunning(reportId);
   const [columns, datasetColumns] = await Promise.all([
     listColumns(workspaceId, reportId, { consistent: true }),
     datasetColumnsOf(report),
   ]);
-  return { report, columns, datasetColumns };
+  return { report, revision, columns, datasetColumns };
 }
 
 /** The column of that id and its report; a 404 unless it belongs to `reportId` (when given) in the workspace. */
@@ -207,7 +147,7 @@ async function editableColumn(workspaceId: number, columnId: number, reportId?: 
 
 /** POST /report-columns: a column placed at `position` (else last), later ones shifted. */
 export async function addColumn(workspaceId: number, body: CreateColumnBody) {
-  const { report, columns, datasetColumns } = await editable(workspaceId, body.report_id);
+  const { report, revision, columns, datasetColumns } = await editable(workspaceId, body.report_id);
   const column: ReportColumn = {
     id: 0,
     reportId: report.id,
@@ -219,7 +159,7 @@ export async function addColumn(workspaceId: number, body: CreateColumnBody) {
   };
   const desired = placeColumn(columns, column, body.position);
   validateColumns(datasetColumns, desired);
-  await lockColumns(workspaceId, report);
+  await lockColumns(workspaceId, report, revision);
   column.id = await newColumnId();
   const written = await writeColumnOrder(workspaceId, columns, desired, new Set([column.id]));
   const stored = written.find((c) => c.id === column.id) as ReportColumn;
@@ -232,7 +172,7 @@ export async function addColumn(workspaceId: number, body: CreateColumnBody) {
  * must not leave another column reading a name that is gone or now after it).
  */
 export async function patchColumn(workspaceId: number, columnId: number, body: PatchColumnBody) {
-  const { report, columns, datasetColumns, column } = await editableColumn(
+  const { report, revision, columns, datasetColumns, column } = await editableColumn(
     workspaceId,
     columnId,
     body.report_id,
@@ -250,7 +190,7 @@ export async function patchColumn(workspaceId: number, columnId: number, body: P
       ? columns.map((c) => (c.id === columnId ? changed : c))
       : placeColumn(others, changed, body.position);
   validateColumns(datasetColumns, desired);
-  await lockColumns(workspaceId, report);
+  await lockColumns(workspaceId, report, revision);
   await updateColumn(workspaceId, changed);
   const written = await writeColumnOrder(workspaceId, columns, desired);
   const stored = written.find((c) => c.id === columnId) as ReportColumn;
@@ -259,7 +199,7 @@ export async function patchColumn(workspaceId: number, columnId: number, body: P
 
 /** DELETE /report-columns/{id}: refused (400) while a later column reads it. */
 export async function removeColumn(workspaceId: number, columnId: number): Promise<void> {
-  const { report, columns, column } = await editableColumn(workspaceId, columnId);
+  const { report, revision, columns, column } = await editableColumn(workspaceId, columnId);
   const reader = columns.find(
     (c) => c.position > column.position && columnReferences(c.configuration).includes(column.name),
   );
@@ -269,53 +209,8 @@ export async function removeColumn(workspaceId: number, columnId: number): Promi
       'column_in_use',
     );
   }
-  await lockColumns(workspaceId, report);
+  await lockColumns(workspaceId, report, revision);
   await deleteColumn(workspaceId, column);
   const rest = columns.filter((c) => c.id !== columnId);
   await writeColumnOrder(workspaceId, rest, rest);
-}
-
-// ------------------------------------------------------------------------------- name, tags, delete
-
-/** PATCH /reports/{report_id}/rename: name and/or tags (tags replace; [] clears). */
-export async function renameReport(workspaceId: number, reportId: number, body: RenameReportBody) {
-  await requireReport(workspaceId, reportId);
-  const report = await updateReportHead(workspaceId, reportId, {
-    name: body.name ?? undefined,
-    tags: body.tags == null ? undefined : [...new Set(body.tags)],
-  });
-  return {
-    success: true as const,
-    report: {
-      id: report.id,
-      name: report.name,
-      tags: report.tags,
-      score_configuration: report.scoreConfiguration,
-    },
-  };
-}
-
-export const ARCHIVED = 'Report archived successfully';
-
-/** DELETE /reports/{report_id}: a soft delete; the report is then a 404 everywhere but the list. */
-export async function archiveReport(workspaceId: number, reportId: number) {
-  await requireReport(workspaceId, reportId);
-  await updateReportHead(workspaceId, reportId, { deleted: true });
-  return { success: true as const, message: ARCHIVED };
-}
-
-/** DELETE /reports/name/{report_name}: archives every live report of exactly that name (404 when none). */
-export async function archiveReportsNamed(workspaceId: number, name: string) {
-  const named = (await listReportHeads(workspaceId)).filter((r) => r.name === name && !r.deleted);
-  if (named.length === 0) throw notFound(`No report named ${JSON.stringify(clip(name, 64))} found`);
-  const outcomes = await Promise.allSettled(
-    named.map((report) => updateReportHead(workspaceId, report.id, { deleted: true })),
-  );
-  // One archived meanwhile by another request is archived all the same.
-  const failed = outcomes.find((o) => o.status === 'rejected' && !(o.reason instanceof AppError));
-  if (failed) throw (failed as PromiseRejectedResult).reason;
-  return {
-    success: true as const,
-    message: named.length === 1 ? ARCHIVED : `${named.length} reports archived successfully`,
-  };
 }

@@ -2,7 +2,7 @@ import { findExternalIdOwner } from '#shared/external-ids/external-ids.ts';
 import { sameEmail } from '#shared/platform/auth-context.ts';
 import { paginate } from '#shared/platform/pagination.ts';
 import { headComparator, inTimeBounds } from '#shared/versions/list.ts';
-import { reportExternalIdsOf } from './definitions.ts';
+import { reportExternalIdsOf } from './external-ids.ts';
 import type { ReportRecord } from './records.ts';
 import type { ListEvaluationsQuery } from './schemas.ts';
 import { listReportHeads } from './store.ts';

@@ -2,9 +2,8 @@ import * as z from 'zod';
 import { externalIdSchema } from '#shared/external-ids/external-ids.ts';
 import { MAX_EMAIL_LENGTH } from '#shared/platform/auth-context.ts';
 import { isoTimestamp, jsonObject, successMessageSchema } from '#shared/platform/response-schemas.ts';
-import { queryBoolean, wellFormedString } from '#shared/platform/schemas.ts';
+import { ownKeysRecord, queryBoolean, wellFormedString } from '#shared/platform/schemas.ts';
 import { headListQuerySchema, publishExternalIdsSchema } from '#shared/versions/schemas.ts';
-import { columnDefinitionSchema, MAX_COLUMN_NAME_LENGTH } from './columns.ts';
 
 /** Request and response shapes of the report definition routes (PromptLayer's field names). */
 
@@ -12,6 +11,19 @@ import { columnDefinitionSchema, MAX_COLUMN_NAME_LENGTH } from './columns.ts';
 const MAX_COLUMNS_IN_BODY = 500;
 export const MAX_REPORT_NAME_LENGTH = 255;
 export const MAX_TAGS = 100;
+
+export const MAX_COLUMN_NAME_LENGTH = 255;
+
+/** A column as a client defines it (POST /reports `columns[]`, POST /report-columns). */
+export const columnDefinitionSchema = z.object({
+  /** Any text: a type this service does not run is a 400 naming it, not a validation error. */
+  column_type: wellFormedString().min(1).max(64),
+  name: wellFormedString().min(1).max(MAX_COLUMN_NAME_LENGTH),
+  configuration: ownKeysRecord(z.string(), z.unknown()),
+  position: z.int().min(0).nullish(),
+  is_part_of_score: z.boolean().nullish(),
+});
+export type ColumnDefinition = z.infer<typeof columnDefinitionSchema>;
 
 export const reportNameSchema = wellFormedString().min(1).max(MAX_REPORT_NAME_LENGTH);
 

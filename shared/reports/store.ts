@@ -273,20 +273,31 @@ export function reportRunning(reportId: number) {
 }
 
 /**
- * Takes the right to rewrite a report's columns: bumps `columnsRevision` from the one `report` was
- * read with, on a live report whose latest run is not RUNNING. A 409 when a run is in progress or
- * another edit came first, a 404 when the report is gone.
+ * A live report for a column edit, read consistently, with the `columnsRevision` its columns are at
+ * (pass both to lockColumns after reading the columns); a 404 when there is none.
  */
-export async function lockColumns(ws: number, report: ReportRecord): Promise<void> {
+export async function reportForEdit(
+  ws: number,
+  reportId: number,
+): Promise<{ report: ReportRecord; revision: number }> {
+  const item = await readHead(ws, reportId, true);
+  const report = item && reportFromItem(item);
+  if (!report || report.deleted) throw reportNotFound(reportId);
+  return { report, revision: Number(item.columnsRevision ?? 0) };
+}
+
+/**
+ * Takes the right to rewrite a report's columns: bumps `columnsRevision` from `revision` (the one read
+ * before the columns were), on a live report whose latest run is not RUNNING. A 409 when a run is in
+ * progress or another edit came first, a 404 when the report is gone.
+ */
+export async function lockColumns(ws: number, report: ReportRecord, revision: number): Promise<void> {
   if (report.run?.status === RUNNING) throw reportRunning(report.id);
-  const head = await readHead(ws, report.id, true);
-  if (!head || head.deleted === true) throw reportNotFound(report.id);
-  const seen = Number(head.columnsRevision ?? 0);
   const written = await updateItem(reportKey(ws, report.id), {
-    set: { columnsRevision: seen + 1, updatedAt: new Date().toISOString() },
+    set: { columnsRevision: revision + 1, updatedAt: new Date().toISOString() },
     condition:
       'attribute_exists(PK) AND #deleted = :live AND (attribute_not_exists(#columnsRevision) OR #columnsRevision = :seen) AND (attribute_not_exists(#run) OR #run.#status <> :running)',
-    values: { ':live': false, ':seen': seen, ':running': RUNNING },
+    values: { ':live': false, ':seen': revision, ':running': RUNNING },
   });
   if (written) return;
   const now = await getReport(ws, report.id, { consistent: true });

@@ -1,0 +1,29 @@
+import { type ExternalId, listExternalIds } from '#shared/external-ids/external-ids.ts';
+import { externalIdOperations } from '#shared/external-ids/operations.ts';
+import type { ReportRecord } from './records.ts';
+import { reportExists, requireReport, updateReportHead } from './store.ts';
+
+/**
+ * The external ids of reports. A create claims them before the report exists, so one that crashed in
+ * between leaves mappings of a report never written: the next claim of such a mapping takes it over
+ * (once CLAIM_GRACE_MS have passed). A deleted report still holds its mappings.
+ */
+export const REPORT_MAPPINGS = {
+  entity: 'report',
+  ownerExists: reportExists,
+} as const;
+
+export const reportExternalIds = externalIdOperations<ReportRecord>({
+  ...REPORT_MAPPINGS,
+  require: requireReport,
+  // The head learns it has mappings before the first one exists, so a reader never misses one.
+  async beforeAttach(workspaceId, report) {
+    if (!report.hasExternalIds) {
+      await updateReportHead(workspaceId, report.id, { hasExternalIds: true }, { touch: false });
+    }
+  },
+});
+
+/** The mappings of a report (none read when it never had any). */
+export const reportExternalIdsOf = (report: ReportRecord): Promise<ExternalId[]> | ExternalId[] =>
+  report.hasExternalIds ? listExternalIds(report.workspaceId, 'report', report.id) : [];
