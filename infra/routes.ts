@@ -5,6 +5,7 @@ import { EVENT_SCHEDULES } from './routes/events.ts';
 import { PROMPT_ROUTES } from './routes/prompts.ts';
 import { PROVIDER_ROUTES } from './routes/providers.ts';
 import { REPORT_RESULT_ROUTES } from './routes/report-results.ts';
+import { REPORT_RUN_JOB_QUEUES, REPORT_RUN_ROUTES } from './routes/report-runs.ts';
 import { REPORT_ROUTES } from './routes/reports.ts';
 import { REQUEST_LOG_ROUTES } from './routes/request-logs.ts';
 import { TRACE_ROUTES } from './routes/traces.ts';
@@ -30,6 +31,7 @@ export const ROUTE_GROUPS: Readonly<Record<string, readonly RouteDef[]>> = {
   'workflow-runs': WORKFLOW_RUN_ROUTES,
   providers: PROVIDER_ROUTES,
   reports: REPORT_ROUTES,
+  'report-runs': REPORT_RUN_ROUTES,
   'report-results': REPORT_RESULT_ROUTES,
 };
 
@@ -45,6 +47,7 @@ export const JOB_QUEUES: Readonly<Record<string, JobQueueDef>> = {
   ...DATASET_JOB_QUEUES,
   ...WEBHOOK_JOB_QUEUES,
   ...WORKFLOW_JOB_QUEUES,
+  ...REPORT_RUN_JOB_QUEUES,
 };
 export type JobQueueName = string;
 

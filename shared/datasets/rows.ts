@@ -60,8 +60,16 @@ export async function datasetRows(
   return answer(manifest.columns, await rowWindow(manifest, offset, query.per_page), manifest.rowCount);
 }
 
-/** Rows [offset, offset + count) of the dataset, reading only the chunks that hold them. */
-export async function rowWindow(manifest: Manifest, offset: number, count: number): Promise<unknown[][]> {
+/**
+ * Rows [offset, offset + count) of the dataset, reading only the chunks that hold them (with `read`, a
+ * caller's own reader, e.g. one that keeps the chunks it read: they never change).
+ */
+export async function rowWindow(
+  manifest: Manifest,
+  offset: number,
+  count: number,
+  read: (manifest: Manifest, chunk: ChunkRef) => Promise<unknown[][]> = readChunk,
+): Promise<unknown[][]> {
   const wanted: { chunk: ChunkRef; from: number; to: number }[] = [];
   let start = 0;
   for (const chunk of manifest.chunks) {
@@ -77,7 +85,7 @@ export async function rowWindow(manifest: Manifest, offset: number, count: numbe
     start = end;
   }
   const parts = await Promise.all(
-    wanted.map(async ({ chunk, from, to }) => (await readChunk(manifest, chunk)).slice(from, to)),
+    wanted.map(async ({ chunk, from, to }) => (await read(manifest, chunk)).slice(from, to)),
   );
   return parts.flat();
 }

@@ -7,10 +7,14 @@ import { ENV, requireEnv } from './config.ts';
  * only sometimes need it.
  */
 let client: Promise<{ s3: S3Client; sdk: typeof import('@aws-sdk/client-s3') }> | undefined;
+let clientEndpoint: string | undefined;
 
 export function s3(): Promise<{ s3: S3Client; sdk: typeof import('@aws-sdk/client-s3') }> {
+  // Made again when the endpoint changes: a local service restarted in the same process (tests).
+  const endpoint = process.env[ENV.s3Endpoint] || undefined;
+  if (client && clientEndpoint !== endpoint) client = undefined;
+  clientEndpoint = endpoint;
   client ??= import('@aws-sdk/client-s3').then((sdk) => {
-    const endpoint = process.env[ENV.s3Endpoint] || undefined;
     const s3Client = new sdk.S3Client({
       endpoint,
       // Emulators serve buckets by path; checksums only when an operation requires them (s3rver).

@@ -4,16 +4,20 @@ import { ENV, requireEnv } from './config.ts';
 import type { IndexName } from './table-schema.ts';
 
 let client: DynamoDBDocumentClient | undefined;
+let clientEndpoint: string | undefined;
 
 /**
  * The document client, created on first use so that whoever starts the process (Lambda, the local
  * runtime, a test) has set the endpoint before the client reads it. The bench adds a call counter to it.
  */
 export function documentClient(): DynamoDBDocumentClient {
-  client ??= DynamoDBDocumentClient.from(
-    new DynamoDBClient({ endpoint: process.env[ENV.dynamodbEndpoint] || undefined }),
-    { marshallOptions: { removeUndefinedValues: true } },
-  );
+  // Made again when the endpoint changes: a local service restarted in the same process (tests).
+  const endpoint = process.env[ENV.dynamodbEndpoint] || undefined;
+  if (client && clientEndpoint !== endpoint) client = undefined;
+  clientEndpoint = endpoint;
+  client ??= DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint }), {
+    marshallOptions: { removeUndefinedValues: true },
+  });
   return client;
 }
 

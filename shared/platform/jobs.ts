@@ -16,11 +16,13 @@ function client(): SQSClient {
   return sqs.client;
 }
 
-export async function sendJob(queue: string, message: JobMessage) {
+/** `delaySeconds` (at most 900, SQS's limit): the message becomes visible that much later. */
+export async function sendJob(queue: string, message: JobMessage, options: { delaySeconds?: number } = {}) {
   await client().send(
     new SendMessageCommand({
       QueueUrl: requireEnv(queueUrlEnv(queue)),
       MessageBody: JSON.stringify(message),
+      ...(options.delaySeconds ? { DelaySeconds: Math.min(900, Math.ceil(options.delaySeconds)) } : {}),
     }),
   );
 }

@@ -45,6 +45,7 @@ import {
 } from '#shared/platform/config.ts';
 import { TABLE_INDEXES, TABLE_KEYS, TTL_ATTRIBUTE } from '#shared/platform/table-schema.ts';
 import { DEFAULT_PROMPT_CACHE_TTL_SECONDS, PROMPT_CACHE_TTL_ENV } from '#shared/prompts/cache-settings.ts';
+import { REPORT_ROWS_QUEUE } from '#shared/reports/run/queue.ts';
 import { WORKFLOW_NODE_QUEUE } from '#shared/workflows/engine/queue.ts';
 
 type Resource = { Type: string; Properties: any; DeletionPolicy?: string; UpdateReplacePolicy?: string };
@@ -1203,6 +1204,9 @@ describe('master key', () => {
   });
 });
 
+/** The workers whose columns or nodes call an LLM provider. */
+const LLM_WORKERS = [`worker for ${REPORT_ROWS_QUEUE.name}`, `worker for ${WORKFLOW_NODE_QUEUE.name}`];
+
 describe('provider credentials', () => {
   const workerOf = (template: Template) =>
     functionByDescription(template, `worker for ${WORKFLOW_NODE_QUEUE.name}`);
@@ -1220,19 +1224,19 @@ describe('provider credentials', () => {
     expect(dev.toJSON().Outputs.ProviderCredentialsSecretArn.Value).toEqual({ Ref: secretId });
   });
 
-  it('is read by the workflow-node worker only, as PROVIDER_CREDENTIALS_SECRET_ID', () => {
+  it('is read by the workflow-node and report-rows workers only, as PROVIDER_CREDENTIALS_SECRET_ID', () => {
     const [secretId] = only(withIdPrefix(dev, 'AWS::SecretsManager::Secret', 'DataProviderCredentials'));
     const readers = resources(dev, 'AWS::Lambda::Function')
       .filter(([id]) => secretsReadBy(dev, id).includes(secretId))
       .map(([, fn]) => fn.Properties.Description);
-    expect(readers).toEqual([`worker for ${WORKFLOW_NODE_QUEUE.name}`]);
+    expect([...readers].sort()).toEqual(LLM_WORKERS);
     const withEnv = resources(dev, 'AWS::Lambda::Function').filter(
       ([, fn]) => fn.Properties.Environment?.Variables?.[ENV.providerCredentialsSecretId] !== undefined,
     );
     expect(
       withEnv.map(([, fn]) => fn.Properties.Environment.Variables[ENV.providerCredentialsSecretId]),
-    ).toEqual([{ Ref: secretId }]);
-    expect(withEnv.map(([, fn]) => fn.Properties.Description)).toEqual(readers);
+    ).toEqual(LLM_WORKERS.map(() => ({ Ref: secretId })));
+    expect(withEnv.map(([, fn]) => fn.Properties.Description).sort()).toEqual(LLM_WORKERS);
     // The keys themselves are in no function's environment.
     for (const [, fn] of resources(dev, 'AWS::Lambda::Function')) {
       const env = fn.Properties.Environment?.Variables ?? {};
@@ -1248,7 +1252,7 @@ describe('provider credentials', () => {
     expect(secretsReadBy(jobs, id)).toEqual([fakeSecretId]);
   });
 
-  it("gives the workflow-node worker the provider settings: the defaults, or the deployment's", () => {
+  it("gives the workflow-node and report-rows workers the provider settings: the defaults, or the deployment's", () => {
     const settingsOf = (template: Template) => {
       const env = workerOf(template)[1].Properties.Environment.Variables;
       return [ENV.openaiBaseUrl, ENV.anthropicBaseUrl, ENV.providerTimeoutMs].map((name) => env[name]);
@@ -1259,9 +1263,7 @@ describe('provider credentials', () => {
     const readers = resources(prod, 'AWS::Lambda::Function').filter(
       ([, fn]) => fn.Properties.Environment?.Variables?.[ENV.providerTimeoutMs] !== undefined,
     );
-    expect(readers.map(([, fn]) => fn.Properties.Description)).toEqual([
-      `worker for ${WORKFLOW_NODE_QUEUE.name}`,
-    ]);
+    expect(readers.map(([, fn]) => fn.Properties.Description).sort()).toEqual(LLM_WORKERS);
   });
 
   it('gives made-up workers and schedules their declared settings, beside their own variables', () => {

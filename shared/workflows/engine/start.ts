@@ -2,12 +2,14 @@ import * as z from 'zod';
 import { nextId } from '#shared/platform/ids.ts';
 import { outboundUrl } from '#shared/platform/outbound-http.ts';
 import { jsonObject } from '#shared/platform/schemas.ts';
+import { storeJson } from '#shared/platform/stored-json.ts';
 import { metadataField } from '#shared/request-logs/annotation-schemas.ts';
 import { planGraph } from '../plan.ts';
 import type { WorkflowVersion } from '../store.ts';
+import { INLINE_VALUE_LIMIT_BYTES } from './limits.ts';
 import { defaultProgressDeps, nodeMessage, type ProgressDeps, type RunContext } from './progress.ts';
 import { inputWarning } from './readiness.ts';
-import { createExecution, type ExecutionMeta, inputsObjectKey, type NodeItem, storeJson } from './store.ts';
+import { createExecution, type ExecutionMeta, inputsObjectKey, type NodeItem } from './store.ts';
 
 /**
  * Starts a run of a workflow version: the execution's items (every node QUEUED with its count of
@@ -58,7 +60,11 @@ export async function startExecution(
   const executionId = await nextId('workflow_execution');
   const now = deps.now();
   const timeoutSeconds = body.timeout_seconds ?? DEFAULT_RUN_TIMEOUT_SECONDS;
-  const inputs = await storeJson(inputsObjectKey(workspaceId, executionId), rawInputs);
+  const inputs = await storeJson(
+    inputsObjectKey(workspaceId, executionId),
+    rawInputs,
+    INLINE_VALUE_LIMIT_BYTES,
+  );
   const nodes: NodeItem[] = version.graph.nodes.map((node, order) => ({
     name: node.name,
     order,

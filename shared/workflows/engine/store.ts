@@ -1,9 +1,15 @@
 import { createHash } from 'node:crypto';
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGetItems, batchWriteItems } from '#shared/platform/batch.ts';
-import { getObjectText, putObject } from '#shared/platform/blob-store.ts';
 import { dynamo, table, unlessConditionFails } from '#shared/platform/dynamo.ts';
-import { EXECUTION_OBJECT_PREFIX, EXECUTION_RETENTION_DAYS, INLINE_VALUE_LIMIT_BYTES } from './limits.ts';
+import {
+  claimLease,
+  heldBy,
+  releaseLease as releaseItemLease,
+  renewLease as renewItemLease,
+} from '#shared/platform/lease.ts';
+import { loadJson } from '#shared/platform/stored-json.ts';
+import { EXECUTION_OBJECT_PREFIX, EXECUTION_RETENTION_DAYS } from './limits.ts';
 import type { FinalStatus, NodeStatus } from './readiness.ts';
 
 /**
@@ -85,23 +91,6 @@ const openIndexKeys = (meta: Pick<ExecutionMeta, 'executionId' | 'workspaceId' |
   GSI1PK: `${OPEN_PREFIX}${meta.executionId % OPEN_SHARDS}`,
   GSI1SK: `${new Date(meta.createdAt).toISOString()}#${meta.workspaceId}#${meta.executionId}`,
 });
-
-/** A JSON value stored inline when small, else as an S3 object; the attribute to write. */
-export async function storeJson(
-  objectKey: string,
-  value: unknown,
-): Promise<{ json: string; key?: undefined } | { key: string; json?: undefined }> {
-  const json = JSON.stringify(value ?? null);
-  if (Buffer.byteLength(json) <= INLINE_VALUE_LIMIT_BYTES) return { json };
-  await putObject(objectKey, json);
-  return { key: objectKey };
-}
-
-export async function loadJson(stored: { json?: string; key?: string }): Promise<unknown> {
-  if (stored.json !== undefined) return JSON.parse(stored.json);
-  if (stored.key !== undefined) return JSON.parse(await getObjectText(stored.key));
-  return null;
-}
 
 export const nodeValue = (item: NodeItem) => loadJson({ json: item.valueJson, key: item.valueKey });
 export const executionInputs = async (meta: ExecutionMeta) =>
@@ -198,9 +187,9 @@ export async function getMetaAndNodes(
 }
 
 /**
- * Claims a ready node: QUEUED (with no predecessor left) or RUNNING with an expired lease becomes
- * RUNNING under a new lease and attempt. The claimed item, or undefined when another worker holds it,
- * it is not ready, or it is final.
+ * Claims a ready node (the lease module's claim): QUEUED with no predecessor left, or RUNNING with an
+ * expired lease, becomes RUNNING under a new lease and attempt. The claimed item, or undefined when
+ * another worker holds it, it is not ready, or it is final.
  */
 export async function claimNode(
   ws: number,
@@ -209,29 +198,11 @@ export async function claimNode(
   now: number,
   leaseMs: number,
 ): Promise<NodeItem | undefined> {
-  const result = await unlessConditionFails(
-    dynamo.send(
-      new UpdateCommand({
-        TableName: table(),
-        Key: nodeKey(ws, executionId, node),
-        UpdateExpression:
-          'SET #status = :running, leaseUntil = :lease, startedAt = :now, attempt = if_not_exists(attempt, :zero) + :one',
-        ConditionExpression:
-          '(#status = :queued AND #pending <= :zero) OR (#status = :running AND leaseUntil < :now)',
-        ExpressionAttributeNames: { '#status': 'status', '#pending': 'pending' },
-        ExpressionAttributeValues: {
-          ':running': 'RUNNING',
-          ':queued': 'QUEUED',
-          ':lease': now + leaseMs,
-          ':now': now,
-          ':zero': 0,
-          ':one': 1,
-        },
-        ReturnValues: 'ALL_NEW',
-      }),
-    ),
-  );
-  return result?.Attributes as NodeItem | undefined;
+  return claimLease<NodeItem>(nodeKey(ws, executionId, node), {
+    now,
+    leaseMs,
+    ready: { expression: '#pending <= :zero', names: { '#pending': 'pending' }, values: { ':zero': 0 } },
+  });
 }
 
 /** Extends the lease of the attempt that runs a node (a no-op once the node is final or taken over). */
@@ -242,18 +213,7 @@ export async function renewLease(
   attempt: number,
   leaseUntil: number,
 ): Promise<void> {
-  await unlessConditionFails(
-    dynamo.send(
-      new UpdateCommand({
-        TableName: table(),
-        Key: nodeKey(ws, executionId, node),
-        UpdateExpression: 'SET leaseUntil = :lease',
-        ConditionExpression: '#status = :running AND attempt = :attempt',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':lease': leaseUntil, ':running': 'RUNNING', ':attempt': attempt },
-      }),
-    ),
-  );
+  await renewItemLease(nodeKey(ws, executionId, node), attempt, leaseUntil);
 }
 
 /** Gives a claimed node's lease up at once (its attempt threw), so the next delivery may claim it. */
@@ -263,18 +223,7 @@ export async function releaseLease(
   node: string,
   attempt: number,
 ): Promise<void> {
-  await unlessConditionFails(
-    dynamo.send(
-      new UpdateCommand({
-        TableName: table(),
-        Key: nodeKey(ws, executionId, node),
-        UpdateExpression: 'SET leaseUntil = :zero',
-        ConditionExpression: '#status = :running AND attempt = :attempt',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':zero': 0, ':running': 'RUNNING', ':attempt': attempt },
-      }),
-    ),
-  );
+  await releaseItemLease(nodeKey(ws, executionId, node), attempt);
 }
 
 export interface NodeOutcome {
@@ -335,9 +284,10 @@ export async function finishNode(
     values[':queued'] = 'QUEUED';
     values[':running'] = 'RUNNING';
   } else {
-    condition = '#status = :running AND attempt = :attempt';
-    values[':running'] = 'RUNNING';
-    values[':attempt'] = from.attempt;
+    const held = heldBy(from.attempt);
+    condition = held.expression;
+    Object.assign(names, held.names);
+    Object.assign(values, held.values);
   }
   const result = await unlessConditionFails(
     dynamo.send(

@@ -1,10 +1,13 @@
 import * as z from 'zod';
 import { clip } from '#shared/platform/errors.ts';
+import { keepLeased } from '#shared/platform/lease.ts';
 import { logger } from '#shared/platform/logger.ts';
+import { storeJson } from '#shared/platform/stored-json.ts';
 import { isEdgeTaken } from '../edges.ts';
 import { executeNode } from '../nodes/registry.ts';
 import { type NodeContext, NodeFailure, type NodePorts } from '../nodes/types.ts';
 import type { NodePlan } from '../plan.ts';
+import { INLINE_VALUE_LIMIT_BYTES } from './limits.ts';
 import {
   afterFinal,
   defaultProgressDeps,
@@ -31,7 +34,6 @@ import {
   nodeValue,
   releaseLease,
   renewLease,
-  storeJson,
   valueObjectKey,
 } from './store.ts';
 
@@ -144,13 +146,11 @@ export async function processNodeMessage(
 
   // The lease lives as long as this worker: renewed until the node is final, so that a worker that
   // dies is taken over once its last renewal lapses.
-  const renewal = setInterval(() => {
-    renewLease(run.ws, run.executionId, message.node, attempt, deps.now() + NODE_LEASE_MS).catch(
-      (error: unknown) =>
-        logger.warn('Workflow node lease not renewed', { node: message.node, error: error as Error }),
-    );
-  }, NODE_LEASE_RENEW_MS);
-  renewal.unref();
+  const stopRenewal = keepLeased(
+    () => renewLease(run.ws, run.executionId, message.node, attempt, deps.now() + NODE_LEASE_MS),
+    NODE_LEASE_RENEW_MS,
+    `workflow node ${message.node}`,
+  );
   try {
     const values: Record<string, unknown> = { ...(await executionInputs(meta)) };
     await Promise.all(
@@ -179,7 +179,11 @@ export async function processNodeMessage(
     let outcome: NodeOutcome;
     try {
       const value = await deps.execute(nodePlan.node, context);
-      const stored = await storeJson(valueObjectKey(run.ws, run.executionId, message.node, attempt), value);
+      const stored = await storeJson(
+        valueObjectKey(run.ws, run.executionId, message.node, attempt),
+        value,
+        INLINE_VALUE_LIMIT_BYTES,
+      );
       const upstream = await upstreamValues(run, nodePlan, values);
       const valueByName = (name: string) =>
         name === message.node
@@ -221,7 +225,7 @@ export async function processNodeMessage(
       error_message: 'internal error: the node could not be run',
     });
   } finally {
-    clearInterval(renewal);
+    stopRenewal();
   }
 }
 

@@ -60,6 +60,9 @@ function originMetadata(context: NodeContext): Record<string, string> {
     metadata.workflow_version_number = String(origin.workflowVersionNumber);
   if (origin.executionId !== undefined) metadata.workflow_version_execution_id = String(origin.executionId);
   if (origin.nodeName !== undefined) metadata.workflow_node_name = origin.nodeName;
+  if (origin.reportId !== undefined) metadata.report_id = String(origin.reportId);
+  if (origin.reportRunNumber !== undefined) metadata.report_run_number = String(origin.reportRunNumber);
+  if (origin.columnName !== undefined) metadata.report_column_name = origin.columnName;
   return metadata;
 }
 
@@ -79,7 +82,7 @@ async function recordCall(
     request_start_time: new Date(start).toISOString(),
     request_end_time: new Date(Math.max(Date.now(), start)).toISOString(),
     metadata: originMetadata(context),
-    tags: ['workflow'],
+    tags: [context.origin?.reportId !== undefined ? 'report' : 'workflow'],
     status,
     ...(error
       ? { error_type: error.type, error_message: error.message }

@@ -27,7 +27,16 @@ export interface NodeContext {
   deadline: number;
   ports: NodePorts;
   /** Where the node runs, for logs and for request logs a node writes. */
-  origin?: { workflowId?: number; workflowVersionNumber?: number; executionId?: number; nodeName?: string };
+  origin?: {
+    workflowId?: number;
+    workflowVersionNumber?: number;
+    executionId?: number;
+    nodeName?: string;
+    /** A report column's cell: the report, its run and the column. */
+    reportId?: number;
+    reportRunNumber?: number;
+    columnName?: string;
+  };
 }
 
 export interface NodeExecutor<C = unknown> {

@@ -1,0 +1,80 @@
+import { emitEvents } from '#shared/events/emit.ts';
+import { clip } from '#shared/platform/errors.ts';
+import { logger } from '#shared/platform/logger.ts';
+import type { ReportColumn, ReportRecord, ReportScore } from '../records.ts';
+import { computeReportScore } from '../score.ts';
+import { loadSnapshot, markRunCompleted, readHead, type StoredRunState } from './store.ts';
+
+/** A score error's message as stored (user code may throw anything). */
+const MAX_SCORE_ERROR_CHARS = 4096;
+
+export interface CompletionDeps {
+  now(): number;
+  score(report: ReportRecord, columns: readonly ReportColumn[]): Promise<ReportScore>;
+}
+
+export const defaultCompletionDeps: CompletionDeps = { now: Date.now, score: computeReportScore };
+
+/**
+ * Ends run `runNumber` once every cell is counted: the score, then RUNNING -> COMPLETED (one
+ * conditional write, so one caller wins), then `report_finished`, keyed by report and run so that a
+ * caller repeating this (a redelivered message, after a crash between the two) reports it once.
+ */
+export async function completeRunIfDone(
+  ws: number,
+  reportId: number,
+  runNumber: number,
+  deps: CompletionDeps,
+): Promise<boolean> {
+  const head = await readHead(ws, reportId);
+  let run = head?.run;
+  if (!head || !run || run.number !== runNumber) return false;
+  if (run.completedCells + run.failedCells < run.cellCount) return false;
+  if (run.status === 'RUNNING') {
+    const snapshot = await loadSnapshot(ws, reportId, run);
+    let score: ReportScore | null = null;
+    let scoreError: string | null = null;
+    try {
+      score = await deps.score(head, snapshot.columns);
+    } catch (error) {
+      scoreError = clip(error instanceof Error ? error.message : String(error), MAX_SCORE_ERROR_CHARS);
+      logger.warn('Report score not computed', {
+        reportId,
+        run: runNumber,
+        reason: scoreError.slice(0, 300),
+      });
+    }
+    const finishedAt = new Date(deps.now()).toISOString();
+    if (await markRunCompleted(ws, reportId, runNumber, { score, scoreError, finishedAt })) {
+      run = { ...run, status: 'COMPLETED', finishedAt, score, scoreError };
+    } else {
+      const now = await readHead(ws, reportId);
+      if (now?.run?.number !== runNumber || now.run.status !== 'COMPLETED') return false;
+      run = now.run;
+    }
+  }
+  await reportFinished(ws, head, run);
+  return true;
+}
+
+async function reportFinished(ws: number, report: ReportRecord, run: StoredRunState): Promise<void> {
+  await emitEvents(
+    ws,
+    [
+      {
+        type: 'report_finished',
+        key: `${report.id}#${run.number}`,
+        details: {
+          report_id: report.id,
+          report_name: report.name,
+          parent_report_id: report.parentReportId ?? null,
+          dataset_id: report.datasetId,
+          status: 'COMPLETED',
+          overall_score: run.score?.overall_score ?? null,
+          status_counts: { COMPLETED: run.completedCells, FAILED: run.failedCells },
+        },
+      },
+    ],
+    { userId: report.userId, userEmail: report.userEmail ?? null },
+  );
+}

@@ -1,0 +1,106 @@
+import * as z from 'zod';
+import { isDraft } from '#shared/datasets/records.ts';
+import { getDataset } from '#shared/datasets/repository.ts';
+import { badRequest, conflict, notFound } from '#shared/platform/errors.ts';
+import { wellFormedString } from '#shared/platform/schemas.ts';
+import { storeJson } from '#shared/platform/stored-json.ts';
+import type { ReportRecord } from '../records.ts';
+import { copyReport, listColumns, requireReport } from '../store.ts';
+import { type CompletionDeps, completeRunIfDone, defaultCompletionDeps } from './complete.ts';
+import { batchSizeFor, type RunStartMessage } from './queue.ts';
+import { beginRun, type RunSnapshot, type StoredRunState, snapshotObjectKey } from './store.ts';
+
+/** The run body (PromptLayer's fields; every one optional here: without `name` the report runs in place). */
+export const runReportBodySchema = z
+  .object({
+    name: wellFormedString().min(1).max(255).nullish(),
+    dataset_id: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).nullish(),
+    refresh_dataset: z.boolean().nullish(),
+  })
+  .meta({ id: 'RunReport' });
+export type RunReportBody = z.infer<typeof runReportBodySchema>;
+
+export interface StartDeps extends CompletionDeps {
+  /** Queues the run's first message (the worker sends one message per batch). */
+  send(message: RunStartMessage): Promise<void>;
+}
+
+export const RUNNING_MESSAGE = 'Report is running; wait for the run to finish';
+
+/**
+ * Runs a report: in place, or (with `name`) a copy of it made first. The run works on a snapshot taken
+ * now (the columns and the dataset version's manifest), stored with the run state on the head in one
+ * conditional write that refuses a second run while one is RUNNING (409). A run with no cell to fill
+ * (no rows, or no columns) completes at once; otherwise one message starts the fan-out of the batches.
+ */
+export async function startReportRun(
+  ws: number,
+  reportId: number,
+  body: RunReportBody,
+  caller: { userId: number; userEmail?: string },
+  deps: StartDeps,
+): Promise<{ reportId: number; runNumber: number }> {
+  if (body.refresh_dataset === true)
+    throw badRequest('refresh_dataset is not supported: datasets here are static');
+  const source = await requireReport(ws, reportId);
+  if (source.run?.status === 'RUNNING') throw conflict(RUNNING_MESSAGE);
+  const dataset = await datasetFor(ws, source, body.dataset_id ?? undefined);
+  const report = body.name ? await copyReport(source, body.name, caller) : source;
+  const columns = await listColumns(ws, report.id);
+
+  const number = (report.run?.number ?? 0) + 1;
+  const rowCount = dataset.manifestKey ? dataset.rowCount : 0;
+  const batchSize = batchSizeFor(rowCount);
+  const snapshot: RunSnapshot = {
+    columns,
+    dataset: {
+      id: dataset.id,
+      versionNumber: dataset.versionNumber,
+      manifestKey: dataset.manifestKey ?? null,
+      columns: dataset.columns,
+      rowCount,
+    },
+  };
+  const stored = await storeJson(snapshotObjectKey(ws, report.id, number), snapshot);
+  const now = new Date(deps.now()).toISOString();
+  const run: StoredRunState = {
+    number,
+    status: 'RUNNING',
+    startedAt: now,
+    rowCount,
+    batchSize,
+    batchCount: Math.ceil(rowCount / batchSize),
+    cellCount: rowCount * columns.length,
+    startedCells: 0,
+    completedCells: 0,
+    failedCells: 0,
+    score: null,
+    scoreError: null,
+    ...(stored.json !== undefined ? { snapshotJson: stored.json } : { snapshotKey: stored.key }),
+  };
+  const outcome = await beginRun(ws, report.id, run, dataset, now);
+  if (outcome === 'gone') throw notFound(`Report ${report.id} not found`);
+  if (outcome === 'running') throw conflict(RUNNING_MESSAGE);
+  if (run.cellCount === 0) await completeRunIfDone(ws, report.id, number, deps);
+  else await deps.send({ v: 1, type: 'report-run-start', ws, reportId: report.id, run: number });
+  return { reportId: report.id, runNumber: number };
+}
+
+/** The dataset version a run reads: the report's own, or another published version of its group. */
+async function datasetFor(ws: number, report: ReportRecord, datasetId: number | undefined) {
+  const id = datasetId ?? report.datasetId;
+  const dataset = await getDataset(ws, id);
+  if (!dataset) throw notFound(`Dataset ${id} not found`);
+  if (isDraft(dataset)) throw badRequest('The dataset is a draft: run a published version');
+  if (dataset.groupId !== report.datasetGroupId)
+    throw badRequest(`Dataset ${id} is not a version of the report's dataset group`);
+  return dataset;
+}
+
+export const defaultStartDeps = async (): Promise<StartDeps> => {
+  const [{ sendJob }, { REPORT_ROWS_QUEUE }] = await Promise.all([
+    import('#shared/platform/jobs.ts'),
+    import('./queue.ts'),
+  ]);
+  return { ...defaultCompletionDeps, send: (message) => sendJob(REPORT_ROWS_QUEUE.name, message) };
+};
