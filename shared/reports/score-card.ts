@@ -1,12 +1,12 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo, table, unlessConditionFails } from '#shared/platform/dynamo.ts';
 import { badRequest } from '#shared/platform/errors.ts';
-import { scoreConfigurationOf } from './definitions.ts';
 import { reportKey } from './keys.ts';
 import type { ReportColumn, ReportRecord, ReportScore } from './records.ts';
 import type { ScoreCardBody } from './result-schemas.ts';
 import { computeReportScore, ScoreError } from './score.ts';
-import { listColumns, lockColumns, requireReport, updateColumn, updateReportHead } from './store.ts';
+import { scoreConfigurationOf } from './score-configuration.ts';
+import { listColumns, lockColumns, reportForEdit, updateColumn, updateReportHead } from './store.ts';
 
 /**
  * PATCH /reports/{report_id}/score-card: which columns are part of the built-in score, and the custom
@@ -15,7 +15,7 @@ import { listColumns, lockColumns, requireReport, updateColumn, updateReportHead
  * GET /reports/{id}/score answers the new card.
  */
 export async function updateScoreCard(ws: number, reportId: number, body: ScoreCardBody) {
-  const report = await requireReport(ws, reportId);
+  const { report, revision } = await reportForEdit(ws, reportId);
   const columns = await listColumns(ws, reportId, { consistent: true });
   const names = new Set(columns.map((column) => column.name));
   const unknown = [...new Set(body.column_names.filter((name) => !names.has(name)))];
@@ -29,7 +29,7 @@ export async function updateScoreCard(ws: number, reportId: number, body: ScoreC
   );
 
   // 409 while a run is in progress (or another edit of the columns came first).
-  await lockColumns(ws, report);
+  await lockColumns(ws, report, revision);
   const updated = await updateReportHead(ws, reportId, { scoreConfiguration: configuration });
   const marked = new Set(body.column_names);
   const scored = columns.map((column) => ({ ...column, isPartOfScore: marked.has(column.name) }));
