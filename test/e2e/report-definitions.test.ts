@@ -395,6 +395,11 @@ describe('columns: POST, PATCH and DELETE /report-columns', () => {
     const after = await service.call('POST', '/report-columns', {
       body: { report_id: reportId, ...compareColumn('new') },
     });
+    // The definition routes never overwrite the run's state on the head.
+    await service.call('PATCH', `/reports/${reportId}/rename`, { body: { name: 'renamed', tags: ['t'] } });
+    await service.call('POST', `/reports/${reportId}/external-ids`, {
+      body: { source: 'run', external_id: 'kept' },
+    });
     const completed = await service.call('GET', `/reports/${reportId}`);
 
     expect([add.status, patch.status, remove.status]).toEqual([409, 409, 409]);
@@ -405,7 +410,8 @@ describe('columns: POST, PATCH and DELETE /report-columns', () => {
     expect(after.status).toBe(201);
     expect(completed.body).toMatchObject({
       status: 'COMPLETED',
-      report: { score: { overall_score: 50 } },
+      stats: { status_counts: { COMPLETED: 3, FAILED: 1, QUEUED: 0, RUNNING: 0 } },
+      report: { name: 'renamed', score: { overall_score: 50 } },
       report_columns: [
         { name: 'first', score: 50 },
         { name: 'second', score: null },

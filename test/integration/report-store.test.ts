@@ -1,0 +1,116 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { recordDynamoCommands, type SentCommand } from '#test/support/dynamo-commands.ts';
+import { startTestService, type TestService } from '#test/support/local-service.ts';
+
+/**
+ * The report store against the emulators of the local runtime: the order of its single-item writes
+ * (a crash between two leaves nothing a reader sees as broken) and that the definition code never
+ * writes the run's state on the head. Every DynamoDB command the code sends is recorded.
+ */
+let service: TestService;
+let m: {
+  definitions: typeof import('#shared/reports/definitions.ts');
+  headEdits: typeof import('#shared/reports/head-edits.ts');
+  store: typeof import('#shared/reports/store.ts');
+};
+let sent: SentCommand[];
+let groupId: number;
+
+beforeAll(async () => {
+  service = await startTestService();
+  m = {
+    definitions: await import('#shared/reports/definitions.ts'),
+    headEdits: await import('#shared/reports/head-edits.ts'),
+    store: await import('#shared/reports/store.ts'),
+  };
+  const group = await service.call('POST', '/api/public/v2/dataset-groups', { body: { name: 'store' } });
+  groupId = group.body.dataset_group.id;
+  await service.call('POST', '/api/public/v2/dataset-versions/from-file', {
+    body: {
+      dataset_group_id: groupId,
+      file_name: 'e.csv',
+      file_content_base64: Buffer.from('question,expected\nq,a\n').toString('base64'),
+    },
+  });
+  await service.messaging.idle();
+  sent = await recordDynamoCommands();
+});
+afterAll(() => service?.stop());
+
+/** The writes to report items, in order (the recorder sees the low-level, marshalled commands). */
+type Attribute = string | { S?: string } | undefined;
+const text = (value: Attribute) => (typeof value === 'string' ? value : (value?.S ?? ''));
+const writes = () =>
+  sent
+    .filter((c) => ['PutItemCommand', 'UpdateItemCommand', 'DeleteItemCommand'].includes(c.name))
+    .map((c) => {
+      const key = (c.input.Key ?? c.input.Item) as { PK?: Attribute; SK?: Attribute };
+      return {
+        name: c.name,
+        key: { PK: text(key.PK), SK: text(key.SK) },
+        update: c.input.UpdateExpression as string | undefined,
+      };
+    })
+    .filter((w) => w.key.PK.includes('#RPT'));
+
+const column = (name: string) => ({
+  column_type: 'COMPARE',
+  name,
+  configuration: { sources: ['question', 'expected'], comparison_type: { type: 'STRING' } },
+});
+
+describe('report store write order', () => {
+  it('writes each column pointer before its column, and the head last', async () => {
+    const ws = service.workspaceId;
+    sent.length = 0;
+
+    const created = await m.definitions.createReport(
+      { workspaceId: ws, userId: 1, userEmail: null },
+      { dataset_group_id: groupId, columns: [column('a'), column('b')] },
+    );
+    const copy = await m.store.copyReport(await m.store.requireReport(ws, created.report_id), 'copy', {
+      userId: 1,
+    });
+    const all = writes();
+
+    const heads = all.flatMap((w, i) => (w.key.SK === 'RPT' ? [i] : []));
+    expect(heads.map((i) => all[i]!.name)).toEqual(['PutItemCommand', 'PutItemCommand']);
+    const byReport = (id: number) => all.filter((w) => w.key.PK === `W#${ws}#RPT#${id}`);
+    expect(byReport(created.report_id).at(-1)?.key.SK).toBe('RPT');
+    expect(byReport(copy.id).at(-1)?.key.SK).toBe('RPT');
+    for (const [i, write] of all.entries()) {
+      if (!write.key.SK.startsWith('COL#')) continue;
+      const pointer = all.findIndex((w) => w.key.PK === `W#${ws}#RPTCOL#${write.key.SK.slice(4)}`);
+      expect(pointer).toBeGreaterThanOrEqual(0);
+      expect(pointer).toBeLessThan(i);
+    }
+    expect((await m.store.listColumns(ws, copy.id)).map((c) => c.name)).toEqual(['a', 'b']);
+  });
+
+  it('edits the head only with updates of its own attributes, never the run', async () => {
+    const ws = service.workspaceId;
+    const created = await m.definitions.createReport(
+      { workspaceId: ws, userId: 1, userEmail: null },
+      { dataset_group_id: groupId, columns: [column('a')] },
+    );
+    const [a] = await m.store.listColumns(ws, created.report_id);
+    sent.length = 0;
+
+    await m.headEdits.renameReport(ws, created.report_id, { name: 'n', tags: ['t'] });
+    await m.definitions.addColumn(ws, { report_id: created.report_id, ...column('b'), position: 1 });
+    await m.definitions.patchColumn(ws, a!.id, {
+      report_id: created.report_id,
+      column_type: 'COMPARE',
+      position: 1,
+    });
+    await m.definitions.removeColumn(ws, a!.id);
+    await m.headEdits.archiveReport(ws, created.report_id);
+    const headWrites = writes().filter((w) => w.key.SK === 'RPT');
+
+    expect(headWrites.length).toBe(5);
+    for (const write of headWrites) {
+      expect(write.name).toBe('UpdateItemCommand');
+      expect(write.update).not.toMatch(/#run\b/);
+    }
+  });
+});
