@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordDynamoCommands, type SentCommand } from '#test/support/dynamo-commands.ts';
 import { startTestService, type TestService } from '#test/support/local-service.ts';
@@ -111,6 +113,67 @@ describe('report store write order', () => {
     for (const write of headWrites) {
       expect(write.name).toBe('UpdateItemCommand');
       expect(write.update).not.toMatch(/#run\b/);
+    }
+  });
+});
+
+describe('external ids claimed by a create that crashed', () => {
+  /** A mapping held by report `entityId`, claimed `ageMs` ago, as a create leaves it before its head. */
+  async function leftClaim(
+    mapping: { source: string; external_id: string },
+    entityId: number,
+    ageMs: number,
+  ) {
+    const { dynamo, table } = await import('#shared/platform/dynamo.ts');
+    const ws = service.workspaceId;
+    const hash = createHash('sha256')
+      .update(JSON.stringify([mapping.source, mapping.external_id]))
+      .digest('hex');
+    const createdAt = Date.now() - ageMs;
+    await dynamo.send(
+      new PutCommand({
+        TableName: table(),
+        Item: {
+          PK: `W#${ws}#XID#report#${hash}`,
+          SK: 'XID',
+          GSI1PK: `W#${ws}#XIDS#report#${entityId}`,
+          GSI1SK: `${String(createdAt).padStart(15, '0')}#${hash}`,
+          entity_type: 'report',
+          entity_id: entityId,
+          source: mapping.source,
+          external_id: mapping.external_id,
+          created_at: createdAt,
+        },
+      }),
+    );
+  }
+
+  const caller = () => ({ workspaceId: service.workspaceId, userId: 1, userEmail: null });
+
+  it('takes over a mapping of a report never written once the grace period passed', async () => {
+    const mapping = { source: 'crash', external_id: 'old' };
+    await leftClaim(mapping, 987_654_321, 120_000);
+
+    const created = await m.definitions.createReport(caller(), {
+      dataset_group_id: groupId,
+      external_ids: [mapping],
+    });
+
+    expect(created.external_ids).toEqual([mapping]);
+  });
+
+  it('still refuses (409) a fresh claim, and a mapping of a report that exists, deleted or not', async () => {
+    const fresh = { source: 'crash', external_id: 'fresh' };
+    await leftClaim(fresh, 987_654_322, 0);
+    const owner = await m.definitions.createReport(caller(), { dataset_group_id: groupId });
+    await m.headEdits.archiveReport(service.workspaceId, owner.report_id);
+    const held = { source: 'crash', external_id: 'held' };
+    await leftClaim(held, owner.report_id, 120_000);
+
+    for (const mapping of [fresh, held]) {
+      await expect(
+        m.definitions.createReport(caller(), { dataset_group_id: groupId, external_ids: [mapping] }),
+      ).rejects.toMatchObject({ status: 409 });
     }
   });
 });
