@@ -15,7 +15,7 @@ import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import type { BenchRow } from './support.ts';
-import { fmt } from './support.ts';
+import { apiClient, type Call, fmt } from './support.ts';
 
 const MB = 1024 * 1024;
 const FILE_BYTES = 100 * MB;
@@ -34,23 +34,6 @@ export async function benchDatasets(): Promise<BenchRow[]> {
   } finally {
     await service.stop();
   }
-}
-
-// biome-ignore lint/suspicious/noExplicitAny: answers of several routes, read field by field below.
-type Call = (method: string, path: string, body?: unknown) => Promise<any>;
-
-function apiClient(baseUrl: string, apiKey: string): Call {
-  return async (method, path, body) => {
-    const response = await fetch(new URL(path, baseUrl), {
-      method,
-      headers: { 'X-API-KEY': apiKey, 'Content-Type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const answer = await response.json();
-    if (response.status >= 300)
-      throw new Error(`${method} ${path} answered ${response.status}: ${JSON.stringify(answer)}`);
-    return answer;
-  };
 }
 
 async function newGroup(call: Call, name: string): Promise<number> {

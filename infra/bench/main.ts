@@ -39,6 +39,8 @@ const SECTIONS: Record<string, () => Promise<BenchRow[]>> = {
     withLocalService(async (service) =>
       (await import('./workflows.ts')).benchWorkflows(service.workspaceId, service),
     ),
+  reports: async () =>
+    withLocalService(async (service) => (await import('./reports.ts')).benchReports(service)),
 };
 
 /** Runs a section against the local runtime's emulators (in memory), which set the functions' env. */
@@ -46,6 +48,7 @@ async function withLocalService(
   run: (service: {
     apiKey: string;
     workspaceId: number;
+    baseUrl: string;
     messaging: { idle(): Promise<void> };
   }) => Promise<BenchRow[]>,
   options: Partial<import('../local/service.ts').LocalServiceOptions> = {},

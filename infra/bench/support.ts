@@ -57,3 +57,21 @@ export function countDynamoWaves(client: DynamoDBDocumentClient) {
 }
 
 export const fmt = (n: number, digits = 2) => n.toLocaleString('en-US', { maximumFractionDigits: digits });
+
+// biome-ignore lint/suspicious/noExplicitAny: answers of several routes, read field by field by callers.
+export type Call = (method: string, path: string, body?: unknown) => Promise<any>;
+
+/** Calls the local gateway with the bench's API key; an answer of 300 or more throws. */
+export function apiClient(baseUrl: string, apiKey: string): Call {
+  return async (method, path, body) => {
+    const response = await fetch(new URL(path, baseUrl), {
+      method,
+      headers: { 'X-API-KEY': apiKey, 'Content-Type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const answer = await response.json();
+    if (response.status >= 300)
+      throw new Error(`${method} ${path} answered ${response.status}: ${JSON.stringify(answer)}`);
+    return answer;
+  };
+}

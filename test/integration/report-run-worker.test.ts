@@ -371,3 +371,56 @@ describe('the report row worker on dynalite', () => {
     }
   });
 });
+
+describe('the lease module', () => {
+  const key = () => ({ PK: `W#${ws}#LEASETEST`, SK: `I#${nextId++}` });
+  const put = (item: Record<string, unknown>) =>
+    dynamo.send(new PutCommand({ TableName: table(), Item: item }));
+
+  it('claims a QUEUED item that is ready, not one that is not, nor an absent one unless told', async () => {
+    const ready = {
+      expression: '#pending <= :zero',
+      names: { '#pending': 'pending' },
+      values: { ':zero': 0 },
+    };
+    const waiting = key();
+    await put({ ...waiting, status: 'QUEUED', pending: 1 });
+    expect(await claimLease(waiting, { now: 1000, leaseMs: 50, ready })).toBeUndefined();
+    const due = key();
+    await put({ ...due, status: 'QUEUED', pending: 0 });
+    expect(await claimLease(due, { now: 1000, leaseMs: 50, ready })).toMatchObject({
+      status: 'RUNNING',
+      attempt: 1,
+      leaseUntil: 1050,
+      startedAt: 1000,
+    });
+    const absent = key();
+    expect(await claimLease(absent, { now: 1000, leaseMs: 50 })).toBeUndefined();
+    expect(await claimLease(absent, { now: 1000, leaseMs: 50, absentIsQueued: true })).toMatchObject({
+      attempt: 1,
+    });
+  });
+
+  it('takes a RUNNING item over only once its lease lapsed; renewals of the old attempt then do nothing', async () => {
+    const item = key();
+    await claimLease(item, { now: 1000, leaseMs: 50, absentIsQueued: true });
+    expect(await claimLease(item, { now: 1049, leaseMs: 50 })).toBeUndefined();
+    await renewLease(item, 1, 2000);
+    expect(await claimLease(item, { now: 1999, leaseMs: 50 })).toBeUndefined();
+    expect(await claimLease(item, { now: 2001, leaseMs: 50 })).toMatchObject({
+      attempt: 2,
+      leaseUntil: 2051,
+    });
+    await renewLease(item, 1, 10_000);
+    await releaseLease(item, 1);
+    expect(await claimLease(item, { now: 2050, leaseMs: 50 })).toBeUndefined();
+    await releaseLease(item, 2);
+    expect(await claimLease(item, { now: 2050, leaseMs: 50 })).toMatchObject({ attempt: 3 });
+  });
+
+  it('never claims a final item', async () => {
+    const item = key();
+    await put({ ...item, status: 'DONE', attempt: 1, leaseUntil: 0 });
+    expect(await claimLease(item, { now: 5000, leaseMs: 50, absentIsQueued: true })).toBeUndefined();
+  });
+});
