@@ -1,6 +1,7 @@
 import { readManifest } from '#shared/datasets/manifest.ts';
 import { getDataset } from '#shared/datasets/repository.ts';
 import { rowWindow } from '#shared/datasets/rows.ts';
+import { clip } from '#shared/platform/errors.ts';
 import { SANDBOX_LIMITS } from '#shared/sandbox/limits.ts';
 import { type SandboxPort, sandboxPort } from '#shared/sandbox/sandbox.ts';
 import type { ReportColumn, ReportRecord, ReportScore, ScoreConfiguration } from './records.ts';
@@ -23,9 +24,15 @@ import { type Cell, readRowCells } from './run/cells.ts';
  * `data` up to the sandbox's input limit and fails beyond it.
  */
 
-/** A score that could not be computed: its message is stored as `score_calculation_error`. */
+/** The most of a score error's message that is stored (user code may throw anything). */
+export const MAX_SCORE_ERROR_CHARS = 4096;
+
+/** A score that could not be computed: its message (clipped) is stored as `score_calculation_error`. */
 export class ScoreError extends Error {
   override name = 'ScoreError';
+  constructor(message: string) {
+    super(clip(message, MAX_SCORE_ERROR_CHARS));
+  }
 }
 
 /** Rows read per page. */

@@ -217,5 +217,9 @@ describe('computeReportScore', () => {
     await expect(run('return { score: 150 }')).rejects.toThrow('returned 150 as "score"');
     await expect(run('return 50')).rejects.toThrow('must return an object');
     await expect(run('return {score: 1}', 'PYTHON')).rejects.toThrow('code_language PYTHON is not supported');
+    // What user code throws is stored clipped.
+    const long = await run('throw new Error("x".repeat(100000))').catch((error: Error) => error);
+    expect(long).toBeInstanceOf(ScoreError);
+    expect((long as Error).message.length).toBeLessThanOrEqual(4096);
   });
 });
