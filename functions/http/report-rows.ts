@@ -7,7 +7,7 @@ import { evaluationRows } from '#shared/reports/results.ts';
 /** GET /api/public/v2/evaluations/{evaluation_id}/rows: a page of rows, dataset values then cells. */
 export const handler = httpRoute({
   path: z.object({ evaluation_id: idParam }),
-  query: z.object(paginationQuery(100, 10)),
+  query: z.object({ ...paginationQuery(100, 10), workspace_id: idParam.optional() }),
   permission: ['reports', 'read'],
   responses: { 200: evaluationRowsSchema },
   handle: ({ path, query, auth }) => evaluationRows(auth.workspaceId, path.evaluation_id, query),

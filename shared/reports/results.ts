@@ -1,6 +1,7 @@
 import { readManifest } from '#shared/datasets/manifest.ts';
 import { getDataset } from '#shared/datasets/repository.ts';
 import { rowWindow } from '#shared/datasets/rows.ts';
+import { checkWorkspaceParam } from '#shared/platform/errors.ts';
 import type { ReportRecord, ReportScore } from './records.ts';
 import type { EvaluationRowsPage } from './result-schemas.ts';
 import { type Cell, readRowCells } from './run/cells.ts';
@@ -39,8 +40,9 @@ const NOT_RUN: Cell = { status: 'NOT_RUN', value: null, error_message: null };
 export async function evaluationRows(
   ws: number,
   reportId: number,
-  query: { page: number; per_page: number },
+  query: { page: number; per_page: number; workspace_id?: number },
 ): Promise<EvaluationRowsPage> {
+  checkWorkspaceParam(query.workspace_id, ws);
   const report = await requireReport(ws, reportId);
   const [columns, dataset] = await Promise.all([
     listColumns(ws, reportId),

@@ -328,6 +328,15 @@ describe('a report comparing two prompt versions over 50 rows', () => {
     });
     // Past the last page: no rows, the same totals.
     expect((await rowsPage(reportId, 4, 20)).body).toMatchObject({ rows: [], pages: 3, total: ROWS });
+    // workspace_id may only name the key's own workspace.
+    const own = await service.call('GET', `/api/public/v2/evaluations/${reportId}/rows`, {
+      query: { workspace_id: service.workspaceId, per_page: 1 },
+    });
+    expect(own.body).toMatchObject({ total: ROWS, rows: [expect.any(Array)] });
+    const theirs = await service.rejected('GET', `/api/public/v2/evaluations/${reportId}/rows`, {
+      query: { workspace_id: service.workspaceId + 1 },
+    });
+    expect(theirs).toMatchObject({ status: 400, body: { message: 'Invalid workspace_id' } });
     // per_page is 1..100.
     expect(
       (
