@@ -26,7 +26,7 @@ export function reportFieldsView(report: ReportRecord, externalIds: ExternalId[]
     updated_at: report.updatedAt,
     score: (report.run?.score as Record<string, unknown> | null | undefined) ?? null,
     score_configuration: report.scoreConfiguration,
-    score_matrix: null,
+    score_matrix: scoreMatrix(report.run?.score),
     score_calculation_error: report.run?.scoreError ?? null,
     parent_report_id: report.parentReportId,
     dataset_id: report.datasetId,
@@ -51,37 +51,27 @@ const finite = (value: unknown): number | null =>
   typeof value === 'number' && Number.isFinite(value) ? value : null;
 
 /**
- * A column's score in the stored score's details, when the score has one for it: read from
- * `details.columns` (an array of entries naming the column by `column_id`/`id` or `name`, or an object
- * by name) or `details[<name>]`, each either a number or an object with a numeric `score`.
+ * A column's score in the stored score's details, when the score has one for it: the single column's
+ * details (`{column_name, score, ...}`) or an entry of `details.columns` naming the column (by
+ * `column_name`/`name`, or `column_id`/`id`), each with a numeric `score`.
  */
 export function columnScore(score: ReportScore | null | undefined, column: ReportColumn): number | null {
   const details = score?.details;
   if (!details || typeof details !== 'object') return null;
-  const scoreOf = (entry: unknown) =>
-    entry !== null && typeof entry === 'object'
-      ? finite((entry as { score?: unknown }).score)
-      : finite(entry);
+  const names = (entry: unknown) => {
+    if (entry === null || typeof entry !== 'object') return false;
+    const { column_id, id, column_name, name } = entry as Record<string, unknown>;
+    return column_name === column.name || name === column.name || column_id === column.id || id === column.id;
+  };
+  if (names(details)) return finite(details.score);
   const columns = (details as { columns?: unknown }).columns;
-  if (Array.isArray(columns)) {
-    const entry = columns.find((item) => {
-      if (item === null || typeof item !== 'object') return false;
-      const { column_id, id, name, column_name } = item as {
-        column_id?: unknown;
-        id?: unknown;
-        name?: unknown;
-        column_name?: unknown;
-      };
-      return (
-        column_id === column.id || id === column.id || name === column.name || column_name === column.name
-      );
-    });
-    return entry === undefined ? null : scoreOf(entry);
-  }
-  if (columns !== null && typeof columns === 'object' && Object.hasOwn(columns, column.name)) {
-    return scoreOf((columns as Record<string, unknown>)[column.name]);
-  }
-  // A single-column score's details are that column's (`{column_name, score, ...}`).
-  if ((details as { column_name?: unknown }).column_name === column.name) return scoreOf(details);
-  return Object.hasOwn(details, column.name) ? scoreOf(details[column.name]) : null;
+  if (!Array.isArray(columns)) return null;
+  const entry = columns.find(names) as { score?: unknown } | undefined;
+  return entry === undefined ? null : finite(entry.score);
+}
+
+/** A custom score's matrix (what the score code returned as `matrix`), else null. */
+export function scoreMatrix(score: ReportScore | null | undefined): unknown[] | null {
+  const matrix = score?.score_type === 'custom' ? (score.details as { matrix?: unknown }).matrix : undefined;
+  return Array.isArray(matrix) ? matrix : null;
 }

@@ -181,9 +181,11 @@ async function setRunStatus(reportId: number, status: 'RUNNING' | 'COMPLETED') {
             status === 'COMPLETED'
               ? {
                   overall_score: 50,
-                  score_type: 'single_column',
+                  score_type: 'multi_column',
                   has_custom_scoring: false,
-                  details: { columns: [{ name: 'first', score: 50 }] },
+                  details: {
+                    columns: [{ column_name: 'first', score: 50, score_type: 'boolean', num_skipped: 0 }],
+                  },
                 }
               : null,
         },
