@@ -10,7 +10,7 @@ import type { ReportColumn, ReportRecord, ReportScore } from '#shared/reports/re
 import { readRowCells } from '#shared/reports/run/cells.ts';
 import type { RowsMessage, RunStartMessage } from '#shared/reports/run/queue.ts';
 import { startReportRun } from '#shared/reports/run/start.ts';
-import { getBatch, readHead } from '#shared/reports/run/store.ts';
+import { getBatch, queryBatches, readHead } from '#shared/reports/run/store.ts';
 import {
   CELLS_INLINE_BYTES,
   INTERNAL_ERROR_MESSAGE,
@@ -252,6 +252,10 @@ describe('the report row worker on dynalite', () => {
     await h.drain();
     const again = (await readHead(ws, report.id))!;
     expect(again.run).toMatchObject({ number: 2, status: 'COMPLETED', completedCells: 9 });
+    // The replaced run's batches are gone; the new run's cells are read.
+    expect(await queryBatches(ws, report.id, 1, 0, 10)).toEqual([]);
+    expect(await queryBatches(ws, report.id, 2, 0, 10)).toHaveLength(1);
+    expect((await readRowCells(again, 0, 3))[1]!.get(report.id * 100 + 2)?.value).toBe('ROW 1');
   });
 
   it('refuses the write of a stale attempt: the attempt that took the batch over wins', async () => {

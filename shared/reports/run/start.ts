@@ -5,7 +5,7 @@ import { badRequest, conflict, notFound } from '#shared/platform/errors.ts';
 import { wellFormedString } from '#shared/platform/schemas.ts';
 import { storeJson } from '#shared/platform/stored-json.ts';
 import type { ReportRecord } from '../records.ts';
-import { copyReport, listColumns, requireReport } from '../store.ts';
+import { copyReport, getReport, listColumns, reportNotFound } from '../store.ts';
 import { type CompletionDeps, completeRunIfDone, defaultCompletionDeps } from './complete.ts';
 import { batchSizeFor, type RunStartMessage } from './queue.ts';
 import { beginRun, type RunSnapshot, type StoredRunState, snapshotObjectKey } from './store.ts';
@@ -42,11 +42,13 @@ export async function startReportRun(
 ): Promise<{ reportId: number; runNumber: number }> {
   if (body.refresh_dataset === true)
     throw badRequest('refresh_dataset is not supported: datasets here are static');
-  const source = await requireReport(ws, reportId);
+  // Read consistently: a run that just completed must not look RUNNING (a 409), nor give a stale number.
+  const source = await getReport(ws, reportId, { consistent: true });
+  if (!source) throw reportNotFound(reportId);
   if (source.run?.status === 'RUNNING') throw conflict(RUNNING_MESSAGE);
   const dataset = await datasetFor(ws, source, body.dataset_id ?? undefined);
   const report = body.name ? await copyReport(source, body.name, caller) : source;
-  const columns = await listColumns(ws, report.id);
+  const columns = await listColumns(ws, report.id, { consistent: true });
 
   const number = (report.run?.number ?? 0) + 1;
   const rowCount = dataset.manifestKey ? dataset.rowCount : 0;

@@ -1,4 +1,6 @@
 import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { batchWriteItems } from '#shared/platform/batch.ts';
+import { deletePrefix } from '#shared/platform/blob-store.ts';
 import { dynamo, isConditionFailed, table, unlessConditionFails } from '#shared/platform/dynamo.ts';
 import { claimLease, heldBy } from '#shared/platform/lease.ts';
 import { loadJson } from '#shared/platform/stored-json.ts';
@@ -322,3 +324,26 @@ export async function queryBatches(
 
 /** The batch number of a batch item's sort key. */
 export const batchOfKey = (sk: string) => Number(sk.slice(2));
+
+/**
+ * Removes what a replaced run left: its batch items (one Query of keys per page, BatchWriteItem deletes)
+ * and its S3 objects. Idempotent; the run that replaced it never reads them.
+ */
+export async function deleteRun(ws: number, reportId: number, run: number): Promise<void> {
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await dynamo.send(
+      new QueryCommand({
+        TableName: table(),
+        KeyConditionExpression: 'PK = :pk',
+        ExpressionAttributeValues: { ':pk': runPartition(ws, reportId, run) },
+        ProjectionExpression: 'PK, SK',
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    const keys = (page.Items ?? []) as { PK: string; SK: string }[];
+    if (keys.length) await batchWriteItems(keys.map((Key) => ({ DeleteRequest: { Key } })));
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  await deletePrefix(runObjectBase(ws, reportId, run));
+}

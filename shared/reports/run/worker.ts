@@ -27,6 +27,7 @@ import {
   cellObjectKey,
   claimBatch,
   countBatch,
+  deleteRun,
   finishBatch,
   getBatch,
   loadSnapshot,
@@ -242,6 +243,8 @@ async function fanOut(
     batch,
   }));
   await deps.send(messages);
+  // The run this one replaced: its cells are never read again.
+  if (message.run > 1) await deleteRun(message.ws, message.reportId, message.run - 1);
 }
 
 /** A DONE batch: counted once on the head; the run completes once every cell is counted. */
