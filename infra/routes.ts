@@ -4,6 +4,7 @@ import { DATASET_JOB_QUEUES, DATASET_ROUTES } from './routes/datasets.ts';
 import { EVENT_SCHEDULES } from './routes/events.ts';
 import { PROMPT_ROUTES } from './routes/prompts.ts';
 import { PROVIDER_ROUTES } from './routes/providers.ts';
+import { REPORT_RESULT_ROUTES } from './routes/report-results.ts';
 import { REPORT_RUN_JOB_QUEUES, REPORT_RUN_ROUTES } from './routes/report-runs.ts';
 import { REPORT_ROUTES } from './routes/reports.ts';
 import { REQUEST_LOG_ROUTES } from './routes/request-logs.ts';
@@ -29,8 +30,9 @@ export const ROUTE_GROUPS: Readonly<Record<string, readonly RouteDef[]>> = {
   workflows: WORKFLOW_ROUTES,
   'workflow-runs': WORKFLOW_RUN_ROUTES,
   providers: PROVIDER_ROUTES,
-  'report-runs': REPORT_RUN_ROUTES,
   reports: REPORT_ROUTES,
+  'report-runs': REPORT_RUN_ROUTES,
+  'report-results': REPORT_RESULT_ROUTES,
 };
 
 /**

@@ -4,8 +4,9 @@ import { badRequest, notFound } from '#shared/platform/errors.ts';
 import { columnReferences, placeColumn, supportedColumnType, validateColumns } from './columns.ts';
 import { publishedVersion } from './dataset-version.ts';
 import { REPORT_MAPPINGS } from './external-ids.ts';
-import type { ReportColumn, ReportRecord, ScoreConfiguration } from './records.ts';
+import type { ReportColumn, ReportRecord } from './records.ts';
 import type { ColumnDefinition, CreateColumnBody, CreateReportBody, PatchColumnBody } from './schemas.ts';
+import { scoreConfigurationOf } from './score-configuration.ts';
 import {
   columnOwner,
   deleteColumn,
@@ -28,20 +29,6 @@ export interface Caller {
   workspaceId: number;
   userId: number;
   userEmail: string | null;
-}
-
-/** A score configuration as stored: JavaScript only (PYTHON cannot run here: a 400). */
-export function scoreConfigurationOf(
-  input: { code: string; code_language: 'JAVASCRIPT' | 'PYTHON' } | null | undefined,
-): ScoreConfiguration | null {
-  if (!input) return null;
-  if (input.code_language !== 'JAVASCRIPT') {
-    throw badRequest(
-      `score_configuration.code_language ${input.code_language} is not supported; use JAVASCRIPT`,
-      'unsupported_code_language',
-    );
-  }
-  return { code: input.code, code_language: 'JAVASCRIPT' };
 }
 
 /** Column definitions in their report order (each placed at its `position`, else appended). */
