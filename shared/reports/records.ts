@@ -93,6 +93,21 @@ export interface ReportRunState {
   scoreError?: string | null;
 }
 
+/**
+ * A run's score as the head stores it: JSON text. A score holds whatever JSON the score code returned
+ * (its `matrix`) and averages of any numbers, which a DynamoDB map could not always keep (numbers
+ * beyond 38 digits or 1e±125, or past Number.MAX_SAFE_INTEGER for the document client; nesting deeper
+ * than 32 levels).
+ */
+export const scoreForStorage = (score: ReportScore | null): string | null =>
+  score === null ? null : JSON.stringify(score);
+
+/** The run of a head item as read: its score parsed back (scoreForStorage). */
+export function runFromStorage<T extends ReportRunState>(run: T | undefined): T | undefined {
+  if (!run || typeof run.score !== 'string') return run;
+  return { ...run, score: JSON.parse(run.score) as ReportScore };
+}
+
 /** A report's head item (`W#<ws>#RPT#<id>` / `RPT`). */
 export interface ReportRecord {
   id: number;

@@ -2,7 +2,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo, table, unlessConditionFails } from '#shared/platform/dynamo.ts';
 import { badRequest } from '#shared/platform/errors.ts';
 import { reportKey } from './keys.ts';
-import type { ReportColumn, ReportRecord, ReportScore } from './records.ts';
+import { type ReportColumn, type ReportRecord, type ReportScore, scoreForStorage } from './records.ts';
 import type { ScoreCardBody } from './result-schemas.ts';
 import { computeReportScore, ScoreError } from './score.ts';
 import { scoreConfigurationOf } from './score-configuration.ts';
@@ -78,7 +78,11 @@ export async function storeRunScore(
           '#scoreError': 'scoreError',
           '#number': 'number',
         },
-        ExpressionAttributeValues: { ':score': score, ':scoreError': scoreError, ':number': run.number },
+        ExpressionAttributeValues: {
+          ':score': scoreForStorage(score),
+          ':scoreError': scoreError,
+          ':number': run.number,
+        },
       }),
     ),
   );

@@ -35,6 +35,12 @@ export class ScoreError extends Error {
   }
 }
 
+/**
+ * The most JSON a score code's `matrix` may be: the score is kept on the report's item (with the run's
+ * state and the score code) and answered with the report in every list.
+ */
+export const MAX_SCORE_MATRIX_BYTES = 32 * 1024;
+
 /** Rows read per page. */
 export const SCORE_PAGE_ROWS = 500;
 
@@ -152,11 +158,18 @@ export function customScore(returned: unknown, configuration: ScoreConfiguration
       `the score code returned ${describe(score)} as "score": it must be a number from 0 to 100`,
     );
   }
+  const kept = Array.isArray(matrix) ? matrix : [];
+  const bytes = Buffer.byteLength(JSON.stringify(kept));
+  if (bytes > MAX_SCORE_MATRIX_BYTES) {
+    throw new ScoreError(
+      `the score code returned a matrix too large to keep: ${bytes} bytes of JSON, the limit is ${MAX_SCORE_MATRIX_BYTES / 1024} KB`,
+    );
+  }
   return {
     overall_score: score,
     score_type: 'custom',
     has_custom_scoring: true,
-    details: { matrix: Array.isArray(matrix) ? matrix : [], configuration: { ...configuration } },
+    details: { matrix: kept, configuration: { ...configuration } },
   };
 }
 

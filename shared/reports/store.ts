@@ -11,7 +11,13 @@ import {
   reportListPartition,
   reportPartition,
 } from './keys.ts';
-import type { ReportColumn, ReportRecord, ReportRunState, ScoreConfiguration } from './records.ts';
+import {
+  type ReportColumn,
+  type ReportRecord,
+  type ReportRunState,
+  runFromStorage,
+  type ScoreConfiguration,
+} from './records.ts';
 
 /**
  * The report head and its columns: the reads and writes every route of the feature goes through.
@@ -66,7 +72,7 @@ export function reportFromItem(item: Item): ReportRecord {
     updatedAt: String(item.updatedAt),
     deleted: item.deleted === true,
     hasExternalIds: item.hasExternalIds === true,
-    run: (item.run as ReportRunState | undefined) ?? undefined,
+    run: runFromStorage(item.run as ReportRunState | undefined),
   };
 }
 

@@ -5,6 +5,7 @@ import {
   builtInScore,
   computeReportScore,
   customScore,
+  MAX_SCORE_MATRIX_BYTES,
   newTally,
   ScoreError,
   tallyCell,
@@ -122,6 +123,15 @@ describe('custom score result', () => {
   ])('refuses %j', (returned, message) => {
     expect(() => customScore(returned, configuration)).toThrow(ScoreError);
     expect(() => customScore(returned, configuration)).toThrow(message);
+  });
+
+  it('refuses a matrix too large to keep, and keeps one at the limit', () => {
+    const atLimit = ['x'.repeat(MAX_SCORE_MATRIX_BYTES - 4)];
+    expect(customScore({ score: 1, matrix: atLimit }, configuration).details.matrix).toEqual(atLimit);
+    const over = ['x'.repeat(MAX_SCORE_MATRIX_BYTES - 3)];
+    expect(() => customScore({ score: 1, matrix: over }, configuration)).toThrow(
+      `a matrix too large to keep: ${MAX_SCORE_MATRIX_BYTES + 1} bytes of JSON`,
+    );
   });
 });
 

@@ -5,7 +5,14 @@ import { dynamo, isConditionFailed, table, unlessConditionFails } from '#shared/
 import { claimLease, heldBy } from '#shared/platform/lease.ts';
 import { loadJson } from '#shared/platform/stored-json.ts';
 import { batchKey, reportKey, runPartition } from '../keys.ts';
-import type { ReportColumn, ReportRecord, ReportRunState, ReportScore } from '../records.ts';
+import {
+  type ReportColumn,
+  type ReportRecord,
+  type ReportRunState,
+  type ReportScore,
+  runFromStorage,
+  scoreForStorage,
+} from '../records.ts';
 
 /**
  * The items of a report run (docs/report-runs.md):
@@ -84,7 +91,9 @@ export async function readHead(
   if (!Item) return undefined;
   for (const name of KEY_ATTRIBUTES) delete Item[name];
   delete Item.runCountedBatches;
-  return Item as ReportRecord & { run?: StoredRunState };
+  return { ...Item, run: runFromStorage(Item.run as StoredRunState | undefined) } as ReportRecord & {
+    run?: StoredRunState;
+  };
 }
 
 const SNAPSHOT_CACHE_SIZE = 16;
@@ -259,7 +268,7 @@ export async function countBatch(
       }),
     ),
   );
-  return result?.Attributes?.run as StoredRunState | undefined;
+  return runFromStorage(result?.Attributes?.run as StoredRunState | undefined);
 }
 
 /** The one write that ends a run: RUNNING -> COMPLETED with its score. Answers whether this caller won it. */
@@ -282,7 +291,7 @@ export async function markRunCompleted(
           ':completed': 'COMPLETED',
           ':running': 'RUNNING',
           ':at': outcome.finishedAt,
-          ':score': outcome.score,
+          ':score': scoreForStorage(outcome.score),
           ':error': outcome.scoreError,
           ':run': run,
         },

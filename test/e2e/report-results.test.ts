@@ -1,0 +1,121 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestService, type TestService } from '#test/support/local-service.ts';
+
+/**
+ * The results of a report at their edges, through the local gateway: scores the score code or the
+ * values of a numeric column make that a table item cannot hold as such (numbers past what DynamoDB
+ * keeps, a big matrix), and pages of rows whose cells are too big for one answer.
+ */
+let service: TestService;
+let seq = 0;
+const unique = (prefix: string) => `${prefix}-${++seq}`;
+
+beforeAll(async () => {
+  service = await startTestService();
+});
+afterAll(async () => {
+  await service?.stop();
+});
+
+/** A report over a published version of `csv` with these columns; its id. */
+async function report(csv: string, columns: unknown[], extra: Record<string, unknown> = {}) {
+  const group = await service.call('POST', '/api/public/v2/dataset-groups', { body: { name: unique('g') } });
+  expect(group.status, JSON.stringify(group.body)).toBe(201);
+  const groupId = group.body.dataset_group.id as number;
+  const version = await service.call('POST', '/api/public/v2/dataset-versions/from-file', {
+    body: {
+      dataset_group_id: groupId,
+      file_name: 'rows.csv',
+      file_content_base64: Buffer.from(csv, 'utf8').toString('base64'),
+    },
+  });
+  expect(version.status, JSON.stringify(version.body)).toBe(201);
+  await service.messaging.idle();
+  const created = await service.call('POST', '/reports', {
+    body: { dataset_group_id: groupId, name: unique('results'), columns, ...extra },
+  });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  return created.body.report_id as number;
+}
+
+/** Runs the report in place and waits for the queues: its GET answer. */
+async function run(reportId: number) {
+  const started = await service.call('POST', `/reports/${reportId}/run`, { body: {} });
+  expect(started.status, JSON.stringify(started.body)).toBe(201);
+  await service.messaging.idle();
+  return (await service.call('GET', `/reports/${reportId}`)).body;
+}
+
+const score = async (reportId: number) =>
+  (await service.call('GET', `/reports/${reportId}/score`)).body.score;
+const code = (source: string) => ({
+  column_type: 'CODE_EXECUTION',
+  name: 'n',
+  configuration: { language: 'JAVASCRIPT', code: source },
+  is_part_of_score: true,
+});
+const CSV = 'question\nq1\nq2\n';
+
+describe('scores a table item cannot hold as such', () => {
+  it('completes a run whose numeric column averages past what DynamoDB numbers hold', async () => {
+    const reportId = await report(CSV, [code('return 1e200')]);
+    const done = await run(reportId);
+    expect(done.status).toBe('COMPLETED');
+    expect(await score(reportId)).toEqual({
+      overall_score: 1e200,
+      score_type: 'single_column',
+      has_custom_scoring: false,
+      details: { column_name: 'n', score: 1e200, score_type: 'numeric', num_skipped: 0 },
+    });
+    expect(done.report_columns[0].score).toBe(1e200);
+  });
+
+  it('keeps any JSON number or nesting the score code returns in its matrix', async () => {
+    // Deeper than the 32 levels a DynamoDB map may nest.
+    let deep: unknown = 'deep';
+    for (let level = 0; level < 40; level++) deep = [deep];
+    const matrix = [[1e-200, 2 ** 60], deep];
+    const scoreCode = `return { score: 1e-7, matrix: ${JSON.stringify(matrix)} }`;
+    const reportId = await report(CSV, [code('return 1')], { score_configuration: { code: scoreCode } });
+    const done = await run(reportId);
+    expect(done.status).toBe('COMPLETED');
+    expect(done.report.score_matrix).toEqual(matrix);
+    expect(await score(reportId)).toMatchObject({
+      overall_score: 1e-7,
+      score_type: 'custom',
+      details: { matrix },
+    });
+
+    const card = await service.call('PATCH', `/reports/${reportId}/score-card`, {
+      body: { column_names: [], code: 'return { score: 50, matrix: [1e300] }' },
+    });
+    expect(card.status, JSON.stringify(card.body)).toBe(200);
+    expect(await score(reportId)).toMatchObject({ overall_score: 50, details: { matrix: [1e300] } });
+  });
+
+  it('answers a matrix too big to keep as the score error, for the run and for the score card', async () => {
+    const big = 'return { score: 50, matrix: [["a".repeat(900000)]] }';
+    const reportId = await report(CSV, [code('return 1')], { score_configuration: { code: big } });
+    const done = await run(reportId);
+    expect(done.status).toBe('COMPLETED');
+    expect(done.report.score_calculation_error).toMatch(/matrix.*too large/);
+    expect(await score(reportId)).toMatchObject({
+      overall_score: null,
+      details: { error: expect.stringMatching(/matrix.*too large/) },
+    });
+
+    const fine = await service.call('PATCH', `/reports/${reportId}/score-card`, {
+      body: { column_names: [], code: 'return { score: 60 }' },
+    });
+    expect(fine.status).toBe(200);
+    expect((await score(reportId)).overall_score).toBe(60);
+    const card = await service.call('PATCH', `/reports/${reportId}/score-card`, {
+      body: { column_names: [], code: big },
+    });
+    expect(card.status, JSON.stringify(card.body)).toBe(200);
+    expect(await score(reportId)).toMatchObject({
+      overall_score: null,
+      details: { error: expect.stringMatching(/matrix.*too large/) },
+    });
+  });
+});
