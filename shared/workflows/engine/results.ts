@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { jsonBytes, largestToOmit } from '#shared/platform/answer-limit.ts';
 import { notFound } from '#shared/platform/errors.ts';
 import { NODE_STATUSES, type NodeStatus } from './readiness.ts';
 import { type NodeItem, nodeValue, readExecution } from './store.ts';
@@ -26,31 +27,27 @@ export interface NodeResult {
  */
 export const MAX_RESULTS_BYTES = 5 * 1024 * 1024;
 
-const jsonBytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value) ?? 'null', 'utf8');
-
 /** The answer within MAX_RESULTS_BYTES: values left out largest first (`value: null`) until it fits. */
 export function withinAnswerLimit(
   body: Record<string, NodeResult>,
   limit = MAX_RESULTS_BYTES,
 ): Record<string, NodeResult> {
-  let total = jsonBytes(body);
-  if (total <= limit) return body;
-  const largestFirst = Object.entries(body)
-    .map(([name, result]) => ({ name, bytes: jsonBytes(result.value) }))
-    .sort((a, b) => b.bytes - a.bytes);
-  const omitted = new Map<string, number>();
-  for (const { name, bytes } of largestFirst) {
-    if (total <= limit) break;
-    omitted.set(name, bytes);
-    // `null` and the marker take the value's place.
-    total -= bytes - jsonBytes(null) - jsonBytes({ value_omitted_bytes: bytes });
-  }
+  const entries = Object.entries(body);
+  const sizes = entries.map(([, result]) => jsonBytes(result.value));
+  // `null` and the marker take an omitted value's place.
+  const omitted = largestToOmit(
+    sizes,
+    jsonBytes(body),
+    limit,
+    (i) => jsonBytes(null) + jsonBytes({ value_omitted_bytes: sizes[i] }),
+  );
+  if (omitted.size === 0) return body;
   // Rebuilt with fromEntries: a node may be called `__proto__`.
   return Object.fromEntries(
-    Object.entries(body).map(([name, result]) => {
-      const bytes = omitted.get(name);
-      return [name, bytes === undefined ? result : { ...result, value: null, value_omitted_bytes: bytes }];
-    }),
+    entries.map(([name, result], i) => [
+      name,
+      omitted.has(i) ? { ...result, value: null, value_omitted_bytes: sizes[i] } : result,
+    ]),
   );
 }
 

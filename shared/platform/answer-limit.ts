@@ -1,0 +1,38 @@
+/**
+ * Keeping an HTTP answer within what Lambda returns (6 MB for the whole result, in which the body is a
+ * JSON string, so escaped once more): answers that carry values of any size (a workflow's node
+ * outputs, a report's cells) leave their largest values out, each marked with its size, until they fit.
+ */
+
+/** Bytes of `value`'s JSON (UTF-8); `null` for undefined. */
+export const jsonBytes = (value: unknown): number =>
+  Buffer.byteLength(JSON.stringify(value) ?? 'null', 'utf8');
+
+/**
+ * Bytes `value`'s JSON takes inside a Lambda result, where the body is itself a JSON string: every `"`,
+ * `\` and control character is escaped again.
+ */
+export const escapedJsonBytes = (value: unknown): number =>
+  Buffer.byteLength(JSON.stringify(JSON.stringify(value) ?? 'null'), 'utf8') - 2;
+
+/**
+ * Which values to leave out of an answer of `total` bytes so that it fits `limit`: indexes into
+ * `costs` (what each value adds to the answer), the largest first (the earlier one on a tie), until the
+ * answer fits; `replacement(i)` is what value i's stand-in adds instead. Empty when it fits already.
+ */
+export function largestToOmit(
+  costs: readonly number[],
+  total: number,
+  limit: number,
+  replacement: (index: number) => number,
+): Set<number> {
+  const omitted = new Set<number>();
+  if (total <= limit) return omitted;
+  const largestFirst = costs.map((cost, index) => ({ cost, index })).sort((a, b) => b.cost - a.cost);
+  for (const { cost, index } of largestFirst) {
+    if (total <= limit) break;
+    omitted.add(index);
+    total -= cost - replacement(index);
+  }
+  return omitted;
+}
