@@ -53,6 +53,11 @@ export const scoreCardResponseSchema = z.object({
   }),
 });
 
+const omittedBytes = z.int().optional().meta({
+  description:
+    'Set when the value was left out (`value: null`) so that the page fits one answer: the size of its JSON. A smaller `per_page` answers it.',
+});
+
 /** GET /api/public/v2/evaluations/{evaluation_id}/rows. */
 export const evaluationRowsSchema = z.object({
   success: z.literal(true),
@@ -61,12 +66,13 @@ export const evaluationRowsSchema = z.object({
   rows: z.array(
     z.array(
       z.union([
-        z.object({ type: z.literal('dataset'), value: z.unknown() }),
+        z.object({ type: z.literal('dataset'), value: z.unknown(), value_omitted_bytes: omittedBytes }),
         z.object({
           type: z.literal('eval'),
           status: z.enum(['QUEUED', 'RUNNING', 'COMPLETED', 'FAILED', 'NOT_RUN']),
           value: z.unknown(),
           error_message: z.string().nullable(),
+          value_omitted_bytes: omittedBytes,
         }),
       ]),
     ),

@@ -119,3 +119,45 @@ describe('scores a table item cannot hold as such', () => {
     });
   });
 });
+
+describe('the rows of an evaluation', () => {
+  const rowsPage = (reportId: number, query: Record<string, number>) =>
+    service.call('GET', `/api/public/v2/evaluations/${reportId}/rows`, { query });
+
+  it('answers a page whose cells pass what one answer holds: the largest values left out, each with its size', async () => {
+    // 10 rows, each cell 450,000 quotes: 900 KB of JSON (twice that once escaped into Lambda's answer).
+    const csv = `question\n${Array.from({ length: 10 }, (_, i) => `q${i}`).join('\n')}\n`;
+    const reportId = await report(csv, [
+      { ...code(`return '"'.repeat(450000) + data.question`), is_part_of_score: false },
+      { column_type: 'CONTAINS', name: 'has q', configuration: { source: 'question', value: 'q' } },
+    ]);
+    expect((await run(reportId)).status).toBe('COMPLETED');
+
+    const page = await rowsPage(reportId, { per_page: 10 });
+    expect(page.status, JSON.stringify(page.body).slice(0, 300)).toBe(200);
+    expect(page.body).toMatchObject({ total: 10, pages: 1, columns: ['question', 'n', 'has q'] });
+    const cells = page.body.rows.map((row: { value: unknown; value_omitted_bytes?: number }[]) => row[1]);
+    const kept = cells.filter((cell: { value: unknown }) => cell.value !== null);
+    const left = cells.filter((cell: { value: unknown }) => cell.value === null);
+    expect(kept.length).toBeGreaterThan(0);
+    expect(left.length).toBeGreaterThan(0);
+    kept.forEach((cell: { value: string }) => expect(cell.value).toHaveLength(450002));
+    // The JSON of '"' x 900000 + 'qN': each quote escaped once.
+    left.forEach((cell: object) =>
+      expect(cell).toEqual({
+        type: 'eval',
+        status: 'COMPLETED',
+        value: null,
+        error_message: null,
+        value_omitted_bytes: 900004,
+      }),
+    );
+    // The small cells are all there; a page of one row holds its whole cell.
+    page.body.rows.forEach((row: { value: unknown }[], i: number) => {
+      expect(row[0]).toEqual({ type: 'dataset', value: `q${i}` });
+      expect(row[2]).toMatchObject({ status: 'COMPLETED', value: true });
+    });
+    const one = await rowsPage(reportId, { page: 10, per_page: 1 });
+    expect(one.body.rows[0][1].value).toBe(`${'"'.repeat(450000)}q9`);
+  });
+});
