@@ -204,8 +204,10 @@ export async function computeReportScore(
     .map((column) => ({ column, tally: newTally(column.name) }));
   if (tallies.length === 0) return noScore(NO_SCORE_COLUMNS_MESSAGE);
   const rowCount = report.run?.rowCount ?? 0;
+  // Only the scored columns' cells: another column's big values (held in S3) are never loaded.
+  const scored = { columns: new Set(tallies.map(({ column }) => column.id)) };
   for (let from = 0; from < rowCount; from += SCORE_PAGE_ROWS) {
-    const rows = await readRowCells(report, from, Math.min(SCORE_PAGE_ROWS, rowCount - from));
+    const rows = await readRowCells(report, from, Math.min(SCORE_PAGE_ROWS, rowCount - from), scored);
     for (const cells of rows) for (const { column, tally } of tallies) tallyCell(tally, cells.get(column.id));
   }
   return builtInScore(tallies.map(({ tally }) => tally));

@@ -15,13 +15,26 @@ import { createSandbox } from '#shared/sandbox/sandbox.ts';
 
 /** The score's arithmetic (pure), and computeReportScore over stubbed cells and dataset rows. */
 
-const cellsByRow = vi.hoisted(() => ({ rows: [] as Map<number, unknown>[], reads: [] as number[][] }));
+const cellsByRow = vi.hoisted(() => ({
+  rows: [] as Map<number, unknown>[],
+  reads: [] as number[][],
+  columnsRead: new Set<number>(),
+}));
 const datasetRows = vi.hoisted(() => ({ columns: ['question'], rows: [] as unknown[][] }));
 
 vi.mock('#shared/reports/run/cells.ts', () => ({
-  readRowCells: async (_report: unknown, from: number, count: number) => {
+  readRowCells: async (
+    _report: unknown,
+    from: number,
+    count: number,
+    options: { columns?: ReadonlySet<number> } = {},
+  ) => {
     cellsByRow.reads.push([from, count]);
-    return cellsByRow.rows.slice(from, from + count);
+    return cellsByRow.rows.slice(from, from + count).map((row) => {
+      const answered = new Map([...row].filter(([id]) => options.columns?.has(id) ?? true));
+      for (const id of answered.keys()) cellsByRow.columnsRead.add(id);
+      return answered;
+    });
   },
 }));
 vi.mock('#shared/datasets/repository.ts', () => ({
@@ -165,6 +178,7 @@ describe('computeReportScore', () => {
 
   beforeEach(() => {
     cellsByRow.reads = [];
+    cellsByRow.columnsRead = new Set();
     cellsByRow.rows = Array.from(
       { length: rowCount },
       (_, i) =>
@@ -196,6 +210,8 @@ describe('computeReportScore', () => {
       [500, 500],
       [1000, 203],
     ]);
+    // The cells of the unscored column "answer" (whose values may be big, in S3) are never read.
+    expect([...cellsByRow.columnsRead].sort()).toEqual([12, 13]);
   });
 
   it('runs the score code over every row (dataset and evaluation columns by name)', async () => {

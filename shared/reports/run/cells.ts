@@ -22,13 +22,16 @@ export interface Cell {
  * Cells of rows [fromRow, fromRow + count) of the report's latest run, one map (column id -> cell) per
  * row; a column the run did not have (added since, or no run yet) is absent from the map. Rows past the
  * run's last row are not answered. One Query over the batches that hold the rows; values stored in S3
- * are loaded. A batch not DONE yet answers its cells QUEUED or RUNNING (value null).
+ * are loaded. A batch not DONE yet answers its cells QUEUED or RUNNING (value null). With `columns`,
+ * only those columns' cells are answered (and only their values loaded from S3).
  */
 export async function readRowCells(
   report: ReportRecord,
   fromRow: number,
   count: number,
+  options: { columns?: ReadonlySet<number> } = {},
 ): Promise<Map<number, Cell>[]> {
+  const wanted = (id: number) => options.columns === undefined || options.columns.has(id);
   const run = report.run as StoredRunState | undefined;
   if (!run) return [];
   const from = Math.max(0, fromRow);
@@ -56,6 +59,7 @@ export async function readRowCells(
       }
       const stored = parsed[row - batch * run.batchSize] ?? {};
       for (const [id, cell] of Object.entries(stored)) {
+        if (!wanted(Number(id))) continue;
         const answered: Cell = { status: cell.s, value: cell.v ?? null, error_message: cell.e ?? null };
         cells.set(Number(id), answered);
         if (cell.k !== undefined) {
@@ -72,7 +76,9 @@ export async function readRowCells(
     } else {
       columnIds ??= await runColumnIds(report, run);
       const status: CellStatus = item?.status === 'RUNNING' ? 'RUNNING' : 'QUEUED';
-      for (const id of columnIds) cells.set(id, { status, value: null, error_message: null });
+      for (const id of columnIds) {
+        if (wanted(id)) cells.set(id, { status, value: null, error_message: null });
+      }
     }
   }
   await Promise.all(loads);
