@@ -2,11 +2,8 @@ import { emitEvents } from '#shared/events/emit.ts';
 import { clip } from '#shared/platform/errors.ts';
 import { logger } from '#shared/platform/logger.ts';
 import type { ReportColumn, ReportRecord, ReportScore } from '../records.ts';
-import { computeReportScore } from '../score.ts';
+import { computeReportScore, MAX_SCORE_ERROR_CHARS } from '../score.ts';
 import { loadSnapshot, markRunCompleted, readHead, type StoredRunState } from './store.ts';
-
-/** A score error's message as stored (user code may throw anything). */
-const MAX_SCORE_ERROR_CHARS = 4096;
 
 export interface CompletionDeps {
   now(): number;
