@@ -1,9 +1,11 @@
 import { emitEvents } from '#shared/events/emit.ts';
-import { clip } from '#shared/platform/errors.ts';
 import { logger } from '#shared/platform/logger.ts';
 import type { ReportColumn, ReportRecord, ReportScore } from '../records.ts';
-import { computeReportScore, MAX_SCORE_ERROR_CHARS } from '../score.ts';
+import { computeReportScore, ScoreError } from '../score.ts';
 import { loadSnapshot, markRunCompleted, readHead, type StoredRunState } from './store.ts';
+
+/** The score error stored when the score could not be computed for a reason of the service's own. */
+export const INTERNAL_SCORE_ERROR = 'internal error: the score could not be computed';
 
 export interface CompletionDeps {
   now(): number;
@@ -34,12 +36,19 @@ export async function completeRunIfDone(
     try {
       score = await deps.score(head, snapshot.columns);
     } catch (error) {
-      scoreError = clip(error instanceof Error ? error.message : String(error), MAX_SCORE_ERROR_CHARS);
-      logger.warn('Report score not computed', {
-        reportId,
-        run: runNumber,
-        reason: scoreError.slice(0, 300),
-      });
+      if (error instanceof ScoreError) {
+        scoreError = error.message;
+        logger.warn('Report score not computed', {
+          reportId,
+          run: runNumber,
+          reason: scoreError.slice(0, 300),
+        });
+      } else {
+        // The service failed, not the score code: the run still completes (its cells are all done), and
+        // the client reads a plain message, never the internal error's text.
+        scoreError = INTERNAL_SCORE_ERROR;
+        logger.error('Report score failed', { reportId, run: runNumber, error });
+      }
     }
     const finishedAt = new Date(deps.now()).toISOString();
     if (await markRunCompleted(ws, reportId, runNumber, { score, scoreError, finishedAt })) {
