@@ -41,8 +41,13 @@ export class ScoreError extends Error {
  */
 export const MAX_SCORE_MATRIX_BYTES = 32 * 1024;
 
-/** Rows read per page. */
+/** Rows read per page: of the scored columns' cells for the built-in score. */
 export const SCORE_PAGE_ROWS = 500;
+/**
+ * Rows read per page for the score code, which needs every column's values (big ones loaded from S3):
+ * fewer, so that what is held past the sandbox's input limit when the score stops stays small.
+ */
+export const SCORE_CODE_PAGE_ROWS = 50;
 
 // ---------------------------------------------------------------------------------------------------
 // The arithmetic (pure)
@@ -255,8 +260,8 @@ export async function* reportRowObjects(
   if (rowCount === 0) return;
   const dataset = await getDataset(report.workspaceId, report.datasetId, { includeExpired: true });
   const manifest = dataset?.manifestKey ? await readManifest(dataset.manifestKey) : undefined;
-  for (let from = 0; from < rowCount; from += SCORE_PAGE_ROWS) {
-    const count = Math.min(SCORE_PAGE_ROWS, rowCount - from);
+  for (let from = 0; from < rowCount; from += SCORE_CODE_PAGE_ROWS) {
+    const count = Math.min(SCORE_CODE_PAGE_ROWS, rowCount - from);
     const [values, cells] = await Promise.all([
       manifest ? rowWindow(manifest, from, count) : Promise.resolve([]),
       readRowCells(report, from, count),

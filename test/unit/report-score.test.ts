@@ -232,6 +232,13 @@ describe('computeReportScore', () => {
         configuration: { code, code_language: 'JAVASCRIPT' },
       },
     });
+    // Every column's values, a small page at a time: 25 pages of 50 rows, the last of 3.
+    expect(cellsByRow.reads).toHaveLength(25);
+    expect(cellsByRow.reads.slice(-2)).toEqual([
+      [1150, 50],
+      [1200, 3],
+    ]);
+    expect([...cellsByRow.columnsRead].sort()).toEqual([11, 12, 13]);
   });
 
   it('fails with a ScoreError when the score code throws, returns no score or is Python', async () => {
