@@ -37,9 +37,10 @@ export class ScoreError extends Error {
 
 /**
  * The most JSON a score code's `matrix` may be: the score is kept on the report's item (with the run's
- * state and the score code) and answered with the report in every list.
+ * state and the score code), and every report of a list page (up to 100) answers it twice (`score` and
+ * `score_matrix`) within Lambda's 6 MB.
  */
-export const MAX_SCORE_MATRIX_BYTES = 32 * 1024;
+export const MAX_SCORE_MATRIX_BYTES = 16 * 1024;
 
 /** Rows read per page: of the scored columns' cells for the built-in score. */
 export const SCORE_PAGE_ROWS = 500;
