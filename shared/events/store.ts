@@ -12,6 +12,10 @@ import type { BusEventDetail } from './bus-message.ts';
  * removes it from there. Items expire after EVENT_RETENTION_DAYS.
  *
  *   PK `W#<ws>#EV#<eventId>`  SK `EV`  (the detail as it goes on the bus, `sweeps`, `acknowledgedAt`)
+ *
+ * The detail is kept as JSON text: details may hold numbers a DynamoDB map cannot (a report's score
+ * past 1e±125 or 38 digits, or past 2^53 for the document client). An item written as a map before is
+ * read as it is.
  */
 export const EVENT_RETENTION_DAYS = 30;
 /** Pending events spread over this many index partitions, so no one partition takes every write. */
@@ -39,7 +43,7 @@ function toItem(detail: BusEventDetail, createdAt: number) {
     ...eventKey(detail.workspace_id, detail.event_id),
     GSI1PK: `${PENDING_PREFIX}${shard}`,
     GSI1SK: `${new Date(createdAt).toISOString()}#${detail.event_id}`,
-    detail,
+    detail: JSON.stringify(detail),
     sweeps: 0,
     expiresAt: Math.floor(createdAt / 1000) + EVENT_RETENTION_DAYS * 86_400,
   };
@@ -131,7 +135,7 @@ export async function pendingEvents(before: Date, limit: number): Promise<Pendin
   );
   return shards.flatMap((page) =>
     (page.Items ?? []).map((item) => ({
-      detail: item.detail as BusEventDetail,
+      detail: (typeof item.detail === 'string' ? JSON.parse(item.detail) : item.detail) as BusEventDetail,
       sweeps: Number(item.sweeps ?? 0),
     })),
   );

@@ -68,6 +68,10 @@ describe('scores a table item cannot hold as such', () => {
       details: { column_name: 'n', score: 1e200, score_type: 'numeric', num_skipped: 0 },
     });
     expect(done.report_columns[0].score).toBe(1e200);
+    const finished = service.messaging.events
+      .map((event) => event.detail as { event_type: string; details: { report_id?: number } })
+      .filter((detail) => detail.event_type === 'report_finished' && detail.details.report_id === reportId);
+    expect(finished).toMatchObject([{ details: { overall_score: 1e200, status: 'COMPLETED' } }]);
   });
 
   it('keeps any JSON number or nesting the score code returns in its matrix', async () => {

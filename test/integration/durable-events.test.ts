@@ -61,8 +61,28 @@ describe('emitting', () => {
       workspace_id: ws,
       timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT.*Z$/),
     });
-    expect((await stored(detail!.event_id))?.detail).toEqual(detail);
     expect(await isPending(detail!.event_id)).toBe(true);
+  });
+
+  it('records and sweeps details holding any JSON number (a score past what DynamoDB numbers hold)', async () => {
+    const details = {
+      report_id: 9_001,
+      report_name: 'huge',
+      parent_report_id: null,
+      dataset_id: 1,
+      status: 'COMPLETED' as const,
+      overall_score: 1e200,
+      status_counts: { COMPLETED: 2, FAILED: 0 },
+    };
+    await emitEvents(ws, [{ type: 'report_finished', details }]);
+    const onTheBus = service.messaging.events
+      .map((event) => event.detail as { event_id: string; details: { report_id?: number } })
+      .filter((detail) => detail.details.report_id === 9_001);
+    expect(onTheBus).toMatchObject([{ event_type: 'report_finished', details }]);
+    const pending = await pendingEvents(new Date(Date.now() + 60_000), 1_000);
+    expect(pending.find(({ detail }) => detail.event_id === onTheBus[0]!.event_id)?.detail).toEqual(
+      onTheBus[0],
+    );
   });
 
   it('refuses an event whose details do not match the catalogue, writing nothing', async () => {
