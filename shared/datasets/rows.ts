@@ -68,7 +68,7 @@ export async function rowWindow(
   manifest: Manifest,
   offset: number,
   count: number,
-  read: (manifest: Manifest, chunk: ChunkRef) => Promise<unknown[][]> = readChunk,
+  read: ChunkReader = readChunk,
 ): Promise<unknown[][]> {
   const wanted: { chunk: ChunkRef; from: number; to: number }[] = [];
   let start = 0;
@@ -88,6 +88,26 @@ export async function rowWindow(
     wanted.map(async ({ chunk, from, to }) => (await read(manifest, chunk)).slice(from, to)),
   );
   return parts.flat();
+}
+
+/** Reads a chunk's rows (rowWindow's `read`). */
+export type ChunkReader = (manifest: Manifest, chunk: ChunkRef) => Promise<unknown[][]>;
+
+/**
+ * A chunk reader that keeps the last `size` chunks it parsed (chunks never change), for a caller that
+ * reads consecutive windows: each chunk is then fetched once, however small the windows.
+ */
+export function keepingChunkReader(size: number): ChunkReader {
+  const kept = new Map<string, Promise<unknown[][]>>();
+  return (manifest, chunk) => {
+    const cached = kept.get(chunk.key);
+    if (cached) return cached;
+    const read = readChunk(manifest, chunk);
+    read.catch(() => kept.delete(chunk.key));
+    if (kept.size >= size) kept.delete(kept.keys().next().value!);
+    kept.set(chunk.key, read);
+    return read;
+  };
 }
 
 const READ_AHEAD = 2;

@@ -1,6 +1,6 @@
 import { readManifest } from '#shared/datasets/manifest.ts';
 import { getDataset } from '#shared/datasets/repository.ts';
-import { rowWindow } from '#shared/datasets/rows.ts';
+import { keepingChunkReader, rowWindow } from '#shared/datasets/rows.ts';
 import { clip } from '#shared/platform/errors.ts';
 import { SANDBOX_LIMITS } from '#shared/sandbox/limits.ts';
 import { type SandboxPort, sandboxPort } from '#shared/sandbox/sandbox.ts';
@@ -261,10 +261,12 @@ export async function* reportRowObjects(
   if (rowCount === 0) return;
   const dataset = await getDataset(report.workspaceId, report.datasetId, { includeExpired: true });
   const manifest = dataset?.manifestKey ? await readManifest(dataset.manifestKey) : undefined;
+  // Pages are small and in order: each chunk is fetched once.
+  const read = keepingChunkReader(2);
   for (let from = 0; from < rowCount; from += SCORE_CODE_PAGE_ROWS) {
     const count = Math.min(SCORE_CODE_PAGE_ROWS, rowCount - from);
     const [values, cells] = await Promise.all([
-      manifest ? rowWindow(manifest, from, count) : Promise.resolve([]),
+      manifest ? rowWindow(manifest, from, count, read) : Promise.resolve([]),
       readRowCells(report, from, count),
     ]);
     for (let i = 0; i < cells.length; i++) {

@@ -4,7 +4,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { datasetKey } from '#shared/datasets/keys.ts';
 import { appendManifest, ChunkWriter, type Manifest, newManifest } from '#shared/datasets/manifest.ts';
-import { datasetRows } from '#shared/datasets/rows.ts';
+import { datasetRows, keepingChunkReader, rowWindow } from '#shared/datasets/rows.ts';
 
 /**
  * Rows in S3: chunks written in order with bounded uploads in flight, manifests that append across
@@ -150,6 +150,17 @@ describe('datasetRows', () => {
       manifest.chunks[0]!.key,
       manifest.chunks[1]!.key,
     ]);
+  });
+
+  it('reads consecutive small windows fetching each chunk once with a keeping reader', async () => {
+    const manifest = await storeDataset(6000);
+    s3.resetHistory();
+    const read = keepingChunkReader(2);
+    const rows: unknown[][] = [];
+    for (let from = 0; from < 6000; from += 50) rows.push(...(await rowWindow(manifest, from, 50, read)));
+    expect(rows.map((row) => Number(row[0]))).toEqual(Array.from({ length: 6000 }, (_, n) => n));
+    const gets = s3.commandCalls(GetObjectCommand).map((call) => call.args[0].input.Key);
+    expect(gets.filter((key) => key?.endsWith('.jsonl'))).toEqual(manifest.chunks.map((chunk) => chunk.key));
   });
 
   it('searches every row with q, case-insensitively, counting all matches', async () => {

@@ -44,6 +44,7 @@ vi.mock('#shared/datasets/manifest.ts', () => ({
   readManifest: async () => ({ columns: datasetRows.columns }),
 }));
 vi.mock('#shared/datasets/rows.ts', () => ({
+  keepingChunkReader: () => undefined,
   rowWindow: async (_manifest: unknown, from: number, count: number) =>
     datasetRows.rows.slice(from, from + count),
 }));

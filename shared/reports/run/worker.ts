@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import { type ChunkRef, type Manifest, readChunk, readManifest } from '#shared/datasets/manifest.ts';
-import { rowWindow } from '#shared/datasets/rows.ts';
+import { readManifest } from '#shared/datasets/manifest.ts';
+import { keepingChunkReader, rowWindow } from '#shared/datasets/rows.ts';
 import { forEachLimited } from '#shared/platform/concurrency.ts';
 import { clip } from '#shared/platform/errors.ts';
 import { keepLeased, releaseLease, renewLease } from '#shared/platform/lease.ts';
@@ -265,16 +265,7 @@ async function afterBatch(
 
 // Chunks never change: the worker keeps the last few it parsed (batches of one chunk follow each other).
 const CHUNK_CACHE_SIZE = 2;
-const chunkCache = new Map<string, Promise<unknown[][]>>();
-function cachedChunk(manifest: Manifest, chunk: ChunkRef): Promise<unknown[][]> {
-  const cached = chunkCache.get(chunk.key);
-  if (cached) return cached;
-  const read = readChunk(manifest, chunk);
-  read.catch(() => chunkCache.delete(chunk.key));
-  if (chunkCache.size >= CHUNK_CACHE_SIZE) chunkCache.delete(chunkCache.keys().next().value!);
-  chunkCache.set(chunk.key, read);
-  return read;
-}
+const cachedChunk = keepingChunkReader(CHUNK_CACHE_SIZE);
 
 async function datasetRows(snapshot: RunSnapshot, from: number, count: number): Promise<unknown[][]> {
   if (!snapshot.dataset.manifestKey || count === 0) return [];
