@@ -56,7 +56,8 @@ export async function evaluationRows(
   const runRows = Math.max(0, Math.min(pageRows, (report.run?.rowCount ?? 0) - offset));
   const [values, cells] = await Promise.all([
     manifest && pageRows > 0 ? rowWindow(manifest, offset, pageRows) : [],
-    runRows > 0 ? readRowCells(report, offset, runRows) : [],
+    // Values held in S3 are loaded up to what one answer can carry; past it they are only sized.
+    runRows > 0 ? readRowCells(report, offset, runRows, { valueBudgetBytes: MAX_ROWS_ANSWER_BYTES }) : [],
   ]);
   return withinAnswerLimit({
     success: true,
@@ -71,6 +72,7 @@ export async function evaluationRows(
           status: cell.status,
           value: cell.value,
           error_message: cell.error_message,
+          ...(cell.omittedBytes === undefined ? {} : { value_omitted_bytes: cell.omittedBytes }),
         };
       }),
     ]),
