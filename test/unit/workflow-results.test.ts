@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { escapedJsonBytes } from '#shared/platform/answer-limit.ts';
 import {
   executionResults,
   MAX_RESULTS_BYTES,
@@ -84,6 +85,16 @@ describe('the results of a run', () => {
     expect(body.c).toEqual(result(nodes[2]!));
     expect(body.a).toEqual(result(nodes[0]!));
     expect(Object.getOwnPropertyDescriptor(body, '__proto__')?.value).toEqual(result(nodes[3]!));
+    // Values full of quotes: within the limit as JSON, twice over it once escaped into Lambda's result.
+    const quotes = '"'.repeat(1_200_000);
+    const quoted = executionResults(
+      [node('q1', 0, { value: quotes }), node('q2', 1, { value: quotes })],
+      true,
+    );
+    expect(escapedJsonBytes(quoted.body)).toBeLessThanOrEqual(MAX_RESULTS_BYTES);
+    // Equal sizes: the earlier is left out.
+    expect(quoted.body.q1).toMatchObject({ value: null, value_omitted_bytes: 2_400_002 });
+    expect(quoted.body.q2).toMatchObject({ value: quotes });
     // Within the limit, nothing changes.
     const small = { a: result(node('a', 0)) };
     expect(withinAnswerLimit(small)).toBe(small);

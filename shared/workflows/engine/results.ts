@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { jsonBytes, largestToOmit } from '#shared/platform/answer-limit.ts';
+import { escapedJsonBytes, jsonBytes, largestToOmit } from '#shared/platform/answer-limit.ts';
 import { notFound } from '#shared/platform/errors.ts';
 import { NODE_STATUSES, type NodeStatus } from './readiness.ts';
 import { type NodeItem, nodeValue, readExecution } from './store.ts';
@@ -22,8 +22,9 @@ export interface NodeResult {
 }
 
 /**
- * An answer carries at most this much JSON (Lambda refuses answers over 6 MB, which the client would see
- * as a 502): past it, the largest values are left out, each marked with its size.
+ * An answer carries at most this much JSON, counted as Lambda's result carries it (the body escaped once
+ * more; Lambda refuses results over 6 MB, which the client would see as a 502): past it, the largest
+ * values are left out, each marked with its size.
  */
 export const MAX_RESULTS_BYTES = 5 * 1024 * 1024;
 
@@ -34,12 +35,13 @@ export function withinAnswerLimit(
 ): Record<string, NodeResult> {
   const entries = Object.entries(body);
   const sizes = entries.map(([, result]) => jsonBytes(result.value));
-  // `null` and the marker take an omitted value's place.
+  // Counted as Lambda's result carries the body (escaped once more); `null` and the marker take an
+  // omitted value's place.
   const omitted = largestToOmit(
-    sizes,
-    jsonBytes(body),
+    entries.map(([, result]) => escapedJsonBytes(result.value)),
+    escapedJsonBytes(body),
     limit,
-    (i) => jsonBytes(null) + jsonBytes({ value_omitted_bytes: sizes[i] }),
+    (i) => escapedJsonBytes(null) + escapedJsonBytes({ value_omitted_bytes: sizes[i] }),
   );
   if (omitted.size === 0) return body;
   // Rebuilt with fromEntries: a node may be called `__proto__`.
