@@ -1,0 +1,115 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestService, type TestService } from '#test/support/local-service.ts';
+
+/**
+ * Report definitions probed as a careless or hostile client would: values too large to store,
+ * PromptLayer's nullable fields, the list's workspace_id, concurrent edits. Every refusal is a clear
+ * 4xx that writes nothing.
+ */
+let service: TestService;
+let otherKey: string;
+
+const GROUPS = '/api/public/v2/dataset-groups';
+const FROM_FILE = '/api/public/v2/dataset-versions/from-file';
+const EVALUATIONS = '/api/public/v2/evaluations';
+
+let seq = 0;
+const unique = (prefix: string) => `${prefix}-${++seq}`;
+
+beforeAll(async () => {
+  service = await startTestService();
+  otherKey = await service.otherWorkspaceKey('probing-other');
+});
+afterAll(() => service?.stop());
+
+/** A group with one published version of a CSV with columns question, expected. */
+async function datasetGroup() {
+  const group = await service.call('POST', GROUPS, { body: { name: unique('group') } });
+  expect(group.status, JSON.stringify(group.body)).toBe(201);
+  const groupId = group.body.dataset_group.id as number;
+  const version = await service.call('POST', FROM_FILE, {
+    body: {
+      dataset_group_id: groupId,
+      file_name: 'eval.csv',
+      file_content_base64: Buffer.from('question,expected\nq1,a1\n').toString('base64'),
+    },
+  });
+  expect(version.status, JSON.stringify(version.body)).toBe(201);
+  await service.messaging.idle();
+  return groupId;
+}
+
+const compareColumn = (name: string, sources: [string, string] = ['question', 'expected']) => ({
+  column_type: 'COMPARE',
+  name,
+  configuration: { sources, comparison_type: { type: 'STRING' } },
+});
+
+/** A VARIABLE column holding `chars` characters of text. */
+const textColumn = (name: string, chars: number) => ({
+  column_type: 'VARIABLE',
+  name,
+  configuration: { value: { type: 'string', value: 'x'.repeat(chars) } },
+});
+
+async function createReport(body: Record<string, unknown>) {
+  const answer = await service.call('POST', '/reports', { body });
+  expect(answer.status, JSON.stringify(answer.body).slice(0, 300)).toBe(201);
+  return answer.body as { report_id: number; report_columns: { id: number; name: string }[] };
+}
+
+async function columnsOf(reportId: number) {
+  const got = await service.call('GET', `/reports/${reportId}`);
+  expect(got.status).toBe(200);
+  return (got.body.report_columns as { name: string; position: number; configuration: unknown }[]).map(
+    ({ name, position }) => ({ name, position }),
+  );
+}
+
+describe('configurations too large to store', () => {
+  it('refuses a column larger than an item can hold with a 413 at create, add and change, writing nothing', async () => {
+    const groupId = await datasetGroup();
+
+    const atCreate = await service.rejected('POST', '/reports', {
+      body: { dataset_group_id: groupId, columns: [compareColumn('ok'), textColumn('big', 500_000)] },
+    });
+    expect(atCreate.status).toBe(413);
+    expect(atCreate.body.message).toMatch(/column "big"/);
+
+    const { report_id: reportId, report_columns } = await createReport({
+      dataset_group_id: groupId,
+      columns: [compareColumn('a'), textColumn('small', 10)],
+    });
+    const added = await service.rejected('POST', '/report-columns', {
+      body: { report_id: reportId, ...textColumn('big', 500_000), position: 1 },
+    });
+    expect(added.status).toBe(413);
+    const changed = await service.rejected('PATCH', `/report-columns/${report_columns[1]?.id}`, {
+      body: { report_id: reportId, ...textColumn('small', 500_000) },
+    });
+    expect(changed.status).toBe(413);
+    expect(await columnsOf(reportId)).toEqual([
+      { name: 'a', position: 1 },
+      { name: 'small', position: 2 },
+    ]);
+  });
+
+  it('bounds the whole report so that reading it back fits one answer', async () => {
+    const groupId = await datasetGroup();
+    // 50 columns of 200,000 characters each: every one fits an item, together they are 10 MB.
+    const { report_id: reportId } = await createReport({
+      dataset_group_id: groupId,
+      columns: Array.from({ length: 5 }, (_, i) => textColumn(`c${i}`, 200_000)),
+    });
+    let refused: number | undefined;
+    for (let i = 5; i < 50 && refused === undefined; i++) {
+      const answer = await service.call('POST', '/report-columns', {
+        body: { report_id: reportId, ...textColumn(`c${i}`, 200_000) },
+      });
+      if (answer.status !== 201) refused = answer.status;
+    }
+    expect(refused).toBe(413);
+    const got = await service.call('GET', `/reports/${reportId}`);
+    expect(got.status).toBe(200);
+  });
+});
