@@ -49,12 +49,15 @@ export type CreateReportBody = z.output<typeof createReportBodySchema>;
 export const createColumnBodySchema = columnDefinitionSchema.extend({ report_id: z.int().min(1) });
 export type CreateColumnBody = z.output<typeof createColumnBodySchema>;
 
-/** PATCH /report-columns/{report_column_id}: column_type is required, the rest optional. */
+/**
+ * PATCH /report-columns/{report_column_id}: column_type is required, the rest optional; null (as
+ * PromptLayer's contract allows for each) leaves the field as it is.
+ */
 export const patchColumnBodySchema = z.object({
   report_id: z.int().min(1),
   column_type: columnDefinitionSchema.shape.column_type,
-  name: columnDefinitionSchema.shape.name.optional(),
-  configuration: columnDefinitionSchema.shape.configuration.optional(),
+  name: columnDefinitionSchema.shape.name.nullish(),
+  configuration: columnDefinitionSchema.shape.configuration.nullish(),
   position: z.int().min(0).nullish(),
   is_part_of_score: z.boolean().nullish(),
 });

@@ -7,18 +7,15 @@ import { startTestService, type TestService } from '#test/support/local-service.
  * 4xx that writes nothing.
  */
 let service: TestService;
-let otherKey: string;
 
 const GROUPS = '/api/public/v2/dataset-groups';
 const FROM_FILE = '/api/public/v2/dataset-versions/from-file';
-const EVALUATIONS = '/api/public/v2/evaluations';
 
 let seq = 0;
 const unique = (prefix: string) => `${prefix}-${++seq}`;
 
 beforeAll(async () => {
   service = await startTestService();
-  otherKey = await service.otherWorkspaceKey('probing-other');
 });
 afterAll(() => service?.stop());
 
@@ -111,5 +108,32 @@ describe('configurations too large to store', () => {
     expect(refused).toBe(413);
     const got = await service.call('GET', `/reports/${reportId}`);
     expect(got.status).toBe(200);
+  });
+});
+
+describe("PromptLayer's nullable fields", () => {
+  it('takes null for a column change it leaves as it is (name, configuration, position, is_part_of_score)', async () => {
+    const groupId = await datasetGroup();
+    const { report_id: reportId, report_columns } = await createReport({
+      dataset_group_id: groupId,
+      columns: [compareColumn('a'), compareColumn('b')],
+    });
+    const changed = await service.call('PATCH', `/report-columns/${report_columns[0]?.id}`, {
+      body: {
+        report_id: reportId,
+        column_type: 'COMPARE',
+        name: null,
+        configuration: null,
+        position: null,
+        is_part_of_score: null,
+      },
+    });
+    expect(changed.status, JSON.stringify(changed.body)).toBe(200);
+    expect(changed.body.report_column).toMatchObject({
+      name: 'a',
+      position: 1,
+      is_part_of_score: false,
+      configuration: compareColumn('a').configuration,
+    });
   });
 });
