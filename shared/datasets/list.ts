@@ -5,7 +5,8 @@ import {
   findExternalIdOwner,
   listExternalIds,
 } from '#shared/external-ids/external-ids.ts';
-import { badRequest, notFound } from '#shared/platform/errors.ts';
+import { requireOwnWorkspace } from '#shared/platform/auth-context.ts';
+import { notFound } from '#shared/platform/errors.ts';
 import {
   givenTogether,
   idParam,
@@ -132,10 +133,7 @@ async function listScope(
 }
 
 export async function listDatasets(workspaceId: number, query: ListDatasetsQuery) {
-  // The reference answers 400 for another workspace than the key's.
-  if (query.workspace_id !== undefined && query.workspace_id !== workspaceId) {
-    throw badRequest('Invalid workspace_id', 'invalid_workspace');
-  }
+  requireOwnWorkspace({ workspaceId }, query.workspace_id);
   const scope = await listScope(workspaceId, query);
   // Nothing is ever deleted yet, so `deleted` lists nothing and `all` lists the active ones.
   const all =

@@ -1,5 +1,5 @@
 import { findExternalIdOwner } from '#shared/external-ids/external-ids.ts';
-import { sameEmail } from '#shared/platform/auth-context.ts';
+import { requireOwnWorkspace, sameEmail } from '#shared/platform/auth-context.ts';
 import { paginate } from '#shared/platform/pagination.ts';
 import { headComparator, inTimeBounds } from '#shared/versions/list.ts';
 import { reportExternalIdsOf } from './external-ids.ts';
@@ -30,6 +30,7 @@ async function item(report: ReportRecord) {
 }
 
 export async function listEvaluations(workspaceId: number, query: ListEvaluationsQuery) {
+  requireOwnWorkspace({ workspaceId }, query.workspace_id);
   const byExternalId = query.external_source !== undefined && query.external_id !== undefined;
   const [heads, owner] = await Promise.all([
     listReportHeads(workspaceId),

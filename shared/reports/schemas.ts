@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { externalIdSchema } from '#shared/external-ids/external-ids.ts';
 import { MAX_EMAIL_LENGTH } from '#shared/platform/auth-context.ts';
 import { isoTimestamp, jsonObject, successMessageSchema } from '#shared/platform/response-schemas.ts';
-import { ownKeysRecord, queryBoolean, wellFormedString } from '#shared/platform/schemas.ts';
+import { idParam, ownKeysRecord, queryBoolean, wellFormedString } from '#shared/platform/schemas.ts';
 import { headListQuerySchema, publishExternalIdsSchema } from '#shared/versions/schemas.ts';
 
 /** Request and response shapes of the report definition routes (PromptLayer's field names). */
@@ -83,6 +83,7 @@ export const listEvaluationsQuerySchema = headListQuerySchema(
     status: z.enum(['active', 'deleted', 'all']).default('active'),
     include_runs: queryBoolean.default(false),
     created_by_email: z.string().max(MAX_EMAIL_LENGTH).optional(),
+    workspace_id: idParam.optional(),
   },
   { defaultPerPage: 10 },
 );

@@ -7,15 +7,18 @@ import { startTestService, type TestService } from '#test/support/local-service.
  * 4xx that writes nothing.
  */
 let service: TestService;
+let otherKey: string;
 
 const GROUPS = '/api/public/v2/dataset-groups';
 const FROM_FILE = '/api/public/v2/dataset-versions/from-file';
+const EVALUATIONS = '/api/public/v2/evaluations';
 
 let seq = 0;
 const unique = (prefix: string) => `${prefix}-${++seq}`;
 
 beforeAll(async () => {
   service = await startTestService();
+  otherKey = await service.otherWorkspaceKey('probing-other');
 });
 afterAll(() => service?.stop());
 
@@ -135,5 +138,28 @@ describe("PromptLayer's nullable fields", () => {
       is_part_of_score: false,
       configuration: compareColumn('a').configuration,
     });
+  });
+});
+
+describe('GET /api/public/v2/evaluations workspace_id', () => {
+  it("answers the key's own workspace, 400 for another one, 422 for one that is not an id", async () => {
+    const groupId = await datasetGroup();
+    const { report_id: reportId } = await createReport({ dataset_group_id: groupId, name: unique('ws') });
+
+    const own = await service.call('GET', EVALUATIONS, {
+      query: { workspace_id: service.workspaceId, per_page: 100 },
+    });
+    expect(own.status).toBe(200);
+    expect(own.body.evaluations.map((e: { id: number }) => e.id)).toContain(reportId);
+
+    const foreign = await service.rejected('GET', EVALUATIONS, { query: { workspace_id: 999_999 } });
+    expect(foreign.status).toBe(400);
+    expect(foreign.body.message).toBe('Invalid workspace_id');
+    const asOther = await service.rejected('GET', EVALUATIONS, {
+      query: { workspace_id: service.workspaceId },
+      key: otherKey,
+    });
+    expect(asOther.status).toBe(400);
+    expect((await service.rejected('GET', EVALUATIONS, { query: { workspace_id: 'x' } })).status).toBe(422);
   });
 });
