@@ -154,6 +154,11 @@ export async function reportExists(ws: number, reportId: number): Promise<boolea
   return (await readHead(ws, reportId, true)) !== undefined;
 }
 
+/** Whether the report of that id was deleted (archived): external-id claims ask it. */
+export async function reportDeleted(ws: number, reportId: number): Promise<boolean> {
+  return (await getReport(ws, reportId, { includeDeleted: true, consistent: true }))?.deleted === true;
+}
+
 /** The report a column belongs to, by the column's pointer; undefined when there is no such column. */
 export async function columnOwner(ws: number, columnId: number): Promise<number | undefined> {
   const pointer = await getItem(columnPointerKey(ws, columnId), false);

@@ -163,3 +163,39 @@ describe('GET /api/public/v2/evaluations workspace_id', () => {
     expect((await service.rejected('GET', EVALUATIONS, { query: { workspace_id: 'x' } })).status).toBe(422);
   });
 });
+
+describe('external ids of an archived report', () => {
+  it('are free for another report once it is archived (at create and by attaching), never while it is live', async () => {
+    const groupId = await datasetGroup();
+    const mapping = { source: 'ci', external_id: unique('pipeline') };
+    const other = { source: 'ci', external_id: unique('pipeline') };
+    const first = await createReport({ dataset_group_id: groupId, external_ids: [mapping, other] });
+    const refused = await service.rejected('POST', '/reports', {
+      body: { dataset_group_id: groupId, external_ids: [mapping] },
+    });
+    expect(refused.status).toBe(409);
+
+    expect((await service.call('DELETE', `/reports/${first.report_id}`)).status).toBe(200);
+    // The archived report's mappings cannot be detached (it is a 404): they must not block the id for ever.
+    expect(
+      (await service.call('GET', `/reports/${first.report_id}/external-ids`, { query: {} })).status,
+    ).toBe(404);
+
+    const second = await createReport({ dataset_group_id: groupId, external_ids: [mapping] });
+    const third = await createReport({ dataset_group_id: groupId });
+    const attached = await service.call('POST', `/reports/${third.report_id}/external-ids`, { body: other });
+    expect(attached.status, JSON.stringify(attached.body)).toBe(201);
+
+    const byMapping = async (m: { source: string; external_id: string }) =>
+      (
+        await service.call('GET', EVALUATIONS, {
+          query: { external_source: m.source, external_id: m.external_id, status: 'all' },
+        })
+      ).body.evaluations.map((e: { id: number; external_ids: unknown[] }) => ({
+        id: e.id,
+        external_ids: e.external_ids,
+      }));
+    expect(await byMapping(mapping)).toEqual([{ id: second.report_id, external_ids: [mapping] }]);
+    expect(await byMapping(other)).toEqual([{ id: third.report_id, external_ids: [other] }]);
+  });
+});
