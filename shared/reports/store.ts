@@ -70,8 +70,24 @@ export function reportFromItem(item: Item): ReportRecord {
   };
 }
 
+/**
+ * A column's configuration is stored as JSON text, as workflow versions are: any JSON a client sends is
+ * kept as sent, where a DynamoDB map could hold neither a number such as 1e200 or 1e-200 nor an
+ * integer beyond 2^53 (the SDK refuses those, DynamoDB the others).
+ */
+const storedConfiguration = (configuration: Record<string, unknown>) => JSON.stringify(configuration);
+
 function columnItem(workspaceId: number, column: ReportColumn): Item {
-  return { ...columnKey(workspaceId, column.reportId, column.id), ...column };
+  return {
+    ...columnKey(workspaceId, column.reportId, column.id),
+    ...column,
+    configuration: storedConfiguration(column.configuration),
+  };
+}
+
+function configurationFromItem(stored: unknown): Record<string, unknown> {
+  if (typeof stored === 'string') return JSON.parse(stored) as Record<string, unknown>;
+  return (stored as Record<string, unknown> | undefined) ?? {};
 }
 
 function columnFromItem(item: Item): ReportColumn {
@@ -80,7 +96,7 @@ function columnFromItem(item: Item): ReportColumn {
     reportId: Number(item.reportId),
     name: String(item.name),
     columnType: item.columnType as ReportColumn['columnType'],
-    configuration: (item.configuration as Record<string, unknown> | undefined) ?? {},
+    configuration: configurationFromItem(item.configuration),
     position: Number(item.position),
     isPartOfScore: item.isPartOfScore === true,
   };
@@ -343,7 +359,7 @@ export async function updateColumn(ws: number, column: ReportColumn): Promise<vo
     set: {
       name: column.name,
       columnType: column.columnType,
-      configuration: column.configuration,
+      configuration: storedConfiguration(column.configuration),
       isPartOfScore: column.isPartOfScore,
     },
     condition: 'attribute_exists(PK)',

@@ -199,3 +199,37 @@ describe('external ids of an archived report', () => {
     expect(await byMapping(other)).toEqual([{ id: third.report_id, external_ids: [other] }]);
   });
 });
+
+describe('any JSON in a column configuration', () => {
+  it('stores numbers DynamoDB cannot hold as numbers (beyond 2^53, 1e200, 1e-200) at create, add and change', async () => {
+    const groupId = await datasetGroup();
+    const raw = `{"ids":[12345678901234567890123,1e200,1e-200,-0.5],"nested":{"":{"seed":98765432109876543210}}}`;
+    const column = (name: string) =>
+      `{"column_type":"VARIABLE","name":"${name}","configuration":{"value":{"type":"json","value":${raw}}}}`;
+    const expected = { value: { type: 'json', value: JSON.parse(raw) } };
+
+    const created = await service.call('POST', '/reports', {
+      rawBody: `{"dataset_group_id":${groupId},"columns":[${column('a')}]}`,
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const reportId = created.body.report_id as number;
+    const added = await service.call('POST', '/report-columns', {
+      rawBody: `{"report_id":${reportId},${column('b').slice(1)}`,
+    });
+    expect(added.status, JSON.stringify(added.body)).toBe(201);
+    const plain = await service.call('POST', '/report-columns', {
+      body: { report_id: reportId, ...textColumn('c', 1) },
+    });
+    const changed = await service.call('PATCH', `/report-columns/${plain.body.report_column.id}`, {
+      rawBody: `{"report_id":${reportId},"column_type":"VARIABLE","configuration":${JSON.stringify(expected).replace(JSON.stringify(JSON.parse(raw)), raw)}}`,
+    });
+    expect(changed.status, JSON.stringify(changed.body)).toBe(200);
+
+    const got = await service.call('GET', `/reports/${reportId}`);
+    expect(got.body.report_columns.map((c: { configuration: unknown }) => c.configuration)).toEqual([
+      expected,
+      expected,
+      expected,
+    ]);
+  });
+});
