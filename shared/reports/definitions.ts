@@ -5,7 +5,13 @@ import { columnReferences, placeColumn, supportedColumnType, validateColumns } f
 import { publishedVersion } from './dataset-version.ts';
 import { REPORT_MAPPINGS } from './external-ids.ts';
 import type { ReportColumn, ReportRecord, ScoreConfiguration } from './records.ts';
-import type { ColumnDefinition, CreateColumnBody, CreateReportBody, PatchColumnBody } from './schemas.ts';
+import {
+  type ColumnDefinition,
+  type CreateColumnBody,
+  type CreateReportBody,
+  MAX_REPORT_NAME_LENGTH,
+  type PatchColumnBody,
+} from './schemas.ts';
 import {
   columnOwner,
   deleteColumn,
@@ -42,6 +48,20 @@ export function scoreConfigurationOf(
     );
   }
   return { code: input.code, code_language: 'JAVASCRIPT' };
+}
+
+/**
+ * `<group name> evaluation <YYYY-MM-DD HH:MM:SS>`, the group's name shortened (never inside a
+ * surrogate pair) so that the whole is a valid report name (at most MAX_REPORT_NAME_LENGTH).
+ */
+export function generatedName(groupName: string, now: Date): string {
+  const suffix = ` evaluation ${now.toISOString().slice(0, 19).replace('T', ' ')}`;
+  let prefix = '';
+  for (const point of groupName) {
+    if (prefix.length + point.length + suffix.length > MAX_REPORT_NAME_LENGTH) break;
+    prefix += point;
+  }
+  return `${prefix}${suffix}`;
 }
 
 /** Column definitions in their report order (each placed at its `position`, else appended). */
@@ -84,8 +104,7 @@ export async function createReport(caller: Caller, body: CreateReportBody) {
     const { columns: stored } = await insertReport(
       {
         workspaceId: caller.workspaceId,
-        name:
-          body.name ?? `${dataset.groupName} evaluation ${now.toISOString().slice(0, 19).replace('T', ' ')}`,
+        name: body.name ?? generatedName(dataset.groupName, now),
         comment: null,
         tags: [],
         folderId: body.folder_id ?? null,

@@ -233,3 +233,28 @@ describe('any JSON in a column configuration', () => {
     ]);
   });
 });
+
+describe('a generated name', () => {
+  it('fits the 1..255 of a report name for a group of the longest name, so it can be deleted by name', async () => {
+    const groupName = `${'g'.repeat(240)}${'😀'.repeat(7)}`; // 254 UTF-16 units, astral characters last
+    const group = await service.call('POST', GROUPS, { body: { name: groupName } });
+    expect(group.status, JSON.stringify(group.body)).toBe(201);
+    await service.call('POST', FROM_FILE, {
+      body: {
+        dataset_group_id: group.body.dataset_group.id,
+        file_name: 'eval.csv',
+        file_content_base64: Buffer.from('question\nq\n').toString('base64'),
+      },
+    });
+    await service.messaging.idle();
+
+    const { report_id: reportId } = await createReport({ dataset_group_id: group.body.dataset_group.id });
+    const name = (await service.call('GET', `/reports/${reportId}`)).body.report.name as string;
+
+    expect(name.length).toBeLessThanOrEqual(255);
+    expect(name).toMatch(/^g+ evaluation \d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
+    expect(name.isWellFormed()).toBe(true);
+    const deleted = await service.call('DELETE', `/reports/name/${encodeURIComponent(name)}`);
+    expect(deleted.status, JSON.stringify(deleted.body)).toBe(200);
+  });
+});
