@@ -3,6 +3,7 @@ import { requireOwnWorkspace, sameEmail } from '#shared/platform/auth-context.ts
 import { paginate } from '#shared/platform/pagination.ts';
 import { headComparator, inTimeBounds } from '#shared/versions/list.ts';
 import { reportExternalIdsOf } from './external-ids.ts';
+import { withinListBudget } from './list-budget.ts';
 import type { ReportRecord } from './records.ts';
 import type { ListEvaluationsQuery } from './schemas.ts';
 import { listReportHeads } from './store.ts';
@@ -13,7 +14,7 @@ import { reportWithStatus } from './views.ts';
  * filtered, sorted and paged. Every report head of the workspace is read with one GSI1 Query (paged
  * through, copies and deleted ones included), filtered and sorted in memory; then only the reports of
  * the requested page have their external ids read (those that have any). `include_runs` nests each
- * report's run copies, newest first.
+ * report's run copies, newest first. A page stays within one Lambda answer (list-budget.ts).
  */
 const byStatus = (status: ListEvaluationsQuery['status']) => (report: ReportRecord) =>
   status === 'all' || (status === 'deleted') === report.deleted;
@@ -82,7 +83,7 @@ export async function listEvaluations(workspaceId: number, query: ListEvaluation
   return {
     success: true as const,
     message: 'Evaluations retrieved successfully',
-    evaluations,
+    evaluations: withinListBudget(evaluations),
     page: page.page,
     per_page: page.per_page,
     total: page.total,

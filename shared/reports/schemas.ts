@@ -4,6 +4,7 @@ import { MAX_EMAIL_LENGTH } from '#shared/platform/auth-context.ts';
 import { isoTimestamp, jsonObject, successMessageSchema } from '#shared/platform/response-schemas.ts';
 import { idParam, ownKeysRecord, queryBoolean, wellFormedString } from '#shared/platform/schemas.ts';
 import { headListQuerySchema, publishExternalIdsSchema } from '#shared/versions/schemas.ts';
+import { OMITTABLE_FIELDS, type OmittableField } from './list-budget.ts';
 
 /** Request and response shapes of the report definition routes (PromptLayer's field names). */
 
@@ -166,6 +167,13 @@ export const reportViewSchema = z
 const evaluationListItemSchema = reportFieldsSchema.extend({
   status: reportStatusSchema,
   stats: reportStatsSchema,
+  omitted_fields: z
+    .array(z.enum(Object.keys(OMITTABLE_FIELDS) as [OmittableField, ...OmittableField[]]))
+    .optional()
+    .meta({
+      description:
+        'Fields left out of this item (null or [] in their place) to keep the page within one answer; GET /reports/{report_id} has them',
+    }),
 });
 
 /** GET /api/public/v2/evaluations. */
@@ -174,7 +182,12 @@ export const evaluationListSchema = z
     success: z.literal(true),
     message: z.string(),
     evaluations: z.array(
-      evaluationListItemSchema.extend({ runs: z.array(evaluationListItemSchema).optional() }),
+      evaluationListItemSchema.extend({
+        runs: z.array(evaluationListItemSchema).optional(),
+        runs_omitted: z.int().optional().meta({
+          description: 'How many of the oldest runs were left out to keep the page within one answer',
+        }),
+      }),
     ),
     page: z.int(),
     per_page: z.int(),

@@ -258,3 +258,34 @@ describe('a generated name', () => {
     expect(deleted.status, JSON.stringify(deleted.body)).toBe(200);
   });
 });
+
+describe('a page of the evaluations list', () => {
+  it('stays within one answer when its reports carry large score codes: the largest are left out, named', async () => {
+    const groupId = await datasetGroup();
+    const name = unique('large-code');
+    const code = `return {score: 1}; // ${'中'.repeat(99_970)}`;
+    for (let i = 0; i < 22; i++) {
+      await createReport({ dataset_group_id: groupId, name, score_configuration: { code } });
+    }
+
+    const page = await service.call('GET', EVALUATIONS, { query: { name, per_page: 100 } });
+
+    expect(page.status).toBe(200);
+    const items = page.body.evaluations as {
+      id: number;
+      score_configuration: { code: string } | null;
+      omitted_fields?: string[];
+    }[];
+    expect(items).toHaveLength(22);
+    const omitted = items.filter((item) => item.omitted_fields !== undefined);
+    expect(omitted.length).toBeGreaterThan(0);
+    for (const item of omitted) {
+      expect(item).toMatchObject({ omitted_fields: ['score_configuration'], score_configuration: null });
+    }
+    for (const item of items.filter((i) => i.omitted_fields === undefined)) {
+      expect(item.score_configuration?.code).toBe(code);
+    }
+    const full = await service.call('GET', `/reports/${omitted[0]?.id}`);
+    expect(full.body.report.score_configuration).toEqual({ code, code_language: 'JAVASCRIPT' });
+  });
+});
