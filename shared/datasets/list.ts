@@ -5,8 +5,7 @@ import {
   findExternalIdOwner,
   listExternalIds,
 } from '#shared/external-ids/external-ids.ts';
-import { requireOwnWorkspace } from '#shared/platform/auth-context.ts';
-import { notFound } from '#shared/platform/errors.ts';
+import { checkWorkspaceParam, notFound } from '#shared/platform/errors.ts';
 import {
   givenTogether,
   idParam,
@@ -133,7 +132,7 @@ async function listScope(
 }
 
 export async function listDatasets(workspaceId: number, query: ListDatasetsQuery) {
-  requireOwnWorkspace({ workspaceId }, query.workspace_id);
+  checkWorkspaceParam(query.workspace_id, workspaceId);
   const scope = await listScope(workspaceId, query);
   // Nothing is ever deleted yet, so `deleted` lists nothing and `all` lists the active ones.
   const all =

@@ -1,5 +1,3 @@
-import { badRequest } from './errors.ts';
-
 /**
  * Who is calling: what the key authorizer resolved from X-API-KEY and hands to every route as the
  * API Gateway authorizer context (string values only, so permissions travel as JSON).
@@ -55,17 +53,6 @@ export interface AuthContext {
   /** The e-mail address of the key's user; null for a user without one (every key made before keys had one). */
   userEmail: string | null;
   permissions: Permissions;
-}
-
-/**
- * A list's `workspace_id` query parameter (PromptLayer's lists take one): absent or the key's own
- * workspace; any other is a 400 "Invalid workspace_id", as the reference answers (a key only ever
- * reads its own workspace).
- */
-export function requireOwnWorkspace(auth: Pick<AuthContext, 'workspaceId'>, requested: number | undefined) {
-  if (requested !== undefined && requested !== auth.workspaceId) {
-    throw badRequest('Invalid workspace_id', 'invalid_workspace');
-  }
 }
 
 /** The longest e-mail address a user may have (64 for the local part, @, 255 for the domain). */

@@ -31,6 +31,15 @@ export const conflict = (message: string, code = 'conflict') => new AppError(409
 export const payloadTooLarge = (message: string) => new AppError(413, 'payload_too_large', message);
 export const unsupportedMediaType = (message: string) => new AppError(415, 'unsupported_media_type', message);
 
+/**
+ * A `workspace_id` query parameter (PromptLayer's public v2 reads take one) may only name the key's own
+ * workspace: another is a 400 "Invalid workspace_id", as the reference answers.
+ */
+export function checkWorkspaceParam(given: number | undefined, workspaceId: number): void {
+  if (given !== undefined && given !== workspaceId)
+    throw badRequest('Invalid workspace_id', 'invalid_workspace');
+}
+
 /** A 422 for one invalid field; `loc` is where it is, e.g. ['body', 'request_end_time']. */
 export function invalid(loc: ErrorDetail['loc'], msg: string, type = 'value_error'): AppError {
   return new AppError(422, 'validation_error', `Invalid ${loc.join('.')}: ${msg}`, [{ loc, msg, type }]);

@@ -1,5 +1,6 @@
 import { findExternalIdOwner } from '#shared/external-ids/external-ids.ts';
-import { requireOwnWorkspace, sameEmail } from '#shared/platform/auth-context.ts';
+import { sameEmail } from '#shared/platform/auth-context.ts';
+import { checkWorkspaceParam } from '#shared/platform/errors.ts';
 import { paginate } from '#shared/platform/pagination.ts';
 import { headComparator, inTimeBounds } from '#shared/versions/list.ts';
 import { reportExternalIdsOf } from './external-ids.ts';
@@ -31,7 +32,7 @@ async function item(report: ReportRecord) {
 }
 
 export async function listEvaluations(workspaceId: number, query: ListEvaluationsQuery) {
-  requireOwnWorkspace({ workspaceId }, query.workspace_id);
+  checkWorkspaceParam(query.workspace_id, workspaceId);
   const byExternalId = query.external_source !== undefined && query.external_id !== undefined;
   const [heads, owner] = await Promise.all([
     listReportHeads(workspaceId),
