@@ -2,16 +2,10 @@ import { getDataset } from '#shared/datasets/repository.ts';
 import { claimExternalIds, uniqueExternalIds } from '#shared/external-ids/external-ids.ts';
 import { badRequest, notFound } from '#shared/platform/errors.ts';
 import { columnReferences, placeColumn, supportedColumnType, validateColumns } from './columns.ts';
-import { publishedVersion } from './dataset-version.ts';
+import { generatedName, publishedVersion } from './dataset-version.ts';
 import { REPORT_MAPPINGS } from './external-ids.ts';
 import type { ReportColumn, ReportRecord, ScoreConfiguration } from './records.ts';
-import {
-  type ColumnDefinition,
-  type CreateColumnBody,
-  type CreateReportBody,
-  MAX_REPORT_NAME_LENGTH,
-  type PatchColumnBody,
-} from './schemas.ts';
+import type { ColumnDefinition, CreateColumnBody, CreateReportBody, PatchColumnBody } from './schemas.ts';
 import {
   columnOwner,
   deleteColumn,
@@ -48,20 +42,6 @@ export function scoreConfigurationOf(
     );
   }
   return { code: input.code, code_language: 'JAVASCRIPT' };
-}
-
-/**
- * `<group name> evaluation <YYYY-MM-DD HH:MM:SS>`, the group's name shortened (never inside a
- * surrogate pair) so that the whole is a valid report name (at most MAX_REPORT_NAME_LENGTH).
- */
-export function generatedName(groupName: string, now: Date): string {
-  const suffix = ` evaluation ${now.toISOString().slice(0, 19).replace('T', ' ')}`;
-  let prefix = '';
-  for (const point of groupName) {
-    if (prefix.length + point.length + suffix.length > MAX_REPORT_NAME_LENGTH) break;
-    prefix += point;
-  }
-  return `${prefix}${suffix}`;
 }
 
 /** Column definitions in their report order (each placed at its `position`, else appended). */
