@@ -289,3 +289,35 @@ describe('a page of the evaluations list', () => {
     expect(full.body.report.score_configuration).toEqual({ code, code_language: 'JAVASCRIPT' });
   });
 });
+
+describe('column edits at the same time', () => {
+  it('all apply, each checked against the columns the others left (a lost race is planned again, not a 409)', async () => {
+    const groupId = await datasetGroup();
+    const { report_id: reportId } = await createReport({
+      dataset_group_id: groupId,
+      columns: [compareColumn('a')],
+    });
+
+    const adds = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        service.call('POST', '/report-columns', {
+          body: { report_id: reportId, ...compareColumn(`n${i}`), position: 1 },
+        }),
+      ),
+    );
+    expect(adds.map((a) => a.status)).toEqual(Array(8).fill(201));
+    const sameName = await Promise.all(
+      Array.from({ length: 4 }, () =>
+        service.call('POST', '/report-columns', { body: { report_id: reportId, ...compareColumn('same') } }),
+      ),
+    );
+    expect(sameName.map((a) => a.status).sort()).toEqual([201, 400, 400, 400]);
+    expect(sameName.find((a) => a.status === 400)?.body.error).toBe('duplicate_column_name');
+
+    const columns = await columnsOf(reportId);
+    expect(columns.map((c) => c.position)).toEqual(Array.from({ length: 10 }, (_, i) => i + 1));
+    expect(columns.map((c) => c.name).sort()).toEqual(
+      ['a', 'same', ...Array.from({ length: 8 }, (_, i) => `n${i}`)].sort(),
+    );
+  });
+});
