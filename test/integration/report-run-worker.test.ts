@@ -338,6 +338,49 @@ describe('the report row worker on dynalite', () => {
     expect(cells[10]![1]).toEqual({ status: 'FAILED', value: null, error_message: INTERNAL_ERROR_MESSAGE });
   });
 
+  it('on its last delivery, a batch whose count fails after its cells are written is still counted, its cells kept', async () => {
+    const report = await seedReport(rowsOf(4), standardColumns);
+    const h = harness();
+    await h.start(report);
+    await h.deliver(h.queue.shift()!);
+    const message = h.queue.shift() as RowsMessage;
+    // DynamoDB refuses the count once (a throttle the SDK's retries did not absorb).
+    const send = dynamo.send.bind(dynamo);
+    let refused = 0;
+    const spy = vi.spyOn(dynamo, 'send').mockImplementation(((command: {
+      input?: { UpdateExpression?: string };
+    }) => {
+      if (refused === 0 && command.input?.UpdateExpression?.includes('runCountedBatches')) {
+        refused++;
+        return Promise.reject(Object.assign(new Error('throttled'), { name: 'ThrottlingException' }));
+      }
+      return send(command as never);
+    }) as never);
+    const errors = expectErrorLogs();
+    try {
+      await h.deliver(message, 5);
+      expect(errors).toHaveBeenCalledWith(
+        'Report batch not counted on its last delivery: counting it again',
+        expect.objectContaining({ batch: 0 }),
+      );
+    } finally {
+      spy.mockRestore();
+      errors.mockRestore();
+    }
+    expect(refused).toBe(1);
+    // The cells the batch ran are kept, not replaced by FAILED ones; the run ends.
+    expect(await getBatch(ws, report.id, 1, 0)).toMatchObject({
+      status: 'DONE',
+      completedCells: 10,
+      failedCells: 2,
+    });
+    expect((await readHead(ws, report.id))!.run).toMatchObject({
+      status: 'COMPLETED',
+      completedCells: 10,
+      failedCells: 2,
+    });
+  });
+
   it('moves values too big for the batch item to S3 and reads them back', async () => {
     const report = await seedReport(rowsOf(4), (id) => [
       column(id, 1, 'big', 'CODE_EXECUTION', { huge: true }),
