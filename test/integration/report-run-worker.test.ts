@@ -381,6 +381,29 @@ describe('the report row worker on dynalite', () => {
     });
   });
 
+  it('a late message of a run that was replaced runs nothing and leaves nothing in the replaced run', async () => {
+    const report = await seedReport(rowsOf(3), standardColumns);
+    const h = harness();
+    await h.start(report);
+    await h.deliver(h.queue.shift()!);
+    const late = h.queue[0] as RowsMessage;
+    await h.drain();
+    await h.start(report);
+    await h.drain();
+    expect((await readHead(ws, report.id))!.run).toMatchObject({ number: 2, status: 'COMPLETED' });
+    expect(await queryBatches(ws, report.id, 1, 0, 10)).toEqual([]);
+    h.executions.clear();
+    // A duplicate of run 1's batch message, delivered now (this process read run 1 before).
+    await h.deliver(late);
+    expect(h.executions.size).toBe(0);
+    expect(await queryBatches(ws, report.id, 1, 0, 10)).toEqual([]);
+    expect((await readHead(ws, report.id))!.run).toMatchObject({
+      number: 2,
+      status: 'COMPLETED',
+      completedCells: 9,
+    });
+  });
+
   it('moves values too big for the batch item to S3 and reads them back', async () => {
     const report = await seedReport(rowsOf(4), (id) => [
       column(id, 1, 'big', 'CODE_EXECUTION', { huge: true }),

@@ -1,4 +1,4 @@
-import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { batchWriteItems } from '#shared/platform/batch.ts';
 import { deletePrefix } from '#shared/platform/blob-store.ts';
 import { dynamo, isConditionFailed, table, unlessConditionFails } from '#shared/platform/dynamo.ts';
@@ -211,9 +211,17 @@ export async function finishBatch(
   return result !== undefined;
 }
 
-/** The first claim of a batch: its cells count as started on the head (while the run is that run). */
-export async function addStartedCells(ws: number, reportId: number, run: number, cells: number) {
-  await unlessConditionFails(
+/**
+ * The first claim of a batch: its cells count as started on the head. Answers false when the head's
+ * run is another one (the batch's run was replaced: its message came late).
+ */
+export async function addStartedCells(
+  ws: number,
+  reportId: number,
+  run: number,
+  cells: number,
+): Promise<boolean> {
+  const result = await unlessConditionFails(
     dynamo.send(
       new UpdateCommand({
         TableName: table(),
@@ -222,6 +230,29 @@ export async function addStartedCells(ws: number, reportId: number, run: number,
         ConditionExpression: '#run.#number = :run',
         ExpressionAttributeNames: { '#run': 'run', '#number': 'number' },
         ExpressionAttributeValues: { ':cells': cells, ':run': run },
+      }),
+    ),
+  );
+  return result !== undefined;
+}
+
+/** Removes a batch item this attempt claimed for nothing (its run was replaced). */
+export async function abandonBatch(
+  ws: number,
+  reportId: number,
+  run: number,
+  batch: number,
+  attempt: number,
+): Promise<void> {
+  const held = heldBy(attempt);
+  await unlessConditionFails(
+    dynamo.send(
+      new DeleteCommand({
+        TableName: table(),
+        Key: batchKey(ws, reportId, run, batch),
+        ConditionExpression: held.expression,
+        ExpressionAttributeNames: held.names,
+        ExpressionAttributeValues: held.values,
       }),
     ),
   );

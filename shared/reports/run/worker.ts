@@ -22,6 +22,7 @@ import {
   type RowsMessage,
 } from './queue.ts';
 import {
+  abandonBatch,
   addStartedCells,
   type BatchItem,
   cellObjectKey,
@@ -138,7 +139,12 @@ export async function processReportRowsMessage(
     return;
   }
   const attempt = Number(claimed.attempt);
-  if (attempt === 1) await addStartedCells(message.ws, message.reportId, message.run, cellCount);
+  if (attempt === 1 && !(await addStartedCells(message.ws, message.reportId, message.run, cellCount))) {
+    // A late message of a run that was replaced since (this process still knew it): nothing to run,
+    // and the item this claim created would be left in the replaced run's partition.
+    await abandonBatch(message.ws, message.reportId, message.run, message.batch, attempt);
+    return;
+  }
   // Whether this attempt's cells are stored: a failure after that (the count, the completion) on the last
   // delivery must not end this delivery without the batch counted.
   let written = false;
