@@ -17,6 +17,7 @@ import {
   processReportRowsMessage,
   type RowWorkerDeps,
 } from '#shared/reports/run/worker.ts';
+import { listReportHeads } from '#shared/reports/store.ts';
 import { executeNode } from '#shared/workflows/nodes/registry.ts';
 import { NodeFailure } from '#shared/workflows/nodes/types.ts';
 import { startTestService, type TestService } from '#test/support/local-service.ts';
@@ -402,6 +403,39 @@ describe('the report row worker on dynalite', () => {
       status: 'COMPLETED',
       completedCells: 9,
     });
+  });
+
+  it('a run whose first message cannot be queued is undone: the report is not left RUNNING (409) for good', async () => {
+    const report = await seedReport(rowsOf(12), standardColumns);
+    const h = harness();
+    const refused = { ...h.deps, send: async () => Promise.reject(new Error('SQS unavailable')) };
+    const startRefused = (body: { name?: string } = {}) =>
+      startReportRun(ws, report.id, body, { userId: 1 }, refused);
+    // The first run: the head has no run again.
+    await expect(startRefused()).rejects.toThrow('SQS unavailable');
+    expect((await readHead(ws, report.id))!.run).toBeUndefined();
+    // It runs when the queue takes the message.
+    await h.start(report);
+    const late = [...h.queue];
+    await h.drain();
+    await h.drain();
+    const first = (await readHead(ws, report.id))!.run!;
+    expect(first).toMatchObject({ number: 1, status: 'COMPLETED', completedCells: 34, failedCells: 2 });
+    // The second run: run 1 is the head's run again, its batches still counted once.
+    await expect(startRefused()).rejects.toThrow('SQS unavailable');
+    expect((await readHead(ws, report.id))!.run).toEqual(first);
+    for (const message of late) await h.deliver(message);
+    expect((await readHead(ws, report.id))!.run).toEqual(first);
+    // A named run: the copy made for it goes away with it.
+    const before = await listReportHeads(ws);
+    await expect(startRefused({ name: 'copy that never ran' })).rejects.toThrow('SQS unavailable');
+    const copies = (await listReportHeads(ws)).filter((r) => !before.some((b) => b.id === r.id));
+    expect(copies.map((r) => [r.name, r.deleted])).toEqual([['copy that never ran', true]]);
+    // And the report runs again.
+    await h.start(report);
+    await h.drain();
+    await h.drain();
+    expect((await readHead(ws, report.id))!.run).toMatchObject({ number: 2, status: 'COMPLETED' });
   });
 
   it('moves values too big for the batch item to S3 and reads them back', async () => {

@@ -5,10 +5,10 @@ import { badRequest, conflict, notFound } from '#shared/platform/errors.ts';
 import { wellFormedString } from '#shared/platform/schemas.ts';
 import { storeJson } from '#shared/platform/stored-json.ts';
 import type { ReportRecord } from '../records.ts';
-import { copyReport, getReport, listColumns, reportNotFound } from '../store.ts';
+import { copyReport, getReport, listColumns, reportNotFound, updateReportHead } from '../store.ts';
 import { type CompletionDeps, completeRunIfDone, defaultCompletionDeps } from './complete.ts';
 import { batchSizeFor, type RunStartMessage } from './queue.ts';
-import { beginRun, type RunSnapshot, type StoredRunState, snapshotObjectKey } from './store.ts';
+import { abandonRun, beginRun, type RunSnapshot, type StoredRunState, snapshotObjectKey } from './store.ts';
 
 /** The run body (PromptLayer's fields; every one optional here: without `name` the report runs in place). */
 export const runReportBodySchema = z
@@ -83,8 +83,17 @@ export async function startReportRun(
   const outcome = await beginRun(ws, report.id, run, dataset, now);
   if (outcome === 'gone') throw notFound(`Report ${report.id} not found`);
   if (outcome === 'running') throw conflict(RUNNING_MESSAGE);
-  if (run.cellCount === 0) await completeRunIfDone(ws, report.id, number, deps);
-  else await deps.send({ v: 1, type: 'report-run-start', ws, reportId: report.id, run: number });
+  try {
+    if (run.cellCount === 0) await completeRunIfDone(ws, report.id, number, deps);
+    else await deps.send({ v: 1, type: 'report-run-start', ws, reportId: report.id, run: number });
+  } catch (error) {
+    // Nothing would ever run (or end) this run, and the report would answer 409 for good: the head
+    // goes back to the run before it, and a copy made for it goes away (the request failed as a whole).
+    if (await abandonRun(ws, report.id, number, report)) {
+      if (report !== source) await updateReportHead(ws, report.id, { deleted: true }, { touch: false });
+    }
+    throw error;
+  }
   return { reportId: report.id, runNumber: number };
 }
 

@@ -150,6 +150,49 @@ export async function beginRun(
   }
 }
 
+/**
+ * Undoes `beginRun` of a run that never got going (its first message could not be queued): the head's
+ * run is the one before it again (every batch of which was counted: it had ended), on the dataset
+ * version it had. Conditioned on the run being that run, RUNNING, with no batch started. Answers
+ * whether it applied.
+ */
+export async function abandonRun(
+  ws: number,
+  reportId: number,
+  run: number,
+  before: { run?: StoredRunState; datasetId: number; datasetVersionNumber: number },
+): Promise<boolean> {
+  const previous = before.run;
+  const counted = previous && previous.batchCount > 0;
+  const result = await unlessConditionFails(
+    dynamo.send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: reportKey(ws, reportId),
+        UpdateExpression: `SET ${previous ? '#run = :previous, ' : ''}datasetId = :dataset, datasetVersionNumber = :version${counted ? ', runCountedBatches = :counted' : ''}${previous ? '' : ' REMOVE #run'}`,
+        ConditionExpression: '#run.#number = :run AND #run.#status = :running AND #run.startedCells = :none',
+        ExpressionAttributeNames: { '#run': 'run', '#number': 'number', '#status': 'status' },
+        ExpressionAttributeValues: {
+          ...(previous ? { ':previous': previous } : {}),
+          ...(counted
+            ? {
+                ':counted': new Set(Array.from({ length: previous.batchCount }, (_, batch) => String(batch))),
+              }
+            : {}),
+          ':dataset': before.datasetId,
+          ':version': before.datasetVersionNumber,
+          ':run': run,
+          ':running': 'RUNNING',
+          ':none': 0,
+        },
+      }),
+    ),
+  );
+  if (result === undefined) return false;
+  await deletePrefix(runObjectBase(ws, reportId, run));
+  return true;
+}
+
 /** Claims a batch (an absent item is QUEUED): the batch item as claimed, or undefined. */
 export function claimBatch(
   ws: number,
