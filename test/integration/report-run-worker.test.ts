@@ -246,7 +246,8 @@ describe('the report row worker on dynalite', () => {
       value: null,
       error_message: null,
     });
-    await expect(h.start(report)).rejects.toMatchObject({ status: 409 });
+    // The same refusal as a column edit's while the report runs.
+    await expect(h.start(report)).rejects.toMatchObject({ status: 409, code: 'report_running' });
     await h.drain();
     // Run 2 replaces the cells of run 1.
     await h.start(report);

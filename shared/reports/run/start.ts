@@ -1,11 +1,18 @@
 import * as z from 'zod';
 import { isDraft } from '#shared/datasets/records.ts';
 import { getDataset } from '#shared/datasets/repository.ts';
-import { badRequest, conflict, notFound } from '#shared/platform/errors.ts';
+import { badRequest, notFound } from '#shared/platform/errors.ts';
 import { wellFormedString } from '#shared/platform/schemas.ts';
 import { storeJson } from '#shared/platform/stored-json.ts';
 import type { ReportRecord } from '../records.ts';
-import { copyReport, getReport, listColumns, reportNotFound, updateReportHead } from '../store.ts';
+import {
+  copyReport,
+  getReport,
+  listColumns,
+  reportNotFound,
+  reportRunning,
+  updateReportHead,
+} from '../store.ts';
 import { type CompletionDeps, completeRunIfDone, defaultCompletionDeps } from './complete.ts';
 import { batchSizeFor, type RunStartMessage } from './queue.ts';
 import { abandonRun, beginRun, type RunSnapshot, type StoredRunState, snapshotObjectKey } from './store.ts';
@@ -25,8 +32,6 @@ export interface StartDeps extends CompletionDeps {
   send(message: RunStartMessage): Promise<void>;
 }
 
-export const RUNNING_MESSAGE = 'Report is running; wait for the run to finish';
-
 /**
  * Runs a report: in place, or (with `name`) a copy of it made first. The run works on a snapshot taken
  * now (the columns and the dataset version's manifest), stored with the run state on the head in one
@@ -45,7 +50,7 @@ export async function startReportRun(
   // Read consistently: a run that just completed must not look RUNNING (a 409), nor give a stale number.
   const source = await getReport(ws, reportId, { consistent: true });
   if (!source) throw reportNotFound(reportId);
-  if (source.run?.status === 'RUNNING') throw conflict(RUNNING_MESSAGE);
+  if (source.run?.status === 'RUNNING') throw reportRunning(source.id);
   const dataset = await datasetFor(ws, source, body.dataset_id ?? undefined);
   const report = body.name ? await copyReport(source, body.name, caller) : source;
   const columns = await listColumns(ws, report.id, { consistent: true });
@@ -82,7 +87,7 @@ export async function startReportRun(
   };
   const outcome = await beginRun(ws, report.id, run, dataset, now);
   if (outcome === 'gone') throw notFound(`Report ${report.id} not found`);
-  if (outcome === 'running') throw conflict(RUNNING_MESSAGE);
+  if (outcome === 'running') throw reportRunning(source.id);
   try {
     if (run.cellCount === 0) await completeRunIfDone(ws, report.id, number, deps);
     else await deps.send({ v: 1, type: 'report-run-start', ws, reportId: report.id, run: number });
