@@ -1,10 +1,11 @@
-import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ensureWorkspace } from '#shared/auth/api-keys.ts';
-import { putDataset } from '#shared/datasets/repository.ts';
-import { putObject } from '#shared/platform/blob-store.ts';
+import { getDataset as getDatasetRecord, putDataset } from '#shared/datasets/repository.ts';
+import { listObjectKeys, putObject } from '#shared/platform/blob-store.ts';
 import { dynamo, table } from '#shared/platform/dynamo.ts';
 import { claimLease, heldBy, keepLeased, releaseLease, renewLease } from '#shared/platform/lease.ts';
+import { loadJson } from '#shared/platform/stored-json.ts';
 import { batchKey, columnKey, reportKey } from '#shared/reports/keys.ts';
 import type { ReportColumn, ReportRecord, ReportScore } from '#shared/reports/records.ts';
 import { readRowCells } from '#shared/reports/run/cells.ts';
@@ -437,6 +438,55 @@ describe('the report row worker on dynalite', () => {
     await h.drain();
     await h.drain();
     expect((await readHead(ws, report.id))!.run).toMatchObject({ number: 2, status: 'COMPLETED' });
+  });
+
+  it("two run requests at once: the loser (409) neither leaves its snapshot in S3 nor overwrites the winner's", async () => {
+    // Columns whose configuration makes the snapshot too big for the head (it goes to S3).
+    const pad = 'p'.repeat(40_000);
+    const report = await seedReport(rowsOf(3), (id) => [
+      column(id, 1, 'same', 'COMPARE', {
+        sources: ['input', 'expected'],
+        comparison_type: { type: 'STRING' },
+      }),
+      column(id, 2, 'a', 'CODE_EXECUTION', { pad }),
+      column(id, 3, 'b', 'CODE_EXECUTION', { pad }),
+    ]);
+    // Version 2 of the report's dataset group, of 5 rows.
+    const v2 = await seedDataset(rowsOf(5));
+    const source = (await getDatasetRecord(ws, v2.id))!;
+    const second = nextId++;
+    await putDataset({ ...source, id: second, groupId: report.datasetGroupId, versionNumber: 2 });
+    const h = harness();
+    const deps = { ...h.deps, send: async (m: RunStartMessage) => void h.queue.push(m) };
+    // Request B (over version 2) reads the report; request A (version 1) starts run 1 while B reads
+    // the columns, before B stores its snapshot and tries its start write.
+    const send = dynamo.send.bind(dynamo);
+    let raced = false;
+    const spy = vi.spyOn(dynamo, 'send').mockImplementation((async (command: object) => {
+      if (!raced && command instanceof QueryCommand) {
+        raced = true;
+        spy.mockImplementation(send as never);
+        await startReportRun(ws, report.id, {}, { userId: 1 }, deps);
+      }
+      return send(command as never);
+    }) as never);
+    try {
+      await expect(
+        startReportRun(ws, report.id, { dataset_id: second }, { userId: 1 }, deps),
+      ).rejects.toMatchObject({ status: 409 });
+    } finally {
+      spy.mockRestore();
+    }
+    expect(raced).toBe(true);
+    const head = (await readHead(ws, report.id))!;
+    expect(head.run).toMatchObject({ number: 1, rowCount: 3 });
+    expect(head.run!.snapshotKey).toBeDefined();
+    expect(await loadJson({ key: head.run!.snapshotKey })).toMatchObject({
+      dataset: { id: report.datasetId, rowCount: 3 },
+    });
+    const objects: string[] = [];
+    for await (const page of listObjectKeys(`report-runs/${ws}/${report.id}/`)) objects.push(...page);
+    expect(objects).toEqual([head.run!.snapshotKey]);
   });
 
   it('moves values too big for the batch item to S3 and reads them back', async () => {

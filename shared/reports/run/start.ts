@@ -1,6 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import * as z from 'zod';
 import { isDraft } from '#shared/datasets/records.ts';
 import { getDataset } from '#shared/datasets/repository.ts';
+import { deleteObject } from '#shared/platform/blob-store.ts';
 import { badRequest, notFound } from '#shared/platform/errors.ts';
 import { wellFormedString } from '#shared/platform/schemas.ts';
 import { storeJson } from '#shared/platform/stored-json.ts';
@@ -68,7 +70,7 @@ export async function startReportRun(
       rowCount,
     },
   };
-  const stored = await storeJson(snapshotObjectKey(ws, report.id, number), snapshot);
+  const stored = await storeJson(snapshotObjectKey(ws, report.id, number, randomUUID()), snapshot);
   const now = new Date(deps.now()).toISOString();
   const run: StoredRunState = {
     number,
@@ -86,6 +88,8 @@ export async function startReportRun(
     ...(stored.json !== undefined ? { snapshotJson: stored.json } : { snapshotKey: stored.key }),
   };
   const outcome = await beginRun(ws, report.id, run, dataset, now);
+  // Refused: the snapshot this request stored is nobody's.
+  if (outcome !== 'started' && stored.key !== undefined) await deleteObject(stored.key);
   if (outcome === 'gone') throw notFound(`Report ${report.id} not found`);
   if (outcome === 'running') throw reportRunning(source.id);
   try {

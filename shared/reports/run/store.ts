@@ -21,8 +21,12 @@ import type { ReportColumn, ReportRecord, ReportRunState, ReportScore } from '..
 export const RUN_OBJECT_PREFIX = 'report-runs/';
 const runObjectBase = (ws: number, reportId: number, run: number) =>
   `${RUN_OBJECT_PREFIX}${ws}/${reportId}/${run}/`;
-export const snapshotObjectKey = (ws: number, reportId: number, run: number) =>
-  `${runObjectBase(ws, reportId, run)}snapshot.json`;
+/**
+ * Per request (`token`, unique): two requests that race to start run `run` both store a snapshot
+ * before one of them wins the start write; the loser's must never replace the winner's.
+ */
+export const snapshotObjectKey = (ws: number, reportId: number, run: number, token: string) =>
+  `${runObjectBase(ws, reportId, run)}snapshot-${token}.json`;
 /** Per attempt: a stale attempt never overwrites an object the winning one points to. */
 export const cellObjectKey = (
   ws: number,
