@@ -10,7 +10,7 @@ import { batchKey, columnKey, reportKey } from '#shared/reports/keys.ts';
 import type { ReportColumn, ReportRecord, ReportScore } from '#shared/reports/records.ts';
 import { readRowCells } from '#shared/reports/run/cells.ts';
 import type { RowsMessage, RunStartMessage } from '#shared/reports/run/queue.ts';
-import { startReportRun } from '#shared/reports/run/start.ts';
+import { STALLED_START_MS, startReportRun } from '#shared/reports/run/start.ts';
 import { getBatch, queryBatches, readHead } from '#shared/reports/run/store.ts';
 import {
   CELLS_INLINE_BYTES,
@@ -487,6 +487,32 @@ describe('the report row worker on dynalite', () => {
     const objects: string[] = [];
     for await (const page of listObjectKeys(`report-runs/${ws}/${report.id}/`)) objects.push(...page);
     expect(objects).toEqual([head.run!.snapshotKey]);
+  });
+
+  it('a run whose first message was never sent is started again by a run request once it stalled', async () => {
+    const report = await seedReport(rowsOf(4), standardColumns);
+    const h = harness();
+    // The route died after its start write, before its send.
+    await startReportRun(ws, report.id, {}, { userId: 1 }, { ...h.deps, send: async () => undefined });
+    expect((await readHead(ws, report.id))!.run).toMatchObject({
+      number: 1,
+      status: 'RUNNING',
+      startedCells: 0,
+    });
+    // A run request soon after: 409, nothing sent (the message may merely be slow).
+    await expect(h.start(report)).rejects.toMatchObject({ status: 409 });
+    expect(h.queue).toEqual([]);
+    // Once it stalled: still 409, and the first message is sent again; the run then completes.
+    h.advance(STALLED_START_MS);
+    await expect(h.start(report)).rejects.toMatchObject({ status: 409 });
+    expect(h.queue).toEqual([{ v: 1, type: 'report-run-start', ws, reportId: report.id, run: 1 }]);
+    await h.drain();
+    await h.drain();
+    expect((await readHead(ws, report.id))!.run).toMatchObject({
+      number: 1,
+      status: 'COMPLETED',
+      completedCells: 10,
+    });
   });
 
   it('moves values too big for the batch item to S3 and reads them back', async () => {

@@ -6,7 +6,7 @@ import { deleteObject } from '#shared/platform/blob-store.ts';
 import { badRequest, notFound } from '#shared/platform/errors.ts';
 import { wellFormedString } from '#shared/platform/schemas.ts';
 import { storeJson } from '#shared/platform/stored-json.ts';
-import type { ReportRecord } from '../records.ts';
+import type { ReportRecord, ReportRunState } from '../records.ts';
 import {
   copyReport,
   getReport,
@@ -52,7 +52,10 @@ export async function startReportRun(
   // Read consistently: a run that just completed must not look RUNNING (a 409), nor give a stale number.
   const source = await getReport(ws, reportId, { consistent: true });
   if (!source) throw reportNotFound(reportId);
-  if (source.run?.status === 'RUNNING') throw reportRunning(source.id);
+  if (source.run?.status === 'RUNNING') {
+    await restartIfStalled(ws, source, source.run, deps);
+    throw reportRunning(source.id);
+  }
   const dataset = await datasetFor(ws, source, body.dataset_id ?? undefined);
   const report = body.name ? await copyReport(source, body.name, caller) : source;
   const columns = await listColumns(ws, report.id, { consistent: true });
@@ -104,6 +107,20 @@ export async function startReportRun(
     throw error;
   }
   return { reportId: report.id, runNumber: number };
+}
+
+/**
+ * A run that has not claimed a batch this long after it started may never have had its first message
+ * (the route died between its start write and the send): a run request that finds it so sends that
+ * message again (or, for a run without cells, completes it). Harmless when the message was merely slow:
+ * the fan-out is idempotent.
+ */
+export const STALLED_START_MS = 5 * 60_000;
+
+async function restartIfStalled(ws: number, report: ReportRecord, run: ReportRunState, deps: StartDeps) {
+  if (run.startedCells > 0 || deps.now() - Date.parse(run.startedAt) < STALLED_START_MS) return;
+  if (run.cellCount === 0) await completeRunIfDone(ws, report.id, run.number, deps);
+  else await deps.send({ v: 1, type: 'report-run-start', ws, reportId: report.id, run: run.number });
 }
 
 /** The dataset version a run reads: the report's own, or another published version of its group. */
