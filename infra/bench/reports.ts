@@ -103,7 +103,7 @@ export async function benchReports(service: {
   const inContainer = await benchWorkerRss(call, service, bundle, memoryMb, containerHeap);
   const onThisMachine = await benchWorkerRss(call, service, bundle, memoryMb, []);
   const rssValue = (r: ChildResult) =>
-    `${fmt(r.peakRssMb, 0)} MB (after loading ${fmt(r.baselineRssMb, 0)} MB; V8 heap at most ${fmt(r.peakHeapTotalMb, 0)} MB, ${fmt(r.peakHeapUsedMb, 0)} MB used; ${r.batches} batches in ${fmt(r.seconds, 1)} s)`;
+    `${fmt(r.peakRssMb, 0)} MB (after loading ${fmt(r.baselineRssMb, 0)} MB; V8 heap at most ${fmt(r.peakHeapTotalMb, 0)} MB, ${fmt(r.peakHeapUsedMb, 0)} MB used, its limit ${fmt(r.heapLimitMb, 0)} MB; ${r.batches} batches in ${fmt(r.seconds, 1)} s)`;
 
   return [
     {
@@ -139,6 +139,8 @@ interface ChildTask {
   recordsPerEvent: number;
 }
 interface ChildResult {
+  /** V8's heap limit in the child: 560 MB as Node sizes it in a 1,024 MB container. */
+  heapLimitMb: number;
   peakRssMb: number;
   peakHeapTotalMb: number;
   peakHeapUsedMb: number;
@@ -225,7 +227,9 @@ process.once('message', async (task) => {
     }
     clearInterval(sampler);
     sample();
+    const { getHeapStatistics } = await import('node:v8');
     process.send({
+      heapLimitMb: getHeapStatistics().heap_size_limit / MB,
       peakRssMb: peak / MB,
       peakHeapTotalMb: heapTotal / MB,
       peakHeapUsedMb: heapUsed / MB,
