@@ -7,5 +7,6 @@ export const handler = httpRoute({
   query: listEvaluationsQuerySchema,
   permission: ['reports', 'read'],
   responses: { 200: evaluationListSchema },
+  errors: [400],
   handle: ({ query, auth }) => listEvaluations(auth.workspaceId, query),
 });

@@ -5,20 +5,34 @@
  *     through the gateway and the in-process `report-rows` queue: wall time from the run request to
  *     the queue being idle, rows/s, and DynamoDB calls per cell (every call of the run route and the
  *     workers, counted on the document client).
- * (b) The row worker over a 10,000-row dataset, in a child process of its own (against this process's
- *     emulators), processing every batch of the run one message after another as a warm Lambda
- *     container would: its peak RSS, once with Node's default heap sizing (V8 lets garbage accumulate
- *     up to a large heap before collecting) and once with the heap bounded as in a 256 MB container
- *     (`--max-old-space-size=128 --max-semi-space-size=2`), which shows what the worker really holds.
+ * (b) The row worker over a 10,000-row dataset as Lambda runs it: the function bundled exactly as the
+ *     stack bundles it (its sandbox files beside it), started with the function's NODE_OPTIONS in a
+ *     process of its own (against this process's emulators), its handler invoked with SQS events of
+ *     the queue's batch size until every batch of the run is done, as a warm container would: its peak
+ *     RSS. Node sizes its V8 heap from the memory of the machine it runs on (the container's, in
+ *     Lambda): the figure that counts gives the process the heap Node picks in the function's
+ *     container (CONTAINER_HEAPS); the one with this machine's sizing is printed for comparison (on a
+ *     workstation of many GB, V8 lets its young generation grow to 4x what it does in 1 GB).
  */
-/** V8 heap flags of a container of 256 MB: old space half of it, small young generation. */
-const BOUNDED_HEAP = ['--max-old-space-size=128', '--max-semi-space-size=2'];
+/**
+ * The V8 heap Node 24 picks by itself in a container of that many MB (measured in a cgroup of that
+ * memory: `v8.getHeapStatistics().heap_size_limit` 560 MB for 1,024 MB = old space 512 MB + a young
+ * generation of three 16 MB semi-spaces), as flags that give the same heap on any machine.
+ */
+const CONTAINER_HEAPS: Record<number, string[]> = {
+  1024: ['--max-old-space-size=512', '--max-semi-space-size=16'],
+};
 
-import { fork } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { build } from 'esbuild';
+import { BUNDLE, esbuildOptions, sandboxAssetCommands } from '../bundling.ts';
+import { REPO_ROOT } from '../local/service.ts';
+import { REPORT_RUN_JOB_QUEUES } from '../routes/report-runs.ts';
 import { apiClient, type BenchRow, type Call, countDynamoCalls, fmt } from './support.ts';
 
-const MB = 1024 * 1024;
 const TARGETS = { seconds: 20, callsPerCell: 2, rssMb: 256 };
 
 const COLUMNS = [
@@ -80,10 +94,16 @@ export async function benchReports(service: {
   if (got.status !== 'COMPLETED' || counts.COMPLETED !== 3000)
     throw new Error(`1,000-row run: ${got.status}, ${JSON.stringify(counts)}`);
 
-  const rss = await benchWorkerRss(call, service, []);
-  const bounded = await benchWorkerRss(call, service, BOUNDED_HEAP);
+  const worker = REPORT_RUN_JOB_QUEUES['report-rows']!;
+  const memoryMb = worker.memoryMb ?? 0;
+  const containerHeap = CONTAINER_HEAPS[memoryMb];
+  if (!containerHeap)
+    throw new Error(`No V8 heap sizing known for a ${memoryMb} MB container (CONTAINER_HEAPS)`);
+  const bundle = await bundleRowWorker();
+  const inContainer = await benchWorkerRss(call, service, bundle, memoryMb, containerHeap);
+  const onThisMachine = await benchWorkerRss(call, service, bundle, memoryMb, []);
   const rssValue = (r: ChildResult) =>
-    `${fmt(r.peakRssMb, 0)} MB (baseline ${fmt(r.baselineRssMb, 0)} MB, V8 heap used at most ${fmt(r.peakHeapUsedMb, 0)} MB; ${r.batches} batches in ${fmt(r.seconds, 1)} s)`;
+    `${fmt(r.peakRssMb, 0)} MB (after loading ${fmt(r.baselineRssMb, 0)} MB; V8 heap at most ${fmt(r.peakHeapTotalMb, 0)} MB, ${fmt(r.peakHeapUsedMb, 0)} MB used, its limit ${fmt(r.heapLimitMb, 0)} MB; ${r.batches} batches in ${fmt(r.seconds, 1)} s)`;
 
   return [
     {
@@ -99,13 +119,13 @@ export async function benchReports(service: {
       target: `<= ${TARGETS.callsPerCell}`,
     },
     {
-      name: 'reports: row worker peak RSS, 10,000 rows x 3 columns, heap bounded as in a 256 MB container',
-      value: rssValue(bounded),
+      name: `reports: row worker (its bundle) peak RSS, 10,000 rows x 3 columns, the heap Node picks in its ${fmt(memoryMb, 0)} MB container`,
+      value: rssValue(inContainer),
       target: `< ${TARGETS.rssMb} MB`,
     },
     {
-      name: "reports: row worker peak RSS, 10,000 rows x 3 columns, Node's default heap sizing",
-      value: rssValue(rss),
+      name: 'reports: row worker (its bundle) peak RSS, 10,000 rows x 3 columns, the heap Node picks on this machine',
+      value: rssValue(onThisMachine),
       target: 'report',
     },
   ];
@@ -116,19 +136,37 @@ interface ChildTask {
   reportId: number;
   run: number;
   batchCount: number;
+  recordsPerEvent: number;
 }
 interface ChildResult {
+  /** V8's heap limit in the child: 560 MB as Node sizes it in a 1,024 MB container. */
+  heapLimitMb: number;
   peakRssMb: number;
+  peakHeapTotalMb: number;
   peakHeapUsedMb: number;
   baselineRssMb: number;
   batches: number;
   seconds: number;
 }
 
-/** Starts a 10,000-row run without queueing it, and lets a child process run its batches. */
+/** The row worker bundled as the stack bundles it, its sandbox files beside it: its `index.mjs`. */
+async function bundleRowWorker(): Promise<string> {
+  const dir = join(REPO_ROOT, '.bench', 'report-rows');
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  const outfile = join(dir, 'index.mjs');
+  await build(esbuildOptions(join(REPO_ROOT, REPORT_RUN_JOB_QUEUES['report-rows']!.worker), outfile));
+  for (const command of sandboxAssetCommands(REPO_ROOT, dir))
+    execFileSync('bash', ['-c', command], { cwd: REPO_ROOT });
+  return outfile;
+}
+
+/** Starts a 10,000-row run without queueing it, and lets the bundled worker run its batches. */
 async function benchWorkerRss(
   call: Call,
   service: { workspaceId: number; messaging: { idle(): Promise<void> } },
+  bundle: string,
+  memoryMb: number,
   heapFlags: string[],
 ): Promise<ChildResult> {
   const { startReportRun } = await import('#shared/reports/run/start.ts');
@@ -143,11 +181,12 @@ async function benchWorkerRss(
     { ...defaultCompletionDeps, send: async () => undefined },
   );
   const run = (await getReport(service.workspaceId, reportId))!.run!;
-  const result = await runChild(heapFlags, {
+  const result = await runChild(bundle, memoryMb, heapFlags, {
     workspaceId: service.workspaceId,
     reportId,
     run: runNumber,
     batchCount: run.batchCount,
+    recordsPerEvent: REPORT_RUN_JOB_QUEUES['report-rows']!.batchSize ?? 1,
   });
   const done = (await getReport(service.workspaceId, reportId, { consistent: true }))!.run!;
   if (done.status !== 'COMPLETED' || done.completedCells + done.failedCells !== 30_000)
@@ -155,58 +194,79 @@ async function benchWorkerRss(
   return result;
 }
 
-function runChild(heapFlags: string[], task: ChildTask): Promise<ChildResult> {
+/**
+ * The child: plain `node` with the function's NODE_OPTIONS (no TypeScript loader), the bundle's
+ * handler invoked with one SQS event after another, its memory sampled every 10 ms.
+ */
+const CHILD_SCRIPT = `
+const MB = 1024 * 1024;
+process.once('message', async (task) => {
+  try {
+    const { handler } = await import(process.env.REPORT_BENCH_BUNDLE);
+    globalThis.gc?.();
+    const baseline = process.memoryUsage().rss;
+    let peak = baseline, heapTotal = 0, heapUsed = 0;
+    const sample = () => {
+      const memory = process.memoryUsage();
+      peak = Math.max(peak, memory.rss);
+      heapTotal = Math.max(heapTotal, memory.heapTotal);
+      heapUsed = Math.max(heapUsed, memory.heapUsed);
+    };
+    const sampler = setInterval(sample, 10);
+    const started = performance.now();
+    for (let first = 0; first < task.batchCount; first += task.recordsPerEvent) {
+      const Records = [];
+      for (let batch = first; batch < Math.min(task.batchCount, first + task.recordsPerEvent); batch++)
+        Records.push({
+          messageId: 'bench-' + batch,
+          body: JSON.stringify({ v: 1, type: 'report-rows', ws: task.workspaceId, reportId: task.reportId, run: task.run, batch }),
+          attributes: { ApproximateReceiveCount: '1' },
+        });
+      const answer = await handler({ Records });
+      if (answer.batchItemFailures.length) throw new Error('batches failed: ' + JSON.stringify(answer));
+    }
+    clearInterval(sampler);
+    sample();
+    const { getHeapStatistics } = await import('node:v8');
+    process.send({
+      heapLimitMb: getHeapStatistics().heap_size_limit / MB,
+      peakRssMb: peak / MB,
+      peakHeapTotalMb: heapTotal / MB,
+      peakHeapUsedMb: heapUsed / MB,
+      baselineRssMb: baseline / MB,
+      batches: task.batchCount,
+      seconds: (performance.now() - started) / 1000,
+    }, () => process.exit(0));
+  } catch (error) {
+    console.error(error);
+    process.exit(1);
+  }
+});
+`;
+
+function runChild(
+  bundle: string,
+  memoryMb: number,
+  heapFlags: string[],
+  task: ChildTask,
+): Promise<ChildResult> {
   return new Promise((resolve, reject) => {
-    const child = fork(fileURLToPath(import.meta.url), ['--report-bench-child'], {
-      execArgv: ['--import', 'tsx', '--expose-gc', ...heapFlags],
-      env: process.env,
-      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-    });
+    const child = spawn(
+      process.execPath,
+      [BUNDLE.nodeOptions, '--expose-gc', ...heapFlags, '--input-type=module', '-e', CHILD_SCRIPT],
+      {
+        // As Lambda runs it: its memory size in the environment (the sandbox sizes its threads by it).
+        env: {
+          ...process.env,
+          NODE_OPTIONS: '',
+          AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(memoryMb),
+          REPORT_BENCH_BUNDLE: pathToFileURL(bundle).href,
+        },
+        stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+      },
+    );
     child.once('message', (result) => resolve(result as ChildResult));
     child.once('exit', (code) => reject(new Error(`bench child exited with ${code}`)));
     child.send(task);
-  });
-}
-
-/** The child: the real row worker's code, one batch message after another. */
-async function childMain(task: ChildTask): Promise<ChildResult> {
-  const { defaultRowWorkerDeps, processReportRowsMessage } = await import('#shared/reports/run/worker.ts');
-  const deps = await defaultRowWorkerDeps();
-  global.gc?.();
-  const baseline = process.memoryUsage().rss;
-  let peak = baseline;
-  let heapUsed = 0;
-  const sampler = setInterval(() => {
-    const memory = process.memoryUsage();
-    peak = Math.max(peak, memory.rss);
-    heapUsed = Math.max(heapUsed, memory.heapUsed);
-  }, 10);
-  const started = performance.now();
-  for (let batch = 0; batch < task.batchCount; batch++) {
-    await processReportRowsMessage(
-      { v: 1, type: 'report-rows', ws: task.workspaceId, reportId: task.reportId, run: task.run, batch },
-      { receiveCount: 1 },
-      deps,
-    );
-  }
-  clearInterval(sampler);
-  return {
-    peakRssMb: Math.max(peak, process.memoryUsage().rss) / MB,
-    peakHeapUsedMb: heapUsed / MB,
-    baselineRssMb: baseline / MB,
-    batches: task.batchCount,
-    seconds: (performance.now() - started) / 1000,
-  };
-}
-
-if (process.argv.includes('--report-bench-child')) {
-  process.once('message', (task) => {
-    childMain(task as ChildTask).then(
-      (result) => process.send?.(result, () => process.exit(0)),
-      (error: unknown) => {
-        console.error(error);
-        process.exit(1);
-      },
-    );
   });
 }

@@ -84,6 +84,11 @@ export function externalIdNotAttached(entity: ExternalIdEntity, entityId: number
  */
 export interface ClaimOptions {
   ownerExists?(workspaceId: number, entityId: number): Promise<boolean>;
+  /**
+   * For an entity type that can be deleted: whether the entity holding a mapping was deleted. A deleted
+   * entity is a 404 everywhere, so nothing could detach its mappings: they are free to claim at once.
+   */
+  ownerDeleted?(workspaceId: number, entityId: number): Promise<boolean>;
 }
 
 /** How a create claims: for an entity of a name that concurrent creates may share (see claimExternalIds). */
@@ -159,13 +164,23 @@ async function claimMapping(
     if (options.adoptSameName && options.ownerName !== undefined && held.ownerName === options.ownerName) {
       return { owner: held.entityId, created: false };
     }
-    const abandoned =
-      options.ownerExists !== undefined &&
-      Date.now() - held.createdAt >= CLAIM_GRACE_MS &&
-      !(await options.ownerExists(workspaceId, held.entityId));
-    if (!abandoned) throw externalIdConflict(entity, mapping);
+    if (!(await abandoned(workspaceId, held, options))) throw externalIdConflict(entity, mapping);
     await detachExternalId(workspaceId, entity, held.entityId, mapping);
   }
+}
+
+/** Whether a mapping held by another entity may be taken over: its owner was deleted, or never written. */
+async function abandoned(
+  workspaceId: number,
+  held: { entityId: number; createdAt: number },
+  options: ClaimOptions,
+): Promise<boolean> {
+  if (options.ownerDeleted && (await options.ownerDeleted(workspaceId, held.entityId))) return true;
+  return (
+    options.ownerExists !== undefined &&
+    Date.now() - held.createdAt >= CLAIM_GRACE_MS &&
+    !(await options.ownerExists(workspaceId, held.entityId))
+  );
 }
 
 /**

@@ -1,4 +1,5 @@
-import { badRequest, clip, forbidden } from '#shared/platform/errors.ts';
+import { badRequest, clip, forbidden, payloadTooLarge } from '#shared/platform/errors.ts';
+import { storedJsonBytes } from '#shared/platform/json.ts';
 import { executorOf } from '#shared/workflows/nodes/registry.ts';
 import { REPORT_COLUMN_TYPES, type ReportColumn, type ReportColumnType } from './records.ts';
 
@@ -13,8 +14,13 @@ import { REPORT_COLUMN_TYPES, type ReportColumn, type ReportColumnType } from '.
  * - The names a configuration reads explicitly (`source`, `sources[]`, `value_source`, `prompt_source`,
  *   the values of `prompt_template_variable_mappings`) must be dataset columns or earlier columns.
  * - At most MAX_REPORT_COLUMNS evaluation columns.
+ * - A column's configuration is at most MAX_COLUMN_CONFIGURATION_BYTES as JSON (a column is one item
+ *   of at most 400 KB) and all of them together at most MAX_REPORT_CONFIGURATION_BYTES (GET
+ *   /reports/{id} answers every configuration, within Lambda's 6 MB): a 413 beyond.
  */
 export const MAX_REPORT_COLUMNS = 50;
+export const MAX_COLUMN_CONFIGURATION_BYTES = 350_000;
+export const MAX_REPORT_CONFIGURATION_BYTES = 2_000_000;
 export const DUPLICATE_COLUMN_NAME = 'Report already has a column with that name';
 export const DATASET_COLUMNS_FIXED = 'You can not overwrite dataset columns';
 
@@ -106,8 +112,8 @@ export function columnDependencies(column: ReportColumn, columns: readonly Repor
 
 /**
  * Checks a report's whole ordered list of evaluation columns against its dataset's columns: count,
- * unique names, supported types, configurations, and that each reference is a dataset column or an
- * earlier column. The first problem is a 400.
+ * unique names, sizes, supported types, configurations, and that each reference is a dataset column or
+ * an earlier column. The first problem is a 400 (a 413 for a size).
  */
 export function validateColumns(datasetColumns: readonly string[], columns: readonly ColumnShape[]): void {
   if (columns.length > MAX_REPORT_COLUMNS) {
@@ -117,8 +123,21 @@ export function validateColumns(datasetColumns: readonly string[], columns: read
     );
   }
   const known = new Set(datasetColumns);
+  let totalBytes = 0;
   for (const column of columns) {
     if (known.has(column.name)) throw badRequest(DUPLICATE_COLUMN_NAME, 'duplicate_column_name');
+    const bytes = storedJsonBytes(column.configuration);
+    if (bytes > MAX_COLUMN_CONFIGURATION_BYTES) {
+      throw payloadTooLarge(
+        `The configuration of column ${quoted(column.name)} is ${bytes} bytes as JSON; a column's configuration is at most ${MAX_COLUMN_CONFIGURATION_BYTES}`,
+      );
+    }
+    totalBytes += bytes;
+    if (totalBytes > MAX_REPORT_CONFIGURATION_BYTES) {
+      throw payloadTooLarge(
+        `The configurations of a report's columns are at most ${MAX_REPORT_CONFIGURATION_BYTES} bytes as JSON together; with column ${quoted(column.name)} they would be ${totalBytes}`,
+      );
+    }
     supportedColumnType(column.columnType);
     checkConfiguration(column);
     for (const reference of columnReferences(column.configuration)) {

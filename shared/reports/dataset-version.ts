@@ -3,6 +3,7 @@ import type { DatasetRecord } from '#shared/datasets/records.ts';
 import { isDraft } from '#shared/datasets/records.ts';
 import { queryDatasets } from '#shared/datasets/repository.ts';
 import { badRequest, notFound } from '#shared/platform/errors.ts';
+import { MAX_REPORT_NAME_LENGTH } from './schemas.ts';
 
 export const NO_PUBLISHED_VERSION = 'Dataset must have at least one non-draft version';
 
@@ -28,4 +29,19 @@ export async function publishedVersion(
   const found = published.find((dataset) => dataset.versionNumber === versionNumber);
   if (!found) throw notFound(`Dataset group ${groupId} has no version ${versionNumber}`);
   return found;
+}
+
+/**
+ * The name of a report over a version of the group when none is given: `<group name> evaluation
+ * <YYYY-MM-DD HH:MM:SS>`, the group's name shortened (never inside a surrogate pair) so that the whole
+ * is a valid report name (at most MAX_REPORT_NAME_LENGTH).
+ */
+export function generatedName(groupName: string, now: Date): string {
+  const suffix = ` evaluation ${now.toISOString().slice(0, 19).replace('T', ' ')}`;
+  let prefix = '';
+  for (const point of groupName) {
+    if (prefix.length + point.length + suffix.length > MAX_REPORT_NAME_LENGTH) break;
+    prefix += point;
+  }
+  return `${prefix}${suffix}`;
 }

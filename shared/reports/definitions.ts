@@ -2,7 +2,7 @@ import { getDataset } from '#shared/datasets/repository.ts';
 import { claimExternalIds, uniqueExternalIds } from '#shared/external-ids/external-ids.ts';
 import { badRequest, notFound } from '#shared/platform/errors.ts';
 import { columnReferences, placeColumn, supportedColumnType, validateColumns } from './columns.ts';
-import { publishedVersion } from './dataset-version.ts';
+import { generatedName, publishedVersion } from './dataset-version.ts';
 import { REPORT_MAPPINGS } from './external-ids.ts';
 import type { ReportColumn, ReportRecord } from './records.ts';
 import type { ColumnDefinition, CreateColumnBody, CreateReportBody, PatchColumnBody } from './schemas.ts';
@@ -18,6 +18,7 @@ import {
   newReportId,
   reportForEdit,
   reportRunning,
+  retryColumnEdit,
   updateColumn,
   writeColumnOrder,
 } from './store.ts';
@@ -71,8 +72,7 @@ export async function createReport(caller: Caller, body: CreateReportBody) {
     const { columns: stored } = await insertReport(
       {
         workspaceId: caller.workspaceId,
-        name:
-          body.name ?? `${dataset.groupName} evaluation ${now.toISOString().slice(0, 19).replace('T', ' ')}`,
+        name: body.name ?? generatedName(dataset.groupName, now),
         comment: null,
         tags: [],
         folderId: body.folder_id ?? null,
@@ -133,7 +133,10 @@ async function editableColumn(workspaceId: number, columnId: number, reportId?: 
 }
 
 /** POST /report-columns: a column placed at `position` (else last), later ones shifted. */
-export async function addColumn(workspaceId: number, body: CreateColumnBody) {
+export const addColumn = (workspaceId: number, body: CreateColumnBody) =>
+  retryColumnEdit(() => addColumnOnce(workspaceId, body));
+
+async function addColumnOnce(workspaceId: number, body: CreateColumnBody) {
   const { report, revision, columns, datasetColumns } = await editable(workspaceId, body.report_id);
   const column: ReportColumn = {
     id: 0,
@@ -158,7 +161,10 @@ export async function addColumn(workspaceId: number, body: CreateColumnBody) {
  * position and is_part_of_score. The whole resulting column list is checked again (a rename or a move
  * must not leave another column reading a name that is gone or now after it).
  */
-export async function patchColumn(workspaceId: number, columnId: number, body: PatchColumnBody) {
+export const patchColumn = (workspaceId: number, columnId: number, body: PatchColumnBody) =>
+  retryColumnEdit(() => patchColumnOnce(workspaceId, columnId, body));
+
+async function patchColumnOnce(workspaceId: number, columnId: number, body: PatchColumnBody) {
   const { report, revision, columns, datasetColumns, column } = await editableColumn(
     workspaceId,
     columnId,
@@ -185,7 +191,10 @@ export async function patchColumn(workspaceId: number, columnId: number, body: P
 }
 
 /** DELETE /report-columns/{id}: refused (400) while a later column reads it. */
-export async function removeColumn(workspaceId: number, columnId: number): Promise<void> {
+export const removeColumn = (workspaceId: number, columnId: number): Promise<void> =>
+  retryColumnEdit(() => removeColumnOnce(workspaceId, columnId));
+
+async function removeColumnOnce(workspaceId: number, columnId: number): Promise<void> {
   const { report, revision, columns, column } = await editableColumn(workspaceId, columnId);
   const reader = columns.find(
     (c) => c.position > column.position && columnReferences(c.configuration).includes(column.name),

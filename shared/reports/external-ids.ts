@@ -1,16 +1,18 @@
 import { type ExternalId, listExternalIds } from '#shared/external-ids/external-ids.ts';
 import { externalIdOperations } from '#shared/external-ids/operations.ts';
 import type { ReportRecord } from './records.ts';
-import { reportExists, requireReport, updateReportHead } from './store.ts';
+import { reportDeleted, reportExists, requireReport, updateReportHead } from './store.ts';
 
 /**
  * The external ids of reports. A create claims them before the report exists, so one that crashed in
  * between leaves mappings of a report never written: the next claim of such a mapping takes it over
- * (once CLAIM_GRACE_MS have passed). A deleted report still holds its mappings.
+ * (once CLAIM_GRACE_MS have passed). A deleted report keeps its mappings (the list finds it by them)
+ * until another report claims one: as it is a 404 everywhere, nothing could free them otherwise.
  */
 export const REPORT_MAPPINGS = {
   entity: 'report',
   ownerExists: reportExists,
+  ownerDeleted: reportDeleted,
 } as const;
 
 export const reportExternalIds = externalIdOperations<ReportRecord>({

@@ -1,8 +1,10 @@
 import { findExternalIdOwner } from '#shared/external-ids/external-ids.ts';
 import { sameEmail } from '#shared/platform/auth-context.ts';
+import { checkWorkspaceParam } from '#shared/platform/errors.ts';
 import { paginate } from '#shared/platform/pagination.ts';
 import { headComparator, inTimeBounds } from '#shared/versions/list.ts';
 import { reportExternalIdsOf } from './external-ids.ts';
+import { withinListBudget } from './list-budget.ts';
 import type { ReportRecord } from './records.ts';
 import type { ListEvaluationsQuery } from './schemas.ts';
 import { listReportHeads } from './store.ts';
@@ -13,7 +15,7 @@ import { reportWithStatus } from './views.ts';
  * filtered, sorted and paged. Every report head of the workspace is read with one GSI1 Query (paged
  * through, copies and deleted ones included), filtered and sorted in memory; then only the reports of
  * the requested page have their external ids read (those that have any). `include_runs` nests each
- * report's run copies, newest first.
+ * report's run copies, newest first. A page stays within one Lambda answer (list-budget.ts).
  */
 const byStatus = (status: ListEvaluationsQuery['status']) => (report: ReportRecord) =>
   status === 'all' || (status === 'deleted') === report.deleted;
@@ -30,6 +32,7 @@ async function item(report: ReportRecord) {
 }
 
 export async function listEvaluations(workspaceId: number, query: ListEvaluationsQuery) {
+  checkWorkspaceParam(query.workspace_id, workspaceId);
   const byExternalId = query.external_source !== undefined && query.external_id !== undefined;
   const [heads, owner] = await Promise.all([
     listReportHeads(workspaceId),
@@ -81,7 +84,7 @@ export async function listEvaluations(workspaceId: number, query: ListEvaluation
   return {
     success: true as const,
     message: 'Evaluations retrieved successfully',
-    evaluations,
+    evaluations: withinListBudget(evaluations),
     page: page.page,
     per_page: page.per_page,
     total: page.total,

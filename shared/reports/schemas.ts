@@ -2,8 +2,9 @@ import * as z from 'zod';
 import { externalIdSchema } from '#shared/external-ids/external-ids.ts';
 import { MAX_EMAIL_LENGTH } from '#shared/platform/auth-context.ts';
 import { isoTimestamp, jsonObject, successMessageSchema } from '#shared/platform/response-schemas.ts';
-import { ownKeysRecord, queryBoolean, wellFormedString } from '#shared/platform/schemas.ts';
+import { idParam, ownKeysRecord, queryBoolean, wellFormedString } from '#shared/platform/schemas.ts';
 import { headListQuerySchema, publishExternalIdsSchema } from '#shared/versions/schemas.ts';
+import { OMITTABLE_FIELDS, type OmittableField } from './list-budget.ts';
 
 /** Request and response shapes of the report definition routes (PromptLayer's field names). */
 
@@ -49,12 +50,15 @@ export type CreateReportBody = z.output<typeof createReportBodySchema>;
 export const createColumnBodySchema = columnDefinitionSchema.extend({ report_id: z.int().min(1) });
 export type CreateColumnBody = z.output<typeof createColumnBodySchema>;
 
-/** PATCH /report-columns/{report_column_id}: column_type is required, the rest optional. */
+/**
+ * PATCH /report-columns/{report_column_id}: column_type is required, the rest optional; null (as
+ * PromptLayer's contract allows for each) leaves the field as it is.
+ */
 export const patchColumnBodySchema = z.object({
   report_id: z.int().min(1),
   column_type: columnDefinitionSchema.shape.column_type,
-  name: columnDefinitionSchema.shape.name.optional(),
-  configuration: columnDefinitionSchema.shape.configuration.optional(),
+  name: columnDefinitionSchema.shape.name.nullish(),
+  configuration: columnDefinitionSchema.shape.configuration.nullish(),
   position: z.int().min(0).nullish(),
   is_part_of_score: z.boolean().nullish(),
 });
@@ -80,6 +84,7 @@ export const listEvaluationsQuerySchema = headListQuerySchema(
     status: z.enum(['active', 'deleted', 'all']).default('active'),
     include_runs: queryBoolean.default(false),
     created_by_email: z.string().max(MAX_EMAIL_LENGTH).optional(),
+    workspace_id: idParam.optional(),
   },
   { defaultPerPage: 10 },
 );
@@ -162,6 +167,13 @@ export const reportViewSchema = z
 const evaluationListItemSchema = reportFieldsSchema.extend({
   status: reportStatusSchema,
   stats: reportStatsSchema,
+  omitted_fields: z
+    .array(z.enum(Object.keys(OMITTABLE_FIELDS) as [OmittableField, ...OmittableField[]]))
+    .optional()
+    .meta({
+      description:
+        'Fields left out of this item (null or [] in their place) to keep the page within one answer; GET /reports/{report_id} has them',
+    }),
 });
 
 /** GET /api/public/v2/evaluations. */
@@ -170,7 +182,12 @@ export const evaluationListSchema = z
     success: z.literal(true),
     message: z.string(),
     evaluations: z.array(
-      evaluationListItemSchema.extend({ runs: z.array(evaluationListItemSchema).optional() }),
+      evaluationListItemSchema.extend({
+        runs: z.array(evaluationListItemSchema).optional(),
+        runs_omitted: z.int().optional().meta({
+          description: 'How many of the oldest runs were left out to keep the page within one answer',
+        }),
+      }),
     ),
     page: z.int(),
     per_page: z.int(),

@@ -1,6 +1,6 @@
 import { GetCommand, PutCommand, QueryCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { dynamo, queryIndexPartition, table } from '#shared/platform/dynamo.ts';
-import { conflict, notFound } from '#shared/platform/errors.ts';
+import { AppError, conflict, notFound } from '#shared/platform/errors.ts';
 import { nextId } from '#shared/platform/ids.ts';
 import { deleteItem, getItem, putNewItem, updateItem } from '#shared/platform/items.ts';
 import {
@@ -26,7 +26,8 @@ import {
  * Write order, so that a crash between two single-item writes leaves nothing a reader sees as broken:
  * - a new report writes its column pointers and columns first and its head last (no head: no report);
  * - a column edit first bumps the head's `columnsRevision` (conditioned on the revision it read and on
- *   no run being RUNNING: concurrent edits and edits during a run are refused with a 409), then writes
+ *   no run being RUNNING: an edit during a run is a 409, one that lost to a concurrent edit starts
+ *   again, retryColumnEdit), then writes
  *   the columns. Positions are renumbered 1..n on every read, so a crash in the middle of a shift
  *   leaves at worst a gap;
  * - a new column's pointer is written before the column, a deleted column's after it.
@@ -76,8 +77,24 @@ export function reportFromItem(item: Item): ReportRecord {
   };
 }
 
+/**
+ * A column's configuration is stored as JSON text, as workflow versions are: any JSON a client sends is
+ * kept as sent, where a DynamoDB map could hold neither a number such as 1e200 or 1e-200 nor an
+ * integer beyond 2^53 (the SDK refuses those, DynamoDB the others).
+ */
+const storedConfiguration = (configuration: Record<string, unknown>) => JSON.stringify(configuration);
+
 function columnItem(workspaceId: number, column: ReportColumn): Item {
-  return { ...columnKey(workspaceId, column.reportId, column.id), ...column };
+  return {
+    ...columnKey(workspaceId, column.reportId, column.id),
+    ...column,
+    configuration: storedConfiguration(column.configuration),
+  };
+}
+
+function configurationFromItem(stored: unknown): Record<string, unknown> {
+  if (typeof stored === 'string') return JSON.parse(stored) as Record<string, unknown>;
+  return (stored as Record<string, unknown> | undefined) ?? {};
 }
 
 function columnFromItem(item: Item): ReportColumn {
@@ -86,7 +103,7 @@ function columnFromItem(item: Item): ReportColumn {
     reportId: Number(item.reportId),
     name: String(item.name),
     columnType: item.columnType as ReportColumn['columnType'],
-    configuration: (item.configuration as Record<string, unknown> | undefined) ?? {},
+    configuration: configurationFromItem(item.configuration),
     position: Number(item.position),
     isPartOfScore: item.isPartOfScore === true,
   };
@@ -158,6 +175,11 @@ export async function listReportHeads(ws: number): Promise<ReportRecord[]> {
 /** Whether a report of that id was ever written (deleted ones included): external-id claims ask it. */
 export async function reportExists(ws: number, reportId: number): Promise<boolean> {
   return (await readHead(ws, reportId, true)) !== undefined;
+}
+
+/** Whether the report of that id was deleted (archived): external-id claims ask it. */
+export async function reportDeleted(ws: number, reportId: number): Promise<boolean> {
+  return (await getReport(ws, reportId, { includeDeleted: true, consistent: true }))?.deleted === true;
 }
 
 /** The report a column belongs to, by the column's pointer; undefined when there is no such column. */
@@ -309,7 +331,29 @@ export async function lockColumns(ws: number, report: ReportRecord, revision: nu
   const now = await getReport(ws, report.id, { consistent: true });
   if (!now) throw reportNotFound(report.id);
   if (now.run?.status === RUNNING) throw reportRunning(report.id);
-  throw conflict(`Report ${report.id} was changed by another request; try again`, 'concurrent_change');
+  throw conflict(`Report ${report.id} was changed by another request; try again`, CONCURRENT_CHANGE);
+}
+
+const CONCURRENT_CHANGE = 'concurrent_change';
+
+/** How many times a column edit that lost the lock to another edit is planned again before its 409. */
+const COLUMN_EDIT_ATTEMPTS = 20;
+
+/**
+ * Runs a column edit (read, check, lockColumns, write) again while it loses the lock to another edit
+ * of the same report: nothing is written before the lock, so the edit is planned anew on the columns as
+ * the other edit left them, and checked against them (two columns added with one name at once: one
+ * 201, one 400). A 409 `concurrent_change` only after COLUMN_EDIT_ATTEMPTS.
+ */
+export async function retryColumnEdit<T>(edit: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await edit();
+    } catch (error) {
+      const lost = error instanceof AppError && error.code === CONCURRENT_CHANGE;
+      if (!lost || attempt >= COLUMN_EDIT_ATTEMPTS) throw error;
+    }
+  }
 }
 
 /**
@@ -344,7 +388,7 @@ export async function updateColumn(ws: number, column: ReportColumn): Promise<vo
     set: {
       name: column.name,
       columnType: column.columnType,
-      configuration: column.configuration,
+      configuration: storedConfiguration(column.configuration),
       isPartOfScore: column.isPartOfScore,
     },
     condition: 'attribute_exists(PK)',

@@ -119,7 +119,23 @@ export function createSandbox(
   };
 }
 
-const processSandbox = createSandbox();
+/** Lambda gives a function a full vCPU at this much memory (its CPU share grows with its memory). */
+const LAMBDA_MB_PER_VCPU = 1769;
+
+/**
+ * Threads of the process's sandbox. In a Lambda container (its memory in the environment), one per vCPU
+ * its memory buys, at least one: QuickJS runs are CPU-bound, so a second thread on a fraction of a vCPU
+ * runs nothing sooner and holds its own isolate and WebAssembly memory (tens of MB) for nothing, when
+ * a worker overlaps runs (the report row worker runs several rows at once). Elsewhere 2 (the local
+ * runtime runs every function in one process).
+ */
+export function sandboxThreads(env: NodeJS.ProcessEnv = process.env): number {
+  const lambdaMb = Number(env.AWS_LAMBDA_FUNCTION_MEMORY_SIZE);
+  if (!lambdaMb) return 2;
+  return Math.min(2, Math.max(1, Math.floor(lambdaMb / LAMBDA_MB_PER_VCPU)));
+}
+
+const processSandbox = createSandbox(new SandboxHost({ maxWorkers: sandboxThreads() }));
 
 /** The process's sandbox: one warm worker thread (more only when runs overlap), started on first use. */
 export const sandboxPort: SandboxPort = processSandbox;

@@ -397,4 +397,4 @@ export function versionStore<V, L extends LabelEntryBase, X>(kind: VersionKind<V
 export type VersionStore<V, L extends LabelEntryBase, X> = ReturnType<typeof versionStore<V, L, X>>;
 
 /** Byte size of a version as stored (the item limit is 400 KB). */
-export const storedJsonBytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value), 'utf8');
+export { storedJsonBytes } from '#shared/platform/json.ts';

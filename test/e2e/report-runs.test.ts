@@ -215,6 +215,57 @@ describe('POST /reports/{report_id}/run', () => {
       422,
     );
   });
+
+  it('refuses a dataset_id that is not a published version of its group, and ill-typed fields, writing nothing', async () => {
+    const { report_id } = await createReport(service, COLUMNS.slice(0, 1));
+    const run = (body: unknown, key?: string) =>
+      service.rejected('POST', `/reports/${report_id}/run`, { body, key });
+    // Another workspace's published version: 404, as if unknown.
+    const other = await service.otherWorkspaceKey('report-runs-datasets');
+    const foreign = await service.call('POST', GROUPS, { body: { name: unique('foreign') }, key: other });
+    const foreignVersion = await service.call('POST', FROM_FILE, {
+      key: other,
+      body: {
+        dataset_group_id: foreign.body.dataset_group.id,
+        file_name: 'f.csv',
+        file_content_base64: Buffer.from(CSV, 'utf8').toString('base64'),
+      },
+    });
+    await service.messaging.idle();
+    expect((await run({ dataset_id: foreignVersion.body.dataset_id })).status).toBe(404);
+    // A published version of another group of the workspace, and a group's draft: 400.
+    const otherGroup = await datasetGroup(service, CSV);
+    const versions = await service.call('GET', '/api/public/v2/datasets', {
+      query: { dataset_group_id: otherGroup, per_page: 100 },
+    });
+    const published = versions.body.datasets.find((d: { version_number: number }) => d.version_number > 0);
+    expect((await run({ dataset_id: published.id })).status).toBe(400);
+    // A draft of the report's own group: 400.
+    const report = (await getReport(service.workspaceId, report_id))!;
+    const draft = await service.call('POST', '/api/public/v2/dataset-versions/create-draft', {
+      body: { dataset_group_id: report.datasetGroupId, source_dataset_id: report.datasetId },
+    });
+    expect(draft.status, JSON.stringify(draft.body)).toBe(202);
+    await service.messaging.idle();
+    expect((await run({ dataset_id: draft.body.draft_dataset_id })).status).toBe(400);
+    for (const body of [
+      { dataset_id: '1' },
+      { dataset_id: 1.5 },
+      { dataset_id: -1 },
+      { dataset_id: 1e300 },
+      { name: 42 },
+      { name: 'x'.repeat(256) },
+      { refresh_dataset: 'yes' },
+      [1, 2],
+      'run',
+    ]) {
+      const answer = await run(body);
+      expect(answer.status, JSON.stringify(body)).toBeGreaterThanOrEqual(400);
+      expect(answer.status, JSON.stringify(body)).toBeLessThan(500);
+      expect(answer.body).toMatchObject({ success: false });
+    }
+    expect((await getReport(service.workspaceId, report_id))!.run).toBeUndefined();
+  });
 });
 
 /** Lets `count` held ENDPOINT calls answer (waiting for them to arrive). */

@@ -1,15 +1,16 @@
-import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ensureWorkspace } from '#shared/auth/api-keys.ts';
-import { putDataset } from '#shared/datasets/repository.ts';
-import { putObject } from '#shared/platform/blob-store.ts';
+import { getDataset as getDatasetRecord, putDataset } from '#shared/datasets/repository.ts';
+import { listObjectKeys, putObject } from '#shared/platform/blob-store.ts';
 import { dynamo, table } from '#shared/platform/dynamo.ts';
 import { claimLease, heldBy, keepLeased, releaseLease, renewLease } from '#shared/platform/lease.ts';
+import { loadJson } from '#shared/platform/stored-json.ts';
 import { batchKey, columnKey, reportKey } from '#shared/reports/keys.ts';
 import type { ReportColumn, ReportRecord, ReportScore } from '#shared/reports/records.ts';
 import { readRowCells } from '#shared/reports/run/cells.ts';
 import type { RowsMessage, RunStartMessage } from '#shared/reports/run/queue.ts';
-import { startReportRun } from '#shared/reports/run/start.ts';
+import { STALLED_START_MS, startReportRun } from '#shared/reports/run/start.ts';
 import { getBatch, queryBatches, readHead } from '#shared/reports/run/store.ts';
 import {
   CELLS_INLINE_BYTES,
@@ -17,6 +18,7 @@ import {
   processReportRowsMessage,
   type RowWorkerDeps,
 } from '#shared/reports/run/worker.ts';
+import { listReportHeads } from '#shared/reports/store.ts';
 import { executeNode } from '#shared/workflows/nodes/registry.ts';
 import { NodeFailure } from '#shared/workflows/nodes/types.ts';
 import { startTestService, type TestService } from '#test/support/local-service.ts';
@@ -245,7 +247,8 @@ describe('the report row worker on dynalite', () => {
       value: null,
       error_message: null,
     });
-    await expect(h.start(report)).rejects.toMatchObject({ status: 409 });
+    // The same refusal as a column edit's while the report runs.
+    await expect(h.start(report)).rejects.toMatchObject({ status: 409, code: 'report_running' });
     await h.drain();
     // Run 2 replaces the cells of run 1.
     await h.start(report);
@@ -336,6 +339,180 @@ describe('the report row worker on dynalite', () => {
     expect(head.run).toMatchObject({ status: 'COMPLETED', completedCells: 28, failedCells: 8 });
     const cells = await cellsOf(report.id);
     expect(cells[10]![1]).toEqual({ status: 'FAILED', value: null, error_message: INTERNAL_ERROR_MESSAGE });
+  });
+
+  it('on its last delivery, a batch whose count fails after its cells are written is still counted, its cells kept', async () => {
+    const report = await seedReport(rowsOf(4), standardColumns);
+    const h = harness();
+    await h.start(report);
+    await h.deliver(h.queue.shift()!);
+    const message = h.queue.shift() as RowsMessage;
+    // DynamoDB refuses the count once (a throttle the SDK's retries did not absorb).
+    const send = dynamo.send.bind(dynamo);
+    let refused = 0;
+    const spy = vi.spyOn(dynamo, 'send').mockImplementation(((command: {
+      input?: { UpdateExpression?: string };
+    }) => {
+      if (refused === 0 && command.input?.UpdateExpression?.includes('runCountedBatches')) {
+        refused++;
+        return Promise.reject(Object.assign(new Error('throttled'), { name: 'ThrottlingException' }));
+      }
+      return send(command as never);
+    }) as never);
+    const errors = expectErrorLogs();
+    try {
+      await h.deliver(message, 5);
+      expect(errors).toHaveBeenCalledWith(
+        'Report batch not counted on its last delivery: counting it again',
+        expect.objectContaining({ batch: 0 }),
+      );
+    } finally {
+      spy.mockRestore();
+      errors.mockRestore();
+    }
+    expect(refused).toBe(1);
+    // The cells the batch ran are kept, not replaced by FAILED ones; the run ends.
+    expect(await getBatch(ws, report.id, 1, 0)).toMatchObject({
+      status: 'DONE',
+      completedCells: 10,
+      failedCells: 2,
+    });
+    expect((await readHead(ws, report.id))!.run).toMatchObject({
+      status: 'COMPLETED',
+      completedCells: 10,
+      failedCells: 2,
+    });
+  });
+
+  it('a late message of a run that was replaced runs nothing and leaves nothing in the replaced run', async () => {
+    const report = await seedReport(rowsOf(3), standardColumns);
+    const h = harness();
+    await h.start(report);
+    await h.deliver(h.queue.shift()!);
+    const late = h.queue[0] as RowsMessage;
+    await h.drain();
+    await h.start(report);
+    await h.drain();
+    expect((await readHead(ws, report.id))!.run).toMatchObject({ number: 2, status: 'COMPLETED' });
+    expect(await queryBatches(ws, report.id, 1, 0, 10)).toEqual([]);
+    h.executions.clear();
+    // A duplicate of run 1's batch message, delivered now (this process read run 1 before).
+    await h.deliver(late);
+    expect(h.executions.size).toBe(0);
+    expect(await queryBatches(ws, report.id, 1, 0, 10)).toEqual([]);
+    expect((await readHead(ws, report.id))!.run).toMatchObject({
+      number: 2,
+      status: 'COMPLETED',
+      completedCells: 9,
+    });
+  });
+
+  it('a run whose first message cannot be queued is undone: the report is not left RUNNING (409) for good', async () => {
+    const report = await seedReport(rowsOf(12), standardColumns);
+    const h = harness();
+    const refused = { ...h.deps, send: async () => Promise.reject(new Error('SQS unavailable')) };
+    const startRefused = (body: { name?: string } = {}) =>
+      startReportRun(ws, report.id, body, { userId: 1 }, refused);
+    // The first run: the head has no run again.
+    await expect(startRefused()).rejects.toThrow('SQS unavailable');
+    expect((await readHead(ws, report.id))!.run).toBeUndefined();
+    // It runs when the queue takes the message.
+    await h.start(report);
+    const late = [...h.queue];
+    await h.drain();
+    await h.drain();
+    const first = (await readHead(ws, report.id))!.run!;
+    expect(first).toMatchObject({ number: 1, status: 'COMPLETED', completedCells: 34, failedCells: 2 });
+    // The second run: run 1 is the head's run again, its batches still counted once.
+    await expect(startRefused()).rejects.toThrow('SQS unavailable');
+    expect((await readHead(ws, report.id))!.run).toEqual(first);
+    for (const message of late) await h.deliver(message);
+    expect((await readHead(ws, report.id))!.run).toEqual(first);
+    // A named run: the copy made for it goes away with it.
+    const before = await listReportHeads(ws);
+    await expect(startRefused({ name: 'copy that never ran' })).rejects.toThrow('SQS unavailable');
+    const copies = (await listReportHeads(ws)).filter((r) => !before.some((b) => b.id === r.id));
+    expect(copies.map((r) => [r.name, r.deleted])).toEqual([['copy that never ran', true]]);
+    // And the report runs again.
+    await h.start(report);
+    await h.drain();
+    await h.drain();
+    expect((await readHead(ws, report.id))!.run).toMatchObject({ number: 2, status: 'COMPLETED' });
+  });
+
+  it("two run requests at once: the loser (409) neither leaves its snapshot in S3 nor overwrites the winner's", async () => {
+    // Columns whose configuration makes the snapshot too big for the head (it goes to S3).
+    const pad = 'p'.repeat(40_000);
+    const report = await seedReport(rowsOf(3), (id) => [
+      column(id, 1, 'same', 'COMPARE', {
+        sources: ['input', 'expected'],
+        comparison_type: { type: 'STRING' },
+      }),
+      column(id, 2, 'a', 'CODE_EXECUTION', { pad }),
+      column(id, 3, 'b', 'CODE_EXECUTION', { pad }),
+    ]);
+    // Version 2 of the report's dataset group, of 5 rows.
+    const v2 = await seedDataset(rowsOf(5));
+    const source = (await getDatasetRecord(ws, v2.id))!;
+    const second = nextId++;
+    await putDataset({ ...source, id: second, groupId: report.datasetGroupId, versionNumber: 2 });
+    const h = harness();
+    const deps = { ...h.deps, send: async (m: RunStartMessage) => void h.queue.push(m) };
+    // Request B (over version 2) reads the report; request A (version 1) starts run 1 while B reads
+    // the columns, before B stores its snapshot and tries its start write.
+    const send = dynamo.send.bind(dynamo);
+    let raced = false;
+    const spy = vi.spyOn(dynamo, 'send').mockImplementation((async (command: object) => {
+      if (!raced && command instanceof QueryCommand) {
+        raced = true;
+        spy.mockImplementation(send as never);
+        await startReportRun(ws, report.id, {}, { userId: 1 }, deps);
+      }
+      return send(command as never);
+    }) as never);
+    try {
+      await expect(
+        startReportRun(ws, report.id, { dataset_id: second }, { userId: 1 }, deps),
+      ).rejects.toMatchObject({ status: 409 });
+    } finally {
+      spy.mockRestore();
+    }
+    expect(raced).toBe(true);
+    const head = (await readHead(ws, report.id))!;
+    expect(head.run).toMatchObject({ number: 1, rowCount: 3 });
+    expect(head.run!.snapshotKey).toBeDefined();
+    expect(await loadJson({ key: head.run!.snapshotKey })).toMatchObject({
+      dataset: { id: report.datasetId, rowCount: 3 },
+    });
+    const objects: string[] = [];
+    for await (const page of listObjectKeys(`report-runs/${ws}/${report.id}/`)) objects.push(...page);
+    expect(objects).toEqual([head.run!.snapshotKey]);
+  });
+
+  it('a run whose first message was never sent is started again by a run request once it stalled', async () => {
+    const report = await seedReport(rowsOf(4), standardColumns);
+    const h = harness();
+    // The route died after its start write, before its send.
+    await startReportRun(ws, report.id, {}, { userId: 1 }, { ...h.deps, send: async () => undefined });
+    expect((await readHead(ws, report.id))!.run).toMatchObject({
+      number: 1,
+      status: 'RUNNING',
+      startedCells: 0,
+    });
+    // A run request soon after: 409, nothing sent (the message may merely be slow).
+    await expect(h.start(report)).rejects.toMatchObject({ status: 409 });
+    expect(h.queue).toEqual([]);
+    // Once it stalled: still 409, and the first message is sent again; the run then completes.
+    h.advance(STALLED_START_MS);
+    await expect(h.start(report)).rejects.toMatchObject({ status: 409 });
+    expect(h.queue).toEqual([{ v: 1, type: 'report-run-start', ws, reportId: report.id, run: 1 }]);
+    await h.drain();
+    await h.drain();
+    expect((await readHead(ws, report.id))!.run).toMatchObject({
+      number: 1,
+      status: 'COMPLETED',
+      completedCells: 10,
+    });
   });
 
   it('moves values too big for the batch item to S3 and reads them back', async () => {

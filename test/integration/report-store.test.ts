@@ -162,11 +162,10 @@ describe('external ids claimed by a create that crashed', () => {
     expect(created.external_ids).toEqual([mapping]);
   });
 
-  it('still refuses (409) a fresh claim, and a mapping of a report that exists, deleted or not', async () => {
+  it('still refuses (409) a fresh claim, and a mapping of a live report', async () => {
     const fresh = { source: 'crash', external_id: 'fresh' };
     await leftClaim(fresh, 987_654_322, 0);
     const owner = await m.definitions.createReport(caller(), { dataset_group_id: groupId });
-    await m.headEdits.archiveReport(service.workspaceId, owner.report_id);
     const held = { source: 'crash', external_id: 'held' };
     await leftClaim(held, owner.report_id, 120_000);
 
@@ -175,5 +174,19 @@ describe('external ids claimed by a create that crashed', () => {
         m.definitions.createReport(caller(), { dataset_group_id: groupId, external_ids: [mapping] }),
       ).rejects.toMatchObject({ status: 409 });
     }
+  });
+
+  it("takes over a deleted report's mapping at once (nothing else could free it)", async () => {
+    const owner = await m.definitions.createReport(caller(), { dataset_group_id: groupId });
+    await m.headEdits.archiveReport(service.workspaceId, owner.report_id);
+    const held = { source: 'crash', external_id: 'archived' };
+    await leftClaim(held, owner.report_id, 0);
+
+    const created = await m.definitions.createReport(caller(), {
+      dataset_group_id: groupId,
+      external_ids: [held],
+    });
+
+    expect(created.external_ids).toEqual([held]);
   });
 });

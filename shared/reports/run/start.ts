@@ -1,14 +1,23 @@
+import { randomUUID } from 'node:crypto';
 import * as z from 'zod';
 import { isDraft } from '#shared/datasets/records.ts';
 import { getDataset } from '#shared/datasets/repository.ts';
-import { badRequest, conflict, notFound } from '#shared/platform/errors.ts';
+import { deleteObject } from '#shared/platform/blob-store.ts';
+import { badRequest, notFound } from '#shared/platform/errors.ts';
 import { wellFormedString } from '#shared/platform/schemas.ts';
 import { storeJson } from '#shared/platform/stored-json.ts';
-import type { ReportRecord } from '../records.ts';
-import { copyReport, getReport, listColumns, reportNotFound } from '../store.ts';
+import type { ReportRecord, ReportRunState } from '../records.ts';
+import {
+  copyReport,
+  getReport,
+  listColumns,
+  reportNotFound,
+  reportRunning,
+  updateReportHead,
+} from '../store.ts';
 import { type CompletionDeps, completeRunIfDone, defaultCompletionDeps } from './complete.ts';
 import { batchSizeFor, type RunStartMessage } from './queue.ts';
-import { beginRun, type RunSnapshot, type StoredRunState, snapshotObjectKey } from './store.ts';
+import { abandonRun, beginRun, type RunSnapshot, type StoredRunState, snapshotObjectKey } from './store.ts';
 
 /** The run body (PromptLayer's fields; every one optional here: without `name` the report runs in place). */
 export const runReportBodySchema = z
@@ -24,8 +33,6 @@ export interface StartDeps extends CompletionDeps {
   /** Queues the run's first message (the worker sends one message per batch). */
   send(message: RunStartMessage): Promise<void>;
 }
-
-export const RUNNING_MESSAGE = 'Report is running; wait for the run to finish';
 
 /**
  * Runs a report: in place, or (with `name`) a copy of it made first. The run works on a snapshot taken
@@ -45,7 +52,10 @@ export async function startReportRun(
   // Read consistently: a run that just completed must not look RUNNING (a 409), nor give a stale number.
   const source = await getReport(ws, reportId, { consistent: true });
   if (!source) throw reportNotFound(reportId);
-  if (source.run?.status === 'RUNNING') throw conflict(RUNNING_MESSAGE);
+  if (source.run?.status === 'RUNNING') {
+    await restartIfStalled(ws, source, source.run, deps);
+    throw reportRunning(source.id);
+  }
   const dataset = await datasetFor(ws, source, body.dataset_id ?? undefined);
   const report = body.name ? await copyReport(source, body.name, caller) : source;
   const columns = await listColumns(ws, report.id, { consistent: true });
@@ -63,7 +73,7 @@ export async function startReportRun(
       rowCount,
     },
   };
-  const stored = await storeJson(snapshotObjectKey(ws, report.id, number), snapshot);
+  const stored = await storeJson(snapshotObjectKey(ws, report.id, number, randomUUID()), snapshot);
   const now = new Date(deps.now()).toISOString();
   const run: StoredRunState = {
     number,
@@ -81,11 +91,36 @@ export async function startReportRun(
     ...(stored.json !== undefined ? { snapshotJson: stored.json } : { snapshotKey: stored.key }),
   };
   const outcome = await beginRun(ws, report.id, run, dataset, now);
+  // Refused: the snapshot this request stored is nobody's.
+  if (outcome !== 'started' && stored.key !== undefined) await deleteObject(stored.key);
   if (outcome === 'gone') throw notFound(`Report ${report.id} not found`);
-  if (outcome === 'running') throw conflict(RUNNING_MESSAGE);
-  if (run.cellCount === 0) await completeRunIfDone(ws, report.id, number, deps);
-  else await deps.send({ v: 1, type: 'report-run-start', ws, reportId: report.id, run: number });
+  if (outcome === 'running') throw reportRunning(source.id);
+  try {
+    if (run.cellCount === 0) await completeRunIfDone(ws, report.id, number, deps);
+    else await deps.send({ v: 1, type: 'report-run-start', ws, reportId: report.id, run: number });
+  } catch (error) {
+    // Nothing would ever run (or end) this run, and the report would answer 409 for good: the head
+    // goes back to the run before it, and a copy made for it goes away (the request failed as a whole).
+    if (await abandonRun(ws, report.id, number, report)) {
+      if (report !== source) await updateReportHead(ws, report.id, { deleted: true }, { touch: false });
+    }
+    throw error;
+  }
   return { reportId: report.id, runNumber: number };
+}
+
+/**
+ * A run that has not claimed a batch this long after it started may never have had its first message
+ * (the route died between its start write and the send): a run request that finds it so sends that
+ * message again (or, for a run without cells, completes it). Harmless when the message was merely slow:
+ * the fan-out is idempotent.
+ */
+export const STALLED_START_MS = 5 * 60_000;
+
+async function restartIfStalled(ws: number, report: ReportRecord, run: ReportRunState, deps: StartDeps) {
+  if (run.startedCells > 0 || deps.now() - Date.parse(run.startedAt) < STALLED_START_MS) return;
+  if (run.cellCount === 0) await completeRunIfDone(ws, report.id, run.number, deps);
+  else await deps.send({ v: 1, type: 'report-run-start', ws, reportId: report.id, run: run.number });
 }
 
 /** The dataset version a run reads: the report's own, or another published version of its group. */

@@ -1,4 +1,4 @@
-import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { batchWriteItems } from '#shared/platform/batch.ts';
 import { deletePrefix } from '#shared/platform/blob-store.ts';
 import { dynamo, isConditionFailed, table, unlessConditionFails } from '#shared/platform/dynamo.ts';
@@ -28,8 +28,12 @@ import {
 export const RUN_OBJECT_PREFIX = 'report-runs/';
 const runObjectBase = (ws: number, reportId: number, run: number) =>
   `${RUN_OBJECT_PREFIX}${ws}/${reportId}/${run}/`;
-export const snapshotObjectKey = (ws: number, reportId: number, run: number) =>
-  `${runObjectBase(ws, reportId, run)}snapshot.json`;
+/**
+ * Per request (`token`, unique): two requests that race to start run `run` both store a snapshot
+ * before one of them wins the start write; the loser's must never replace the winner's.
+ */
+export const snapshotObjectKey = (ws: number, reportId: number, run: number, token: string) =>
+  `${runObjectBase(ws, reportId, run)}snapshot-${token}.json`;
 /** Per attempt: a stale attempt never overwrites an object the winning one points to. */
 export const cellObjectKey = (
   ws: number,
@@ -159,6 +163,49 @@ export async function beginRun(
   }
 }
 
+/**
+ * Undoes `beginRun` of a run that never got going (its first message could not be queued): the head's
+ * run is the one before it again (every batch of which was counted: it had ended), on the dataset
+ * version it had. Conditioned on the run being that run, RUNNING, with no batch started. Answers
+ * whether it applied.
+ */
+export async function abandonRun(
+  ws: number,
+  reportId: number,
+  run: number,
+  before: { run?: StoredRunState; datasetId: number; datasetVersionNumber: number },
+): Promise<boolean> {
+  const previous = before.run;
+  const counted = previous && previous.batchCount > 0;
+  const result = await unlessConditionFails(
+    dynamo.send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: reportKey(ws, reportId),
+        UpdateExpression: `SET ${previous ? '#run = :previous, ' : ''}datasetId = :dataset, datasetVersionNumber = :version${counted ? ', runCountedBatches = :counted' : ''}${previous ? '' : ' REMOVE #run'}`,
+        ConditionExpression: '#run.#number = :run AND #run.#status = :running AND #run.startedCells = :none',
+        ExpressionAttributeNames: { '#run': 'run', '#number': 'number', '#status': 'status' },
+        ExpressionAttributeValues: {
+          ...(previous ? { ':previous': previous } : {}),
+          ...(counted
+            ? {
+                ':counted': new Set(Array.from({ length: previous.batchCount }, (_, batch) => String(batch))),
+              }
+            : {}),
+          ':dataset': before.datasetId,
+          ':version': before.datasetVersionNumber,
+          ':run': run,
+          ':running': 'RUNNING',
+          ':none': 0,
+        },
+      }),
+    ),
+  );
+  if (result === undefined) return false;
+  await deletePrefix(runObjectBase(ws, reportId, run));
+  return true;
+}
+
 /** Claims a batch (an absent item is QUEUED): the batch item as claimed, or undefined. */
 export function claimBatch(
   ws: number,
@@ -220,9 +267,17 @@ export async function finishBatch(
   return result !== undefined;
 }
 
-/** The first claim of a batch: its cells count as started on the head (while the run is that run). */
-export async function addStartedCells(ws: number, reportId: number, run: number, cells: number) {
-  await unlessConditionFails(
+/**
+ * The first claim of a batch: its cells count as started on the head. Answers false when the head's
+ * run is another one (the batch's run was replaced: its message came late).
+ */
+export async function addStartedCells(
+  ws: number,
+  reportId: number,
+  run: number,
+  cells: number,
+): Promise<boolean> {
+  const result = await unlessConditionFails(
     dynamo.send(
       new UpdateCommand({
         TableName: table(),
@@ -231,6 +286,29 @@ export async function addStartedCells(ws: number, reportId: number, run: number,
         ConditionExpression: '#run.#number = :run',
         ExpressionAttributeNames: { '#run': 'run', '#number': 'number' },
         ExpressionAttributeValues: { ':cells': cells, ':run': run },
+      }),
+    ),
+  );
+  return result !== undefined;
+}
+
+/** Removes a batch item this attempt claimed for nothing (its run was replaced). */
+export async function abandonBatch(
+  ws: number,
+  reportId: number,
+  run: number,
+  batch: number,
+  attempt: number,
+): Promise<void> {
+  const held = heldBy(attempt);
+  await unlessConditionFails(
+    dynamo.send(
+      new DeleteCommand({
+        TableName: table(),
+        Key: batchKey(ws, reportId, run, batch),
+        ConditionExpression: held.expression,
+        ExpressionAttributeNames: held.names,
+        ExpressionAttributeValues: held.values,
       }),
     ),
   );

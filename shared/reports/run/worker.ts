@@ -22,6 +22,7 @@ import {
   type RowsMessage,
 } from './queue.ts';
 import {
+  abandonBatch,
   addStartedCells,
   type BatchItem,
   cellObjectKey,
@@ -138,10 +139,18 @@ export async function processReportRowsMessage(
     return;
   }
   const attempt = Number(claimed.attempt);
-  if (attempt === 1) await addStartedCells(message.ws, message.reportId, message.run, cellCount);
+  if (attempt === 1 && !(await addStartedCells(message.ws, message.reportId, message.run, cellCount))) {
+    // A late message of a run that was replaced since (this process still knew it): nothing to run,
+    // and the item this claim created would be left in the replaced run's partition.
+    await abandonBatch(message.ws, message.reportId, message.run, message.batch, attempt);
+    return;
+  }
+  // Whether this attempt's cells are stored: a failure after that (the count, the completion) on the last
+  // delivery must not end this delivery without the batch counted.
+  let written = false;
   const finish = async (cells: Record<string, StoredCell>[]) => {
     const outcome = { cells: JSON.stringify(cells), ...countCells(cells) };
-    const done = await finishBatch(
+    written ||= await finishBatch(
       message.ws,
       message.reportId,
       message.run,
@@ -150,7 +159,8 @@ export async function processReportRowsMessage(
       outcome,
       deps.now(),
     );
-    if (done) await afterBatch(message, outcome, deps);
+    // Not written: a newer attempt took the batch over, and counts it.
+    if (written) await afterBatch(message, outcome, deps);
   };
   if (attempt > MAX_BATCH_ATTEMPTS) {
     logger.error('Report batch given up after repeated attempts', { batch: message.batch, attempt });
@@ -185,6 +195,16 @@ export async function processReportRowsMessage(
       // The next delivery may claim the batch at once instead of waiting out this lease.
       await releaseLease(key, attempt);
       throw error;
+    }
+    if (written) {
+      // The cells are stored; counting them or completing the run failed: once more, as SQS will not.
+      logger.error('Report batch not counted on its last delivery: counting it again', {
+        batch: message.batch,
+        error: error as Error,
+      });
+      const item = await getBatch(message.ws, message.reportId, message.run, message.batch);
+      if (item?.status === 'DONE') await afterBatch(message, item, deps);
+      return;
     }
     logger.error('Report batch failed on its last delivery: its cells are FAILED', {
       batch: message.batch,
