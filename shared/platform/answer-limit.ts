@@ -1,12 +1,13 @@
+import { storedJsonBytes } from './json.ts';
+
 /**
  * Keeping an HTTP answer within what Lambda returns (6 MB for the whole result, in which the body is a
  * JSON string, so escaped once more): answers that carry values of any size (a workflow's node
  * outputs, a report's cells) leave their largest values out, each marked with its size, until they fit.
  */
 
-/** Bytes of `value`'s JSON (UTF-8); `null` for undefined. */
-export const jsonBytes = (value: unknown): number =>
-  Buffer.byteLength(JSON.stringify(value) ?? 'null', 'utf8');
+/** Bytes of `value`'s JSON (UTF-8); undefined counts as `null`. */
+export const jsonBytes = (value: unknown): number => storedJsonBytes(value ?? null);
 
 /**
  * Bytes `value`'s JSON takes inside a Lambda result, where the body is itself a JSON string: every `"`,
