@@ -1,7 +1,8 @@
 import * as z from 'zod';
 import { httpRoute } from '#shared/platform/http.ts';
 import { idParam } from '#shared/platform/schemas.ts';
-import { scoreCardBodySchema, scoreCardResponseSchema } from '#shared/reports/result-schemas.ts';
+import { scoreCardBodySchema } from '#shared/reports/result-schemas.ts';
+import { reportSummaryResponseSchema } from '#shared/reports/schemas.ts';
 import { updateScoreCard } from '#shared/reports/score-card.ts';
 
 /** PATCH /reports/{report_id}/score-card: the scored columns and the custom score code. */
@@ -9,7 +10,7 @@ export const handler = httpRoute({
   path: z.object({ report_id: idParam }),
   body: scoreCardBodySchema,
   permission: ['reports', 'edit'],
-  responses: { 200: scoreCardResponseSchema },
+  responses: { 200: reportSummaryResponseSchema },
   errors: [409],
   handle: ({ path, body, auth }) => updateScoreCard(auth.workspaceId, path.report_id, body),
 });

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { reportFieldsSchema, scoreConfigurationSchema } from './schemas.ts';
+import { scoreConfigurationSchema } from './schemas.ts';
 
 /** Bodies of the results routes: the score, the score card, the rows of an evaluation. */
 
@@ -42,16 +42,6 @@ export const scoreCardBodySchema = z.object({
   code_language: z.enum(['PYTHON', 'JAVASCRIPT']).optional(),
 });
 export type ScoreCardBody = z.infer<typeof scoreCardBodySchema>;
-
-export const scoreCardResponseSchema = z.object({
-  success: z.literal(true),
-  report: z.object({
-    id: z.int(),
-    name: z.string(),
-    tags: z.array(z.string()),
-    score_configuration: reportFieldsSchema.shape.score_configuration,
-  }),
-});
 
 const omittedBytes = z.int().optional().meta({
   description:

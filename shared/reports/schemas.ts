@@ -201,8 +201,8 @@ export const reportColumnResponseSchema = z.object({
   report_column: reportColumnSchema,
 });
 
-/** PATCH /reports/{report_id}/rename. */
-export const renameReportResponseSchema = z.object({
+/** PATCH /reports/{report_id}/rename and PATCH /reports/{report_id}/score-card: PromptLayer's pipeline summary. */
+export const reportSummaryResponseSchema = z.object({
   success: z.literal(true),
   report: z.object({
     id: z.int(),
