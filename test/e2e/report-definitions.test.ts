@@ -3,6 +3,8 @@ import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reportKey } from '#shared/reports/keys.ts';
 import { startTestService, type TestService } from '#test/support/local-service.ts';
+import { uniqueName } from '#test/support/prompts.ts';
+import { compareColumn, createDatasetGroup, createReport, publishVersion } from '#test/support/reports.ts';
 
 /**
  * Report definitions through the local gateway: creating evaluation pipelines over a published
@@ -12,13 +14,7 @@ import { startTestService, type TestService } from '#test/support/local-service.
 let service: TestService;
 let otherKey: string;
 
-const GROUPS = '/api/public/v2/dataset-groups';
-const FROM_FILE = '/api/public/v2/dataset-versions/from-file';
 const EVALUATIONS = '/api/public/v2/evaluations';
-
-let seq = 0;
-const unique = (prefix: string) => `${prefix}-${++seq}`;
-const base64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
 
 beforeAll(async () => {
   service = await startTestService();
@@ -26,47 +22,20 @@ beforeAll(async () => {
 });
 afterAll(() => service?.stop());
 
-async function createGroup(key?: string) {
-  const answer = await service.call('POST', GROUPS, { body: { name: unique('group') }, key });
-  expect(answer.status, JSON.stringify(answer.body)).toBe(201);
-  return answer.body.dataset_group.id as number;
-}
-
 /** A group with `versions` published versions of a CSV with columns question, expected. */
 async function datasetGroup(versions = 1, key?: string) {
-  const groupId = await createGroup(key);
+  const groupId = await createDatasetGroup(service, { key });
   for (let v = 0; v < versions; v++) {
-    const answer = await service.call('POST', FROM_FILE, {
-      body: {
-        dataset_group_id: groupId,
-        file_name: 'eval.csv',
-        file_content_base64: base64(`question,expected\nq1,a1\nq2,a2\n`),
-      },
-      key,
-    });
-    expect(answer.status, JSON.stringify(answer.body)).toBe(201);
-    await service.messaging.idle();
+    await publishVersion(service, groupId, 'question,expected\nq1,a1\nq2,a2\n', { key });
   }
   return groupId;
-}
-
-const compareColumn = (name: string, sources: [string, string] = ['question', 'expected']) => ({
-  column_type: 'COMPARE',
-  name,
-  configuration: { sources, comparison_type: { type: 'STRING' } },
-});
-
-async function createReport(body: Record<string, unknown>, key?: string) {
-  const answer = await service.call('POST', '/reports', { body, key });
-  expect(answer.status, JSON.stringify(answer.body)).toBe(201);
-  return answer.body;
 }
 
 describe('POST /reports and GET /reports/{report_id}', () => {
   it('creates a blueprint over the latest published version, with its columns in order', async () => {
     const groupId = await datasetGroup(2);
 
-    const created = await createReport({
+    const created = await createReport(service, {
       dataset_group_id: groupId,
       name: 'My pipeline',
       columns: [
@@ -119,7 +88,7 @@ describe('POST /reports and GET /reports/{report_id}', () => {
   it('takes a version number and generates a name when none is given', async () => {
     const groupId = await datasetGroup(2);
 
-    const created = await createReport({ dataset_group_id: groupId, dataset_version_number: 1 });
+    const created = await createReport(service, { dataset_group_id: groupId, dataset_version_number: 1 });
 
     const got = await service.call('GET', `/reports/${created.report_id}`);
     expect(got.body.report.dataset_version_number).toBe(1);
@@ -127,7 +96,7 @@ describe('POST /reports and GET /reports/{report_id}', () => {
   });
 
   it('refuses a group with only a draft (400), an unknown version and another workspace group (404)', async () => {
-    const draftOnly = await createGroup();
+    const draftOnly = await createDatasetGroup(service);
     const groupId = await datasetGroup(1);
     const othersGroup = await datasetGroup(1, otherKey);
 
@@ -146,7 +115,7 @@ describe('POST /reports and GET /reports/{report_id}', () => {
   });
 
   it('answers 404 for an unknown report and another workspace report', async () => {
-    const created = await createReport({ dataset_group_id: await datasetGroup(1) });
+    const created = await createReport(service, { dataset_group_id: await datasetGroup(1) });
 
     const other = await service.call('GET', `/reports/${created.report_id}`, { key: otherKey });
     const unknown = await service.call('GET', '/reports/999999999');
@@ -202,7 +171,7 @@ async function columnsOf(reportId: number) {
 
 describe('columns: POST, PATCH and DELETE /report-columns', () => {
   async function pipeline() {
-    const created = await createReport({
+    const created = await createReport(service, {
       dataset_group_id: await datasetGroup(1),
       columns: [compareColumn('first'), compareColumn('second')],
     });
@@ -425,7 +394,10 @@ describe('columns: POST, PATCH and DELETE /report-columns', () => {
 
 describe('PATCH /reports/{report_id}/rename', () => {
   it('renames, replaces tags, clears them with [] and keeps what is not given', async () => {
-    const { report_id: id } = await createReport({ dataset_group_id: await datasetGroup(1), name: 'before' });
+    const { report_id: id } = await createReport(service, {
+      dataset_group_id: await datasetGroup(1),
+      name: 'before',
+    });
 
     const both = await service.call('PATCH', `/reports/${id}/rename`, {
       body: { name: 'after', tags: ['a', 'b'] },
@@ -448,7 +420,7 @@ describe('PATCH /reports/{report_id}/rename', () => {
   });
 
   it('answers 422 without name and tags (or both null) or with a bad name; 404 another workspace', async () => {
-    const { report_id: id } = await createReport({ dataset_group_id: await datasetGroup(1) });
+    const { report_id: id } = await createReport(service, { dataset_group_id: await datasetGroup(1) });
 
     const empty = await service.rejected('PATCH', `/reports/${id}/rename`, { body: {} });
     const nulls = await service.rejected('PATCH', `/reports/${id}/rename`, {
@@ -474,7 +446,7 @@ describe('external ids', () => {
 
   it('claims them at create; a conflict at create is a 409 that writes nothing', async () => {
     const groupId = await datasetGroup(1);
-    const created = await createReport({
+    const created = await createReport(service, {
       dataset_group_id: groupId,
       external_ids: [mapping('A'), mapping('A')],
     });
@@ -492,8 +464,8 @@ describe('external ids', () => {
 
   it('attaches idempotently, lists, detaches; 409 for another report, 404 for another workspace', async () => {
     const groupId = await datasetGroup(1);
-    const { report_id: id } = await createReport({ dataset_group_id: groupId });
-    const { report_id: otherId } = await createReport({ dataset_group_id: groupId });
+    const { report_id: id } = await createReport(service, { dataset_group_id: groupId });
+    const { report_id: otherId } = await createReport(service, { dataset_group_id: groupId });
 
     const first = await service.call('POST', path(id), { body: mapping('X') });
     const again = await service.call('POST', path(id), { body: mapping('X') });
@@ -527,7 +499,7 @@ describe('GET /api/public/v2/evaluations', () => {
 
   async function make(name: string) {
     const groupId = await datasetGroup(1, listKey);
-    return (await createReport({ dataset_group_id: groupId, name }, listKey)).report_id as number;
+    return (await createReport(service, { dataset_group_id: groupId, name }, listKey)).report_id as number;
   }
 
   it('lists top-level reports newest first, with paging, filters, sorting and status', async () => {
@@ -575,9 +547,10 @@ describe('GET /api/public/v2/evaluations', () => {
 
   it('nests the copies named runs make under runs with include_runs, never at the top level', async () => {
     const created = await createReport(
+      service,
       {
         dataset_group_id: await datasetGroup(1, listKey),
-        name: unique('with runs'),
+        name: uniqueName('with runs'),
         columns: [compareColumn('c')],
       },
       listKey,
@@ -613,13 +586,13 @@ describe('GET /api/public/v2/evaluations', () => {
         configuration: compareColumn('c').configuration,
       }),
     ]);
-    expect(copied.body.report_columns[0].id).not.toBe(created.report_columns[0].id);
+    expect(copied.body.report_columns[0].id).not.toBe(created.report_columns[0]!.id);
   });
 });
 
 describe('DELETE /reports/{report_id} and /reports/name/{report_name}', () => {
   it('archives a report: 404 everywhere after, listed only with status deleted', async () => {
-    const { report_id: id } = await createReport({
+    const { report_id: id } = await createReport(service, {
       dataset_group_id: await datasetGroup(1),
       columns: [compareColumn('c')],
     });
@@ -649,10 +622,10 @@ describe('DELETE /reports/{report_id} and /reports/name/{report_name}', () => {
 
   it('archives every live report of a name, 404 when there is none', async () => {
     const groupId = await datasetGroup(1);
-    const name = unique('same name');
-    const a = await createReport({ dataset_group_id: groupId, name });
-    const b = await createReport({ dataset_group_id: groupId, name });
-    const kept = await createReport({ dataset_group_id: groupId, name: `${name} else` });
+    const name = uniqueName('same name');
+    const a = await createReport(service, { dataset_group_id: groupId, name });
+    const b = await createReport(service, { dataset_group_id: groupId, name });
+    const kept = await createReport(service, { dataset_group_id: groupId, name: `${name} else` });
 
     const archived = await service.call('DELETE', `/reports/name/${encodeURIComponent(name)}`);
     const none = await service.rejected('DELETE', `/reports/name/${encodeURIComponent(name)}`);
@@ -694,7 +667,7 @@ describe('bad input on POST /reports writes nothing', () => {
   });
 
   it('stores a JavaScript score configuration (the default language)', async () => {
-    const created = await createReport({
+    const created = await createReport(service, {
       dataset_group_id: await datasetGroup(1),
       score_configuration: { code: 'return {score: 100}' },
     });

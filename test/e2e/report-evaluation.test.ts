@@ -3,6 +3,7 @@ import { type LlmStub, startLlmStub } from '#infra/local/llm-stub.ts';
 import { startTestService, type TestService } from '#test/support/local-service.ts';
 import { publish, uniqueName } from '#test/support/prompts.ts';
 import { type Receiver, startReceiver } from '#test/support/receiver.ts';
+import { compareColumn, publishedDataset } from '#test/support/reports.ts';
 
 /**
  * The headline of evaluation reports, as a user runs one through the local gateway: a dataset version
@@ -86,23 +87,7 @@ const chatTemplate = (user: string, variables: string[]) => ({
 });
 
 /** A dataset version from a CSV file (version 1 of a new group). */
-async function datasetVersion(): Promise<{ groupId: number; datasetId: number }> {
-  const group = await service.call('POST', '/api/public/v2/dataset-groups', {
-    body: { name: uniqueName('report-rows') },
-  });
-  expect(group.status, JSON.stringify(group.body)).toBe(201);
-  const groupId = group.body.dataset_group.id as number;
-  const file = await service.call('POST', '/api/public/v2/dataset-versions/from-file', {
-    body: {
-      dataset_group_id: groupId,
-      file_name: 'questions.csv',
-      file_content_base64: Buffer.from(datasetCsv(), 'utf8').toString('base64'),
-    },
-  });
-  expect(file.status, JSON.stringify(file.body)).toBe(201);
-  await service.messaging.idle();
-  return { groupId, datasetId: file.body.dataset_id as number };
-}
+const datasetVersion = () => publishedDataset(service, datasetCsv(), { fileName: 'questions.csv' });
 
 const CODE = `
   if (data.expected.endsWith('3')) throw new Error('unlucky row');
@@ -127,12 +112,7 @@ function reportColumns(promptName: string) {
         prompt_template_variable_mappings: { question: 'question', expected: 'expected' },
       },
     },
-    {
-      column_type: 'COMPARE',
-      name: 'v1 matches',
-      configuration: { sources: ['v1', 'expected'], comparison_type: { type: 'STRING' } },
-      is_part_of_score: true,
-    },
+    { ...compareColumn('v1 matches', ['v1', 'expected']), is_part_of_score: true },
     {
       column_type: 'CONTAINS',
       name: 'v2 mentions',

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '#test/support/local-service.ts';
+import { uniqueName } from '#test/support/prompts.ts';
+import { compareColumn, createReport, publishedDataset } from '#test/support/reports.ts';
 
 /**
  * Report definitions probed as a careless or hostile client would: values too large to store,
@@ -9,12 +11,7 @@ import { startTestService, type TestService } from '#test/support/local-service.
 let service: TestService;
 let otherKey: string;
 
-const GROUPS = '/api/public/v2/dataset-groups';
-const FROM_FILE = '/api/public/v2/dataset-versions/from-file';
 const EVALUATIONS = '/api/public/v2/evaluations';
-
-let seq = 0;
-const unique = (prefix: string) => `${prefix}-${++seq}`;
 
 beforeAll(async () => {
   service = await startTestService();
@@ -24,26 +21,8 @@ afterAll(() => service?.stop());
 
 /** A group with one published version of a CSV with columns question, expected. */
 async function datasetGroup() {
-  const group = await service.call('POST', GROUPS, { body: { name: unique('group') } });
-  expect(group.status, JSON.stringify(group.body)).toBe(201);
-  const groupId = group.body.dataset_group.id as number;
-  const version = await service.call('POST', FROM_FILE, {
-    body: {
-      dataset_group_id: groupId,
-      file_name: 'eval.csv',
-      file_content_base64: Buffer.from('question,expected\nq1,a1\n').toString('base64'),
-    },
-  });
-  expect(version.status, JSON.stringify(version.body)).toBe(201);
-  await service.messaging.idle();
-  return groupId;
+  return (await publishedDataset(service, 'question,expected\nq1,a1\n')).groupId;
 }
-
-const compareColumn = (name: string, sources: [string, string] = ['question', 'expected']) => ({
-  column_type: 'COMPARE',
-  name,
-  configuration: { sources, comparison_type: { type: 'STRING' } },
-});
 
 /** A VARIABLE column holding `chars` characters of text. */
 const textColumn = (name: string, chars: number) => ({
@@ -51,12 +30,6 @@ const textColumn = (name: string, chars: number) => ({
   name,
   configuration: { value: { type: 'string', value: 'x'.repeat(chars) } },
 });
-
-async function createReport(body: Record<string, unknown>) {
-  const answer = await service.call('POST', '/reports', { body });
-  expect(answer.status, JSON.stringify(answer.body).slice(0, 300)).toBe(201);
-  return answer.body as { report_id: number; report_columns: { id: number; name: string }[] };
-}
 
 async function columnsOf(reportId: number) {
   const got = await service.call('GET', `/reports/${reportId}`);
@@ -76,7 +49,7 @@ describe('configurations too large to store', () => {
     expect(atCreate.status).toBe(413);
     expect(atCreate.body.message).toMatch(/column "big"/);
 
-    const { report_id: reportId, report_columns } = await createReport({
+    const { report_id: reportId, report_columns } = await createReport(service, {
       dataset_group_id: groupId,
       columns: [compareColumn('a'), textColumn('small', 10)],
     });
@@ -97,7 +70,7 @@ describe('configurations too large to store', () => {
   it('bounds the whole report so that reading it back fits one answer', async () => {
     const groupId = await datasetGroup();
     // 50 columns of 200,000 characters each: every one fits an item, together they are 10 MB.
-    const { report_id: reportId } = await createReport({
+    const { report_id: reportId } = await createReport(service, {
       dataset_group_id: groupId,
       columns: Array.from({ length: 5 }, (_, i) => textColumn(`c${i}`, 200_000)),
     });
@@ -117,7 +90,7 @@ describe('configurations too large to store', () => {
 describe("PromptLayer's nullable fields", () => {
   it('takes null for a column change it leaves as it is (name, configuration, position, is_part_of_score)', async () => {
     const groupId = await datasetGroup();
-    const { report_id: reportId, report_columns } = await createReport({
+    const { report_id: reportId, report_columns } = await createReport(service, {
       dataset_group_id: groupId,
       columns: [compareColumn('a'), compareColumn('b')],
     });
@@ -144,7 +117,10 @@ describe("PromptLayer's nullable fields", () => {
 describe('GET /api/public/v2/evaluations workspace_id', () => {
   it("answers the key's own workspace, 400 for another one, 422 for one that is not an id", async () => {
     const groupId = await datasetGroup();
-    const { report_id: reportId } = await createReport({ dataset_group_id: groupId, name: unique('ws') });
+    const { report_id: reportId } = await createReport(service, {
+      dataset_group_id: groupId,
+      name: uniqueName('ws'),
+    });
 
     const own = await service.call('GET', EVALUATIONS, {
       query: { workspace_id: service.workspaceId, per_page: 100 },
@@ -167,9 +143,9 @@ describe('GET /api/public/v2/evaluations workspace_id', () => {
 describe('external ids of an archived report', () => {
   it('are free for another report once it is archived (at create and by attaching), never while it is live', async () => {
     const groupId = await datasetGroup();
-    const mapping = { source: 'ci', external_id: unique('pipeline') };
-    const other = { source: 'ci', external_id: unique('pipeline') };
-    const first = await createReport({ dataset_group_id: groupId, external_ids: [mapping, other] });
+    const mapping = { source: 'ci', external_id: uniqueName('pipeline') };
+    const other = { source: 'ci', external_id: uniqueName('pipeline') };
+    const first = await createReport(service, { dataset_group_id: groupId, external_ids: [mapping, other] });
     const refused = await service.rejected('POST', '/reports', {
       body: { dataset_group_id: groupId, external_ids: [mapping] },
     });
@@ -181,8 +157,8 @@ describe('external ids of an archived report', () => {
       (await service.call('GET', `/reports/${first.report_id}/external-ids`, { query: {} })).status,
     ).toBe(404);
 
-    const second = await createReport({ dataset_group_id: groupId, external_ids: [mapping] });
-    const third = await createReport({ dataset_group_id: groupId });
+    const second = await createReport(service, { dataset_group_id: groupId, external_ids: [mapping] });
+    const third = await createReport(service, { dataset_group_id: groupId });
     const attached = await service.call('POST', `/reports/${third.report_id}/external-ids`, { body: other });
     expect(attached.status, JSON.stringify(attached.body)).toBe(201);
 
@@ -237,18 +213,9 @@ describe('any JSON in a column configuration', () => {
 describe('a generated name', () => {
   it('fits the 1..255 of a report name for a group of the longest name, so it can be deleted by name', async () => {
     const groupName = `${'g'.repeat(240)}${'😀'.repeat(7)}`; // 254 UTF-16 units, astral characters last
-    const group = await service.call('POST', GROUPS, { body: { name: groupName } });
-    expect(group.status, JSON.stringify(group.body)).toBe(201);
-    await service.call('POST', FROM_FILE, {
-      body: {
-        dataset_group_id: group.body.dataset_group.id,
-        file_name: 'eval.csv',
-        file_content_base64: Buffer.from('question\nq\n').toString('base64'),
-      },
-    });
-    await service.messaging.idle();
+    const { groupId } = await publishedDataset(service, 'question\nq\n', { name: groupName });
 
-    const { report_id: reportId } = await createReport({ dataset_group_id: group.body.dataset_group.id });
+    const { report_id: reportId } = await createReport(service, { dataset_group_id: groupId });
     const name = (await service.call('GET', `/reports/${reportId}`)).body.report.name as string;
 
     expect(name.length).toBeLessThanOrEqual(255);
@@ -262,10 +229,10 @@ describe('a generated name', () => {
 describe('a page of the evaluations list', () => {
   it('stays within one answer when its reports carry large score codes: the largest are left out, named', async () => {
     const groupId = await datasetGroup();
-    const name = unique('large-code');
+    const name = uniqueName('large-code');
     const code = `return {score: 1}; // ${'中'.repeat(99_970)}`;
     for (let i = 0; i < 22; i++) {
-      await createReport({ dataset_group_id: groupId, name, score_configuration: { code } });
+      await createReport(service, { dataset_group_id: groupId, name, score_configuration: { code } });
     }
 
     const page = await service.call('GET', EVALUATIONS, { query: { name, per_page: 100 } });
@@ -293,7 +260,7 @@ describe('a page of the evaluations list', () => {
 describe('column edits at the same time', () => {
   it('all apply, each checked against the columns the others left (a lost race is planned again, not a 409)', async () => {
     const groupId = await datasetGroup();
-    const { report_id: reportId } = await createReport({
+    const { report_id: reportId } = await createReport(service, {
       dataset_group_id: groupId,
       columns: [compareColumn('a')],
     });

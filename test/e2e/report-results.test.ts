@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '#test/support/local-service.ts';
+import { uniqueName } from '#test/support/prompts.ts';
+import { reportOver } from '#test/support/reports.ts';
 
 /**
  * The results of a report at their edges, through the local gateway: scores the score code or the
@@ -7,8 +9,6 @@ import { startTestService, type TestService } from '#test/support/local-service.
  * keeps, a big matrix), and pages of rows whose cells are too big for one answer.
  */
 let service: TestService;
-let seq = 0;
-const unique = (prefix: string) => `${prefix}-${++seq}`;
 
 beforeAll(async () => {
   service = await startTestService();
@@ -19,23 +19,8 @@ afterAll(async () => {
 
 /** A report over a published version of `csv` with these columns; its id. */
 async function report(csv: string, columns: unknown[], extra: Record<string, unknown> = {}) {
-  const group = await service.call('POST', '/api/public/v2/dataset-groups', { body: { name: unique('g') } });
-  expect(group.status, JSON.stringify(group.body)).toBe(201);
-  const groupId = group.body.dataset_group.id as number;
-  const version = await service.call('POST', '/api/public/v2/dataset-versions/from-file', {
-    body: {
-      dataset_group_id: groupId,
-      file_name: 'rows.csv',
-      file_content_base64: Buffer.from(csv, 'utf8').toString('base64'),
-    },
-  });
-  expect(version.status, JSON.stringify(version.body)).toBe(201);
-  await service.messaging.idle();
-  const created = await service.call('POST', '/reports', {
-    body: { dataset_group_id: groupId, name: unique('results'), columns, ...extra },
-  });
-  expect(created.status, JSON.stringify(created.body)).toBe(201);
-  return created.body.report_id as number;
+  const body = { name: uniqueName('results'), columns, ...extra };
+  return (await reportOver(service, csv, body, { fileName: 'rows.csv' })).report_id;
 }
 
 /** Runs the report in place and waits for the queues: its GET answer. */

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { JOB_QUEUES } from '#infra/routes.ts';
 import { startTestService, type TestService } from '#test/support/local-service.ts';
+import { compareColumn, reportOver } from '#test/support/reports.ts';
 
 /**
  * A report run across a restart of the local service: the first service's row worker claims each batch
@@ -12,33 +13,9 @@ import { startTestService, type TestService } from '#test/support/local-service.
  */
 const CSV = 'question,expected\nq1,q1\nq2,x\nq3,q3\nq4,x\nq5,q5\nq6,x\n';
 
+/** The report both services run: one COMPARE column over a new group whose version 1 is CSV; its id. */
 async function createReport(on: TestService) {
-  const group = await on.call('POST', '/api/public/v2/dataset-groups', { body: { name: 'restart-group' } });
-  expect(group.status, JSON.stringify(group.body)).toBe(201);
-  const version = await on.call('POST', '/api/public/v2/dataset-versions/from-file', {
-    body: {
-      dataset_group_id: group.body.dataset_group.id,
-      file_name: 'eval.csv',
-      file_content_base64: Buffer.from(CSV, 'utf8').toString('base64'),
-    },
-  });
-  expect(version.status, JSON.stringify(version.body)).toBe(201);
-  await on.messaging.idle();
-  const created = await on.call('POST', '/reports', {
-    body: {
-      dataset_group_id: group.body.dataset_group.id,
-      name: 'survivor',
-      columns: [
-        {
-          column_type: 'COMPARE',
-          name: 'same',
-          configuration: { sources: ['question', 'expected'], comparison_type: { type: 'STRING' } },
-        },
-      ],
-    },
-  });
-  expect(created.status, JSON.stringify(created.body)).toBe(201);
-  return created.body.report_id as number;
+  return (await reportOver(on, CSV, { name: 'survivor', columns: [compareColumn('same')] })).report_id;
 }
 
 describe('a report run across a restart of the service', () => {

@@ -3,7 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readRowCells } from '#shared/reports/run/cells.ts';
 import { getReport } from '#shared/reports/store.ts';
 import { startTestService, type TestService } from '#test/support/local-service.ts';
+import { uniqueName } from '#test/support/prompts.ts';
 import { type Receiver, startReceiver } from '#test/support/receiver.ts';
+import { compareColumn, publishedDataset, reportOver } from '#test/support/reports.ts';
 
 /**
  * Report runs through the local gateway: a run over a small dataset with non-LLM columns (a cell that
@@ -14,11 +16,6 @@ let service: TestService;
 let receiver: Receiver;
 /** Answers of ENDPOINT columns held until the test lets them go. */
 const held: ServerResponse[] = [];
-
-const GROUPS = '/api/public/v2/dataset-groups';
-const FROM_FILE = '/api/public/v2/dataset-versions/from-file';
-let seq = 0;
-const unique = (prefix: string) => `${prefix}-${++seq}`;
 
 beforeAll(async () => {
   receiver = await startReceiver((request, response) => {
@@ -37,33 +34,11 @@ afterAll(async () => {
   delete process.env.OUTBOUND_ALLOWED_HOSTS;
 });
 
-/** A published dataset version of a CSV with columns question, expected; the group's id. */
-async function datasetGroup(on: TestService, csv: string) {
-  const group = await on.call('POST', GROUPS, { body: { name: unique('group') } });
-  expect(group.status, JSON.stringify(group.body)).toBe(201);
-  const groupId = group.body.dataset_group.id as number;
-  const version = await on.call('POST', FROM_FILE, {
-    body: {
-      dataset_group_id: groupId,
-      file_name: 'eval.csv',
-      file_content_base64: Buffer.from(csv, 'utf8').toString('base64'),
-    },
-  });
-  expect(version.status, JSON.stringify(version.body)).toBe(201);
-  await on.messaging.idle();
-  return groupId;
-}
-
 const CSV = 'question,expected\nq1,q1\nq2,x\nq3,q3\nq4,x\nq5,q5\nq6,x\n';
 
 /** same (COMPARE), code (throws on q3), upper_has (reads code), has_q (independent, after code). */
 const COLUMNS = [
-  {
-    column_type: 'COMPARE',
-    name: 'same',
-    configuration: { sources: ['question', 'expected'], comparison_type: { type: 'STRING' } },
-    is_part_of_score: true,
-  },
+  { ...compareColumn('same'), is_part_of_score: true },
   {
     column_type: 'CODE_EXECUTION',
     name: 'code',
@@ -76,14 +51,9 @@ const COLUMNS = [
   { column_type: 'CONTAINS', name: 'has_q', configuration: { source: 'question', value: 'q' } },
 ];
 
-async function createReport(on: TestService, columns: unknown[], csv = CSV) {
-  const groupId = await datasetGroup(on, csv);
-  const created = await on.call('POST', '/reports', {
-    body: { dataset_group_id: groupId, name: unique('pipeline'), columns },
-  });
-  expect(created.status, JSON.stringify(created.body)).toBe(201);
-  return created.body as { report_id: number; report_columns: { id: number; name: string }[] };
-}
+/** A report named uniquely with these columns over a new group whose version 1 is `csv`. */
+const createReport = (on: TestService, columns: unknown[], csv = CSV) =>
+  reportOver(on, csv, { name: uniqueName('pipeline'), columns });
 
 /** The cells of the report's latest run by column name, row by row. */
 async function cellsByName(reportId: number, rows: number) {
@@ -222,19 +192,10 @@ describe('POST /reports/{report_id}/run', () => {
       service.rejected('POST', `/reports/${report_id}/run`, { body, key });
     // Another workspace's published version: 404, as if unknown.
     const other = await service.otherWorkspaceKey('report-runs-datasets');
-    const foreign = await service.call('POST', GROUPS, { body: { name: unique('foreign') }, key: other });
-    const foreignVersion = await service.call('POST', FROM_FILE, {
-      key: other,
-      body: {
-        dataset_group_id: foreign.body.dataset_group.id,
-        file_name: 'f.csv',
-        file_content_base64: Buffer.from(CSV, 'utf8').toString('base64'),
-      },
-    });
-    await service.messaging.idle();
-    expect((await run({ dataset_id: foreignVersion.body.dataset_id })).status).toBe(404);
+    const foreign = await publishedDataset(service, CSV, { key: other, fileName: 'f.csv' });
+    expect((await run({ dataset_id: foreign.datasetId })).status).toBe(404);
     // A published version of another group of the workspace, and a group's draft: 400.
-    const otherGroup = await datasetGroup(service, CSV);
+    const { groupId: otherGroup } = await publishedDataset(service, CSV);
     const versions = await service.call('GET', '/api/public/v2/datasets', {
       query: { dataset_group_id: otherGroup, per_page: 100 },
     });

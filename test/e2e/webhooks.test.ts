@@ -6,6 +6,7 @@ import { EVENT_REDELIVERY_AFTER_ENV } from '#shared/events/sweep.ts';
 import { startTestService, type TestService } from '#test/support/local-service.ts';
 import { publish, uniqueName } from '#test/support/prompts.ts';
 import { type ReceivedRequest, type Receiver, startReceiver } from '#test/support/receiver.ts';
+import { publishedDataset } from '#test/support/reports.ts';
 
 /**
  * Webhooks end to end: the local gateway, the bus rule's fan-out queue, the delivery queue and worker,
@@ -284,23 +285,13 @@ describe('delivery', () => {
       url: `${receiverUrl}/datasets`,
       event_types: ['dataset_version_created_by_file'],
     });
-    const group = await service.call('POST', '/api/public/v2/dataset-groups', {
-      body: { name: uniqueName('hooked') },
-    });
-    const groupId = group.body.dataset_group.id;
-    const file = await service.call('POST', '/api/public/v2/dataset-versions/from-file', {
-      body: {
-        dataset_group_id: groupId,
-        file_name: 'eval.csv',
-        file_content_base64: Buffer.from('q,a\n1,2\n').toString('base64'),
-      },
-    });
-    expect(file.status).toBe(201);
+    // Publishing answers 201 or fails the test.
+    const { datasetId } = await publishedDataset(service, 'q,a\n1,2\n', { name: uniqueName('hooked') });
     const request = await eventually(() => requestsTo('/datasets')[0] ?? expect.fail('no request yet'));
     expect(new Webhook(secret).verify(request.body, request.headers as Record<string, string>)).toMatchObject(
       {
         event_type: 'dataset_version_created_by_file',
-        details: { dataset_id: file.body.dataset_id, dataset_version_number: 1 },
+        details: { dataset_id: datasetId, dataset_version_number: 1 },
       },
     );
     await service.call('DELETE', `${WEBHOOKS}/${webhook.id}`);
