@@ -23,7 +23,10 @@ export type IdKind =
   | 'workflow_label'
   | 'workflow_execution'
   | 'report'
-  | 'report_column';
+  | 'report_column'
+  | 'tool'
+  | 'tool_version'
+  | 'tool_label';
 
 export const ID_BLOCK_SIZE = 100;
 
