@@ -8,6 +8,7 @@ import { REPORT_RESULT_ROUTES } from './routes/report-results.ts';
 import { REPORT_RUN_JOB_QUEUES, REPORT_RUN_ROUTES } from './routes/report-runs.ts';
 import { REPORT_ROUTES } from './routes/reports.ts';
 import { REQUEST_LOG_ROUTES } from './routes/request-logs.ts';
+import { TOOL_ROUTES } from './routes/tools.ts';
 import { TRACE_ROUTES } from './routes/traces.ts';
 import { WEBHOOK_EVENT_RULES, WEBHOOK_JOB_QUEUES, WEBHOOK_ROUTES } from './routes/webhooks.ts';
 import { WORKFLOW_JOB_QUEUES, WORKFLOW_RUN_ROUTES, WORKFLOW_SCHEDULES } from './routes/workflow-runs.ts';
@@ -33,6 +34,7 @@ export const ROUTE_GROUPS: Readonly<Record<string, readonly RouteDef[]>> = {
   reports: REPORT_ROUTES,
   'report-runs': REPORT_RUN_ROUTES,
   'report-results': REPORT_RESULT_ROUTES,
+  tools: TOOL_ROUTES,
 };
 
 /**
