@@ -75,6 +75,10 @@ export const toolNameSchema = wellFormedString().min(1).max(255);
 /** `{identifier}`: a tool's name, or its id as digits. */
 export const toolIdentifierSchema = wellFormedString().min(1).max(1024);
 const commitMessageSchema = wellFormedString().max(2000);
+/** The reference's sandbox tool bodies are not supported: refused rather than silently dropped. */
+const executionSchema = z
+  .null({ error: 'execution (tool bodies run in a sandbox) is not supported' })
+  .optional();
 
 /** POST /api/public/v2/tool-registry. */
 export const createToolBodySchema = z.object({
@@ -84,6 +88,7 @@ export const createToolBodySchema = z.object({
   folder_id: z.int().positive().max(Number.MAX_SAFE_INTEGER).nullish(),
   commit_message: commitMessageSchema.nullish(),
   external_ids: publishExternalIdsSchema.nullish(),
+  execution: executionSchema,
 });
 export type CreateToolBody = z.output<typeof createToolBodySchema>;
 
@@ -92,6 +97,7 @@ export const createToolVersionBodySchema = z.object({
   tool_definition: toolDefinitionSchema,
   commit_message: commitMessageSchema.nullish(),
   release_labels: z.array(labelNameSchema).max(MAX_RELEASE_LABELS).nullish(),
+  execution: executionSchema,
 });
 export type CreateToolVersionBody = z.output<typeof createToolVersionBodySchema>;
 

@@ -140,6 +140,14 @@ describe('POST /api/public/v2/tool-registry', () => {
     ],
     ['an unknown definition field', { name: 'x', tool_definition: { ...definition(), extra: 1 } }],
     ['a folder_id of 0', { name: 'x', tool_definition: definition(), folder_id: 0 }],
+    [
+      'an execution body (not supported)',
+      {
+        name: 'x',
+        tool_definition: definition(),
+        execution: { type: 'code', language: 'javascript', code: '1' },
+      },
+    ],
   ])('rejects %s with a 422 and writes nothing', async (_, body) => {
     const { pad, ...sent } = body as Record<string, unknown>;
     if (pad) {
