@@ -12,7 +12,6 @@ import {
   deleteColumn,
   insertReport,
   listColumns,
-  lockColumns,
   type NewColumn,
   newColumnId,
   newReportId,
@@ -20,6 +19,7 @@ import {
   reportRunning,
   retryColumnEdit,
   updateColumn,
+  withColumnsLocked,
   writeColumnOrder,
 } from './store.ts';
 import { columnView } from './views.ts';
@@ -149,9 +149,10 @@ async function addColumnOnce(workspaceId: number, body: CreateColumnBody) {
   };
   const desired = placeColumn(columns, column, body.position);
   validateColumns(datasetColumns, desired);
-  await lockColumns(workspaceId, report, revision);
   column.id = await newColumnId();
-  const written = await writeColumnOrder(workspaceId, columns, desired, new Set([column.id]));
+  const written = await withColumnsLocked(workspaceId, report, revision, () =>
+    writeColumnOrder(workspaceId, columns, desired, new Set([column.id])),
+  );
   const stored = written.find((c) => c.id === column.id) as ReportColumn;
   return { success: true as const, report_column: columnView(stored) };
 }
@@ -183,9 +184,10 @@ async function patchColumnOnce(workspaceId: number, columnId: number, body: Patc
       ? columns.map((c) => (c.id === columnId ? changed : c))
       : placeColumn(others, changed, body.position);
   validateColumns(datasetColumns, desired);
-  await lockColumns(workspaceId, report, revision);
-  await updateColumn(workspaceId, changed);
-  const written = await writeColumnOrder(workspaceId, columns, desired);
+  const written = await withColumnsLocked(workspaceId, report, revision, async () => {
+    await updateColumn(workspaceId, changed);
+    return writeColumnOrder(workspaceId, columns, desired);
+  });
   const stored = written.find((c) => c.id === columnId) as ReportColumn;
   return { success: true as const, report_column: columnView(stored) };
 }
@@ -205,8 +207,9 @@ async function removeColumnOnce(workspaceId: number, columnId: number): Promise<
       'column_in_use',
     );
   }
-  await lockColumns(workspaceId, report, revision);
-  await deleteColumn(workspaceId, column);
   const rest = columns.filter((c) => c.id !== columnId);
-  await writeColumnOrder(workspaceId, rest, rest);
+  await withColumnsLocked(workspaceId, report, revision, async () => {
+    await deleteColumn(workspaceId, column);
+    await writeColumnOrder(workspaceId, rest, rest);
+  });
 }

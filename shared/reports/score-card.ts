@@ -6,7 +6,7 @@ import { type ReportColumn, type ReportRecord, type ReportScore, scoreForStorage
 import type { ScoreCardBody } from './result-schemas.ts';
 import { computeReportScore, ScoreError } from './score.ts';
 import { scoreConfigurationOf } from './score-configuration.ts';
-import { listColumns, lockColumns, reportForEdit, updateColumn, updateReportHead } from './store.ts';
+import { listColumns, reportForEdit, updateColumn, updateReportHead, withColumnsLocked } from './store.ts';
 
 /**
  * PATCH /reports/{report_id}/score-card: which columns are part of the built-in score, and the custom
@@ -28,16 +28,18 @@ export async function updateScoreCard(ws: number, reportId: number, body: ScoreC
     body.code != null ? { code: body.code, code_language: body.code_language ?? 'JAVASCRIPT' } : null,
   );
 
-  // 409 while a run is in progress (or another edit of the columns came first).
-  await lockColumns(ws, report, revision);
-  const updated = await updateReportHead(ws, reportId, { scoreConfiguration: configuration });
   const marked = new Set(body.column_names);
   const scored = columns.map((column) => ({ ...column, isPartOfScore: marked.has(column.name) }));
-  await Promise.all(
-    scored
-      .filter((column, i) => column.isPartOfScore !== columns[i]!.isPartOfScore)
-      .map((column) => updateColumn(ws, column)),
-  );
+  // 409 while a run is in progress (or another edit of the columns came first).
+  const updated = await withColumnsLocked(ws, report, revision, async () => {
+    const head = await updateReportHead(ws, reportId, { scoreConfiguration: configuration });
+    await Promise.all(
+      scored
+        .filter((column, i) => column.isPartOfScore !== columns[i]!.isPartOfScore)
+        .map((column) => updateColumn(ws, column)),
+    );
+    return head;
+  });
   if (updated.run?.status === 'COMPLETED') await storeRunScore(updated, scored);
   return {
     success: true as const,

@@ -1,3 +1,4 @@
+import { setTimeout } from 'node:timers/promises';
 import { GetCommand, PutCommand, QueryCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { dynamo, queryIndexPartition, table } from '#shared/platform/dynamo.ts';
 import { AppError, conflict, notFound } from '#shared/platform/errors.ts';
@@ -25,10 +26,10 @@ import {
  *
  * Write order, so that a crash between two single-item writes leaves nothing a reader sees as broken:
  * - a new report writes its column pointers and columns first and its head last (no head: no report);
- * - a column edit first bumps the head's `columnsRevision` (conditioned on the revision it read and on
- *   no run being RUNNING: an edit during a run is a 409, one that lost to a concurrent edit starts
- *   again, retryColumnEdit), then writes
- *   the columns. Positions are renumbered 1..n on every read, so a crash in the middle of a shift
+ * - a column edit first bumps the head's `columnsRevision` and takes its column lease (conditioned on
+ *   the revision it read, on no other edit holding the lease and on no run being RUNNING: an edit during
+ *   a run is a 409, one that lost to a concurrent edit starts again, retryColumnEdit), then writes the
+ *   columns and gives the lease up (withColumnsLocked). Positions are renumbered 1..n on every read, so a crash in the middle of a shift
  *   leaves at worst a gap;
  * - a new column's pointer is written before the column, a deleted column's after it.
  * The head's `run` attribute belongs to the run; nothing here writes it after the head is created.
@@ -302,7 +303,7 @@ export function reportRunning(reportId: number) {
 
 /**
  * A live report for a column edit, read consistently, with the `columnsRevision` its columns are at
- * (pass both to lockColumns after reading the columns); a 404 when there is none.
+ * (pass both to withColumnsLocked after reading the columns); a 404 when there is none.
  */
 export async function reportForEdit(
   ws: number,
@@ -315,23 +316,55 @@ export async function reportForEdit(
 }
 
 /**
- * Takes the right to rewrite a report's columns: bumps `columnsRevision` from `revision` (the one read
- * before the columns were), on a live report whose latest run is not RUNNING. A 409 when a run is in
- * progress or another edit came first, a 404 when the report is gone.
+ * How long a column edit holds its lease (`columnsEditUntil`) at most: longer than any edit's writes take
+ * (API Gateway ends a request after 29 s). A crashed edit blocks the next ones for that long at most.
  */
-export async function lockColumns(ws: number, report: ReportRecord, revision: number): Promise<void> {
+export const COLUMN_EDIT_LEASE_MS = 30_000;
+
+/**
+ * Rewrites a report's columns under its column lease: bumps `columnsRevision` from `revision` (the one
+ * read before the columns were) and takes `columnsEditUntil`, on a live report whose latest run is not
+ * RUNNING and whose columns no other edit is writing; runs `write`; then gives the lease up. The lease is
+ * what makes the revision mean something: without it, an edit that read the bumped revision before the
+ * edit that bumped it had written its columns would plan on stale columns (two columns of one name).
+ * A run starts only on the revision its snapshot read and with no lease held (beginRun). A 409 when a
+ * run is in progress or another edit came first (retryColumnEdit plans again), a 404 when the report
+ * is gone.
+ */
+export async function withColumnsLocked<T>(
+  ws: number,
+  report: ReportRecord,
+  revision: number,
+  write: () => Promise<T>,
+): Promise<T> {
   if (report.run?.status === RUNNING) throw reportRunning(report.id);
+  const now = Date.now();
   const written = await updateItem(reportKey(ws, report.id), {
-    set: { columnsRevision: revision + 1, updatedAt: new Date().toISOString() },
+    set: {
+      columnsRevision: revision + 1,
+      columnsEditUntil: now + COLUMN_EDIT_LEASE_MS,
+      updatedAt: new Date(now).toISOString(),
+    },
     condition:
-      'attribute_exists(PK) AND #deleted = :live AND (attribute_not_exists(#columnsRevision) OR #columnsRevision = :seen) AND (attribute_not_exists(#run) OR #run.#status <> :running)',
-    values: { ':live': false, ':seen': revision, ':running': RUNNING },
+      'attribute_exists(PK) AND #deleted = :live AND (attribute_not_exists(#columnsRevision) OR #columnsRevision = :seen) AND (attribute_not_exists(#columnsEditUntil) OR #columnsEditUntil < :now) AND (attribute_not_exists(#run) OR #run.#status <> :running)',
+    values: { ':live': false, ':seen': revision, ':now': now, ':running': RUNNING },
   });
-  if (written) return;
-  const now = await getReport(ws, report.id, { consistent: true });
-  if (!now) throw reportNotFound(report.id);
-  if (now.run?.status === RUNNING) throw reportRunning(report.id);
-  throw conflict(`Report ${report.id} was changed by another request; try again`, CONCURRENT_CHANGE);
+  if (!written) {
+    const current = await getReport(ws, report.id, { consistent: true });
+    if (!current) throw reportNotFound(report.id);
+    if (current.run?.status === RUNNING) throw reportRunning(report.id);
+    throw conflict(`Report ${report.id} was changed by another request; try again`, CONCURRENT_CHANGE);
+  }
+  try {
+    return await write();
+  } finally {
+    // Only this edit's own lease (a later revision is another edit's, after this lease lapsed).
+    await updateItem(reportKey(ws, report.id), {
+      remove: ['columnsEditUntil'],
+      condition: '#columnsRevision = :mine',
+      values: { ':mine': revision + 1 },
+    });
+  }
 }
 
 const CONCURRENT_CHANGE = 'concurrent_change';
@@ -340,7 +373,7 @@ const CONCURRENT_CHANGE = 'concurrent_change';
 const COLUMN_EDIT_ATTEMPTS = 20;
 
 /**
- * Runs a column edit (read, check, lockColumns, write) again while it loses the lock to another edit
+ * Runs a column edit (read, check, then write under withColumnsLocked) again while it loses the lock to another edit
  * of the same report: nothing is written before the lock, so the edit is planned anew on the columns as
  * the other edit left them, and checked against them (two columns added with one name at once: one
  * 201, one 400). A 409 `concurrent_change` only after COLUMN_EDIT_ATTEMPTS.
@@ -352,12 +385,14 @@ export async function retryColumnEdit<T>(edit: () => Promise<T>): Promise<T> {
     } catch (error) {
       const lost = error instanceof AppError && error.code === CONCURRENT_CHANGE;
       if (!lost || attempt >= COLUMN_EDIT_ATTEMPTS) throw error;
+      // The other edit may still be writing its columns: give it a moment (jittered) before planning again.
+      await setTimeout(Math.min(attempt, 8) * (10 + Math.random() * 20));
     }
   }
 }
 
 /**
- * Writes the report's columns in `desired` order (after lockColumns): positions renumbered 1..n,
+ * Writes the report's columns in `desired` order (under withColumnsLocked): positions renumbered 1..n,
  * existing columns whose position changed updated (highest first), new ones (`isNew`) put, all in
  * the order that keeps a crash harmless.
  */

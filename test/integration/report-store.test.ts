@@ -109,7 +109,8 @@ describe('report store write order', () => {
     await m.headEdits.archiveReport(ws, created.report_id);
     const headWrites = writes().filter((w) => w.key.SK === 'RPT');
 
-    expect(headWrites.length).toBe(5);
+    // rename, archive, and each of the three column edits taking and giving up its lease.
+    expect(headWrites.length).toBe(8);
     for (const write of headWrites) {
       expect(write.name).toBe('UpdateItemCommand');
       expect(write.update).not.toMatch(/#run\b/);
@@ -188,5 +189,65 @@ describe('external ids claimed by a create that crashed', () => {
     });
 
     expect(created.external_ids).toEqual([held]);
+  });
+});
+
+describe('the column lease', () => {
+  it('makes an edit that comes while another writes its columns wait for them (two adds of one name: one 400)', async () => {
+    const ws = service.workspaceId;
+    const created = await m.definitions.createReport(
+      { workspaceId: ws, userId: 1, userEmail: null },
+      { dataset_group_id: groupId, columns: [column('a')] },
+    );
+    const { report, revision } = await m.store.reportForEdit(ws, created.report_id);
+    const current = await m.store.listColumns(ws, report.id, { consistent: true });
+    let second: Promise<unknown> | undefined;
+    // This edit holds the lease; the other one starts after the revision moved but before the column exists.
+    await m.store.withColumnsLocked(ws, report, revision, async () => {
+      second = m.definitions
+        .addColumn(ws, { report_id: report.id, ...column('same') } as never)
+        .then(
+          () => 'added',
+          (error: { statusCode?: number; code?: string }) => error.code ?? error.statusCode,
+        );
+      await new Promise((resolve) => setImmediate(resolve));
+      const added = { ...current[0]!, id: 900_000 + report.id, name: 'same', position: 2 };
+      await m.store.writeColumnOrder(ws, current, [...current, added], new Set([added.id]));
+    });
+    expect(await second).toBe('duplicate_column_name');
+    const names = (await m.store.listColumns(ws, report.id, { consistent: true })).map((c) => c.name);
+    expect(names).toEqual(['a', 'same']);
+  });
+
+  it('refuses a run whose columns changed after its snapshot read them, and one while an edit holds the lease', async () => {
+    const ws = service.workspaceId;
+    const created = await m.definitions.createReport(
+      { workspaceId: ws, userId: 1, userEmail: null },
+      { dataset_group_id: groupId, columns: [column('a')] },
+    );
+    const { report, revision } = await m.store.reportForEdit(ws, created.report_id);
+    const { beginRun } = await import('#shared/reports/run/store.ts');
+    const run = {
+      number: 1,
+      status: 'RUNNING' as const,
+      startedAt: new Date().toISOString(),
+      rowCount: 1,
+      batchSize: 10,
+      batchCount: 1,
+      cellCount: 1,
+      startedCells: 0,
+      completedCells: 0,
+      failedCells: 0,
+      score: null,
+      scoreError: null,
+    };
+    const dataset = { id: report.datasetId, versionNumber: report.datasetVersionNumber };
+    const outcomes: string[] = [];
+    await m.store.withColumnsLocked(ws, report, revision, async () => {
+      outcomes.push(await beginRun(ws, report.id, run, dataset, new Date().toISOString(), revision + 1));
+    });
+    outcomes.push(await beginRun(ws, report.id, run, dataset, new Date().toISOString(), revision));
+    expect(outcomes).toEqual(['changed', 'changed']);
+    expect((await m.store.requireReport(ws, report.id)).run).toBeUndefined();
   });
 });

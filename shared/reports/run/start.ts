@@ -3,15 +3,14 @@ import * as z from 'zod';
 import { isDraft } from '#shared/datasets/records.ts';
 import { getDataset } from '#shared/datasets/repository.ts';
 import { deleteObject } from '#shared/platform/blob-store.ts';
-import { badRequest, notFound } from '#shared/platform/errors.ts';
+import { badRequest, conflict, notFound } from '#shared/platform/errors.ts';
 import { wellFormedString } from '#shared/platform/schemas.ts';
 import { storeJson } from '#shared/platform/stored-json.ts';
 import type { ReportRecord, ReportRunState } from '../records.ts';
 import {
   copyReport,
-  getReport,
   listColumns,
-  reportNotFound,
+  reportForEdit,
   reportRunning,
   updateReportHead,
 } from '../store.ts';
@@ -50,8 +49,8 @@ export async function startReportRun(
   if (body.refresh_dataset === true)
     throw badRequest('refresh_dataset is not supported: datasets here are static');
   // Read consistently: a run that just completed must not look RUNNING (a 409), nor give a stale number.
-  const source = await getReport(ws, reportId, { consistent: true });
-  if (!source) throw reportNotFound(reportId);
+  // With the columns' revision read before the columns are: the run starts only if it is still that.
+  const { report: source, revision } = await reportForEdit(ws, reportId);
   if (source.run?.status === 'RUNNING') {
     await restartIfStalled(ws, source, source.run, deps);
     throw reportRunning(source.id);
@@ -90,11 +89,15 @@ export async function startReportRun(
     scoreError: null,
     ...(stored.json !== undefined ? { snapshotJson: stored.json } : { snapshotKey: stored.key }),
   };
-  const outcome = await beginRun(ws, report.id, run, dataset, now);
+  // A copy is new: no edit has touched its columns (revision 0).
+  const outcome = await beginRun(ws, report.id, run, dataset, now, report === source ? revision : 0);
   // Refused: the snapshot this request stored is nobody's.
   if (outcome !== 'started' && stored.key !== undefined) await deleteObject(stored.key);
   if (outcome === 'gone') throw notFound(`Report ${report.id} not found`);
   if (outcome === 'running') throw reportRunning(source.id);
+  if (outcome === 'changed') {
+    throw conflict(`Report ${report.id} was changed by another request; try again`, 'concurrent_change');
+  }
   try {
     if (run.cellCount === 0) await completeRunIfDone(ws, report.id, number, deps);
     else await deps.send({ v: 1, type: 'report-run-start', ws, reportId: report.id, run: number });

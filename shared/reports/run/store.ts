@@ -114,12 +114,13 @@ export async function loadSnapshot(ws: number, reportId: number, run: StoredRunS
   return snapshot;
 }
 
-export type BeginOutcome = 'started' | 'running' | 'gone';
+export type BeginOutcome = 'started' | 'running' | 'changed' | 'gone';
 
 /**
  * Makes `run` the head's latest run, unless a run is RUNNING (or another request started run
- * `run.number` first): one conditional write, which also moves the report onto the dataset version the
- * run reads and clears the previous run's counted batches.
+ * `run.number` first), or the columns changed since the snapshot read them (`columnsRevision`), or a
+ * column edit is writing them (its lease, withColumnsLocked): one conditional write, which also moves
+ * the report onto the dataset version the run reads and clears the previous run's counted batches.
  */
 export async function beginRun(
   ws: number,
@@ -127,6 +128,7 @@ export async function beginRun(
   run: StoredRunState,
   dataset: { id: number; versionNumber: number },
   now: string,
+  columnsRevision: number,
 ): Promise<BeginOutcome> {
   const previous = run.number - 1;
   try {
@@ -138,6 +140,8 @@ export async function beginRun(
           'SET #run = :run, datasetId = :dataset, datasetVersionNumber = :version, updatedAt = :now REMOVE runCountedBatches',
         ConditionExpression:
           'attribute_exists(PK) AND (attribute_not_exists(deleted) OR deleted = :false) AND ' +
+          '(attribute_not_exists(columnsRevision) OR columnsRevision = :revision) AND ' +
+          '(attribute_not_exists(columnsEditUntil) OR columnsEditUntil < :nowMs) AND ' +
           (previous === 0
             ? 'attribute_not_exists(#run)'
             : '#run.#number = :previous AND #run.#status <> :running'),
@@ -151,6 +155,8 @@ export async function beginRun(
           ':version': dataset.versionNumber,
           ':now': now,
           ':false': false,
+          ':revision': columnsRevision,
+          ':nowMs': Date.parse(now),
           ...(previous === 0 ? {} : { ':previous': previous, ':running': 'RUNNING' }),
         },
       }),
@@ -159,7 +165,8 @@ export async function beginRun(
   } catch (error) {
     if (!isConditionFailed(error)) throw error;
     const head = await readHead(ws, reportId);
-    return !head || head.deleted ? 'gone' : 'running';
+    if (!head || head.deleted) return 'gone';
+    return head.run?.status === 'RUNNING' ? 'running' : 'changed';
   }
 }
 
