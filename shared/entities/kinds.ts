@@ -9,9 +9,11 @@ import type { IdKind } from '#shared/platform/ids.ts';
  * kind of its integer ids (shared/platform/ids.ts) and the attribute under which its stored head keeps
  * its folder. The external-id types and folder types are derived from this table, never listed again.
  *
- * This module is only words, so any function may import it for nothing: whether an id exists is asked
- * through entityExists (exists.ts), which loads the features' stores and is bundled only by the routes
- * that ask it.
+ * This module is only words, and its derived values are marked pure, so a function bundles only what
+ * it uses of it (most use its types alone: the features' declarations are literals typed by the kinds
+ * below, `KindExternalId<'prompt'>`, and a unit test holds them equal). Whether an id exists is asked
+ * through entityExists (exists.ts), which loads the features' stores and is bundled only by the
+ * functions that ask it.
  */
 export interface KindSpec {
   /** The permission type a key needs to read or edit entities of the kind. */
@@ -111,7 +113,7 @@ type Kinds = typeof ENTITY_KINDS;
 export type EntityKind = keyof Kinds;
 
 /** Every kind, in the table's order. */
-export const KIND_NAMES = Object.keys(ENTITY_KINDS) as EntityKind[];
+export const KIND_NAMES = /* @__PURE__ */ Object.keys(ENTITY_KINDS) as EntityKind[];
 
 /** The spec of a kind, typed as the general shape (optional fields readable on every kind). */
 export const kindSpec = (kind: EntityKind): KindSpec => ENTITY_KINDS[kind];
@@ -126,33 +128,29 @@ export const PERMISSION_ONLY_TYPES = [
 type ExternalIdOf<K extends EntityKind> = Kinds[K] extends { externalId: infer T extends string } ? T : never;
 type FolderTypeOf<K extends EntityKind> = Kinds[K] extends { folderType: infer T extends string } ? T : never;
 
+/** A kind's external-id type, for a feature's own declaration (`'report' satisfies KindExternalId<'report'>`). */
+export type KindExternalId<K extends EntityKind> = ExternalIdOf<K>;
+/** A kind's id kind, for a feature's own declaration. */
+export type KindIdKind<K extends EntityKind> = Kinds[K] extends { idKind: infer T extends IdKind }
+  ? T
+  : never;
+
 /** The external-id types, one per kind that carries external ids. */
 export type ExternalIdType = { [K in EntityKind]: ExternalIdOf<K> }[EntityKind];
 /** The folder types, one per kind that can live in a folder. */
 export type FolderType = { [K in EntityKind]: FolderTypeOf<K> }[EntityKind];
 
-export const EXTERNAL_ID_TYPES = KIND_NAMES.flatMap(
+export const EXTERNAL_ID_TYPES = /* @__PURE__ */ KIND_NAMES.flatMap(
   (kind) => kindSpec(kind).externalId ?? [],
 ) as readonly ExternalIdType[];
-export const FOLDER_TYPES = KIND_NAMES.flatMap(
+export const FOLDER_TYPES = /* @__PURE__ */ KIND_NAMES.flatMap(
   (kind) => kindSpec(kind).folderType ?? [],
 ) as readonly FolderType[];
 
-const byExternalId = new Map(
-  KIND_NAMES.flatMap((kind) => {
-    const type = kindSpec(kind).externalId;
-    return type ? [[type, kind] as const] : [];
-  }),
-);
-const byFolderType = new Map(
-  KIND_NAMES.flatMap((kind) => {
-    const type = kindSpec(kind).folderType;
-    return type ? [[type, kind] as const] : [];
-  }),
-);
-
 /** The kind of an external-id type. */
-export const kindOfExternalId = (type: ExternalIdType): EntityKind => byExternalId.get(type) as EntityKind;
+export const kindOfExternalId = (type: ExternalIdType): EntityKind =>
+  KIND_NAMES.find((kind) => kindSpec(kind).externalId === type) as EntityKind;
 
 /** The kind of a folder type; undefined for a word that is none. */
-export const kindOfFolderType = (type: string): EntityKind | undefined => byFolderType.get(type);
+export const kindOfFolderType = (type: string): EntityKind | undefined =>
+  KIND_NAMES.find((kind) => kindSpec(kind).folderType === type);

@@ -1,12 +1,7 @@
 import { createHash } from 'node:crypto';
 import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
-import {
-  ENTITY_KINDS,
-  EXTERNAL_ID_TYPES,
-  type ExternalIdType,
-  kindOfExternalId,
-} from '#shared/entities/kinds.ts';
+import { EXTERNAL_ID_TYPES, type ExternalIdType } from '#shared/entities/kinds.ts';
 import { dynamo, isConditionFailed, queryIndexPartition, table } from '#shared/platform/dynamo.ts';
 import { conflict, notFound } from '#shared/platform/errors.ts';
 import { wellFormedString } from '#shared/platform/schemas.ts';
@@ -43,8 +38,8 @@ export const externalIdResponses = {
   detached: z.object({ success: z.literal(true) }),
 };
 
-/** How messages name an entity of the type, e.g. "prompt template". */
-const entityWord = (entity: ExternalIdEntity) => ENTITY_KINDS[kindOfExternalId(entity)].noun;
+/** How messages name an entity of the type: its kind's noun, which is the type in words (kinds.ts, tested). */
+const entityWord = (entity: ExternalIdEntity) => entity.replaceAll('_', ' ');
 
 const pairText = (mapping: ExternalId) => JSON.stringify([mapping.source, mapping.external_id]);
 

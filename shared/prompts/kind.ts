@@ -1,4 +1,4 @@
-import { ENTITY_KINDS } from '#shared/entities/kinds.ts';
+import type { KindExternalId, KindIdKind } from '#shared/entities/kinds.ts';
 import { jsonDocVersions, type VersionKind } from '#shared/versions/kind.ts';
 import { versionStore } from '#shared/versions/store.ts';
 import type { LabelEntry, TemplateHead, VersionRecord } from './records.ts';
@@ -11,8 +11,8 @@ import type { LabelEntry, TemplateHead, VersionRecord } from './records.ts';
 export const PROMPT_KIND: VersionKind<VersionRecord, LabelEntry, Pick<TemplateHead, 'tags' | 'folder_id'>> = {
   tag: 'P',
   listing: 'PROMPTS',
-  ids: { entity: ENTITY_KINDS.prompt.idKind, version: 'prompt_version', label: 'prompt_label' },
-  externalIdEntity: ENTITY_KINDS.prompt.externalId,
+  ids: { entity: 'prompt' satisfies KindIdKind<'prompt'>, version: 'prompt_version', label: 'prompt_label' },
+  externalIdEntity: 'prompt_template' satisfies KindExternalId<'prompt'>,
   noun: 'Prompt template',
   labelNoun: 'Prompt label',
   versionIdField: 'prompt_version_id',

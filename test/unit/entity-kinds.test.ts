@@ -16,6 +16,7 @@ import { EXTERNAL_ID_ENTITIES } from '#shared/external-ids/external-ids.ts';
 import { ENTITY_TYPES } from '#shared/platform/auth-context.ts';
 import { AppError } from '#shared/platform/errors.ts';
 import { PROMPT_KIND } from '#shared/prompts/kind.ts';
+import { REPORT_MAPPINGS } from '#shared/reports/external-ids.ts';
 import { reportFromItem } from '#shared/reports/store.ts';
 import { WORKFLOW_KIND } from '#shared/workflows/registry.ts';
 
@@ -99,6 +100,12 @@ describe('entity kinds', () => {
     expect(PROMPT_KIND.ids.entity).toBe(ENTITY_KINDS.prompt.idKind);
     expect(WORKFLOW_KIND.externalIdEntity).toBe(ENTITY_KINDS.workflow.externalId);
     expect(WORKFLOW_KIND.ids.entity).toBe(ENTITY_KINDS.workflow.idKind);
+    expect(REPORT_MAPPINGS.entity).toBe(ENTITY_KINDS.report.externalId);
+  });
+
+  it('names a kind with external ids as its type in words, as the external-id messages do', () => {
+    for (const type of EXTERNAL_ID_TYPES)
+      expect(kindSpec(kindOfExternalId(type)).noun).toBe(type.replaceAll('_', ' '));
   });
 
   it('has an existence check for every kind; those without entities here answer false', async () => {
