@@ -293,11 +293,14 @@ export function buildOpenApiDocument(routes: readonly DocumentedRoute[], options
       responses[String(status)] = { $ref: `#/components/responses/${ERROR_RESPONSES[status]?.name}` };
     }
 
-    const [entity, access] = definition.permission;
+    const fixed = typeof definition.permission === 'function' ? undefined : definition.permission;
+    const entity = fixed?.[0] ?? definition.tag ?? 'other';
     const tag = TAGS[entity] ?? entity;
     tags.add(tag);
     const { summary, description } = summaryAndDescription(documented);
-    const permission = `Needs the \`${access}\` permission on \`${entity}\`.`;
+    const permission = fixed
+      ? `Needs the \`${fixed[1]}\` permission on \`${fixed[0]}\`.`
+      : 'Needs the permissions that the body names (each entity type it names).';
     paths[route.path] ??= {};
     paths[route.path]![route.method.toLowerCase()] = {
       operationId: id,

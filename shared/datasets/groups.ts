@@ -1,3 +1,4 @@
+import type { KindExternalId, KindIdKind } from '#shared/entities/kinds.ts';
 import { claimExternalIds, type ExternalId, uniqueExternalIds } from '#shared/external-ids/external-ids.ts';
 import { externalIdOperations } from '#shared/external-ids/operations.ts';
 import { conflict, notFound } from '#shared/platform/errors.ts';
@@ -25,7 +26,7 @@ export async function requireGroup(workspaceId: number, groupId: number): Promis
  * between leaves mappings of a missing group: the next claim of such a mapping takes it over.
  */
 const GROUP_MAPPINGS = {
-  entity: 'dataset_group',
+  entity: 'dataset_group' satisfies KindExternalId<'dataset'>,
   require: requireGroup,
   ownerExists: async (workspaceId: number, groupId: number) =>
     (await getGroup(workspaceId, groupId)) !== undefined,
@@ -56,7 +57,7 @@ export async function createDatasetGroup(
   userId: number,
   input: { name: string; folderId: number | null; externalIds?: readonly ExternalId[] },
 ): Promise<{ group: DatasetGroupRecord; draft: DatasetRecord; externalIds: ExternalId[] }> {
-  const groupId = await nextId('dataset_group');
+  const groupId = await nextId('dataset_group' satisfies KindIdKind<'dataset'>);
   const externalIds = uniqueExternalIds(input.externalIds ?? []);
   const claimed = externalIds.length
     ? await claimExternalIds(workspaceId, 'dataset_group', groupId, externalIds, GROUP_MAPPINGS)

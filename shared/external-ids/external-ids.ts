@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
+import { EXTERNAL_ID_TYPES, type ExternalIdType } from '#shared/entities/kinds.ts';
 import { dynamo, isConditionFailed, queryIndexPartition, table } from '#shared/platform/dynamo.ts';
 import { conflict, notFound } from '#shared/platform/errors.ts';
 import { wellFormedString } from '#shared/platform/schemas.ts';
@@ -15,17 +16,12 @@ import { wellFormedString } from '#shared/platform/schemas.ts';
  *                                           owner_name (when claimed by a create, see claimExternalIds)
  *     GSI1  W#<ws>#XIDS#<type>#<entity id>  <created_at>#<hash>
  *
+ * The entity types are the kinds' external-id types (shared/entities/kinds.ts).
+ *
  * The pair is hashed because a source (128 chars) and an id (512 chars) could exceed DynamoDB's key size.
  */
-export const EXTERNAL_ID_ENTITIES = [
-  'prompt_template',
-  'dataset_group',
-  'tool',
-  'report',
-  'workflow',
-  'skill_collection',
-] as const;
-export type ExternalIdEntity = (typeof EXTERNAL_ID_ENTITIES)[number];
+export const EXTERNAL_ID_ENTITIES = EXTERNAL_ID_TYPES;
+export type ExternalIdEntity = ExternalIdType;
 
 export const externalIdSchema = z
   .strictObject({
@@ -42,14 +38,8 @@ export const externalIdResponses = {
   detached: z.object({ success: z.literal(true) }),
 };
 
-const ENTITY_WORDS: Record<ExternalIdEntity, string> = {
-  prompt_template: 'prompt template',
-  dataset_group: 'dataset group',
-  tool: 'tool',
-  report: 'report',
-  workflow: 'workflow',
-  skill_collection: 'skill collection',
-};
+/** How messages name an entity of the type: its kind's noun, which is the type in words (kinds.ts, tested). */
+const entityWord = (entity: ExternalIdEntity) => entity.replaceAll('_', ' ');
 
 const pairText = (mapping: ExternalId) => JSON.stringify([mapping.source, mapping.external_id]);
 
@@ -68,13 +58,13 @@ const named = (mapping: ExternalId) => `External ID ${mapping.source}/${mapping.
 
 export function externalIdConflict(entity: ExternalIdEntity, mapping: ExternalId) {
   return conflict(
-    `${named(mapping)} is already attached to another ${ENTITY_WORDS[entity]}`,
+    `${named(mapping)} is already attached to another ${entityWord(entity)}`,
     'external_id_conflict',
   );
 }
 
 export function externalIdNotAttached(entity: ExternalIdEntity, entityId: number, mapping: ExternalId) {
-  return notFound(`${named(mapping)} is not attached to ${ENTITY_WORDS[entity]} ${entityId}`);
+  return notFound(`${named(mapping)} is not attached to ${entityWord(entity)} ${entityId}`);
 }
 
 /**

@@ -3,20 +3,12 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import type { ZodType } from 'zod';
 import * as z from 'zod';
 import { authenticateApiKey } from '#shared/auth/key-cache.ts';
-import {
-  type Access,
-  type AuthContext,
-  allows,
-  type EntityType,
-  fromAuthorizerContext,
-  type RouteAuth,
-} from './auth-context.ts';
+import { type AuthContext, type EntityType, fromAuthorizerContext, type RouteAuth } from './auth-context.ts';
 import { MAX_JSON_DEPTH, MAX_REQUEST_BODY_BYTES } from './config.ts';
 import {
   AppError,
   badRequest,
   clip,
-  forbidden,
   invalid,
   payloadTooLarge,
   unauthorized,
@@ -24,6 +16,7 @@ import {
   validationError,
 } from './errors.ts';
 import { logger } from './logger.ts';
+import { type Permission, requireAccess } from './permissions.ts';
 import { ILL_FORMED_UNICODE } from './schemas.ts';
 
 /**
@@ -48,7 +41,18 @@ export interface RouteDefinition<B, Q, P> {
   optionalBody?: boolean;
   query?: ZodType<Q>;
   path?: ZodType<P>;
-  permission: readonly [EntityType, Access];
+  /**
+   * What the key must be allowed: one permission, checked before the body is read (a 403 comes before
+   * any 400), or a function of the validated body giving every permission it needs (e.g. edit on each
+   * entity type a folder move names), checked after validation and before `handle`; the first one
+   * missing answers the 403 naming its type.
+   */
+  permission: Permission | ((body: B) => readonly Permission[]);
+  /**
+   * The entity type a route with a body-dependent permission is listed under in the OpenAPI document
+   * (a fixed permission's own type otherwise).
+   */
+  tag?: EntityType;
   /**
    * Where the API key is: `header` (default; the gateway's authorizer checked it) or `body` (`api_key`
    * in the JSON body, checked here; the route's table row must say `auth: 'body'` too). The body's
@@ -140,17 +144,17 @@ async function parseRequest<B, Q, P>(
     // API Gateway only invokes a route after the authorizer allowed the key; a missing context is a fault.
     if (!auth) throw new Error('Route invoked without an authorizer context');
   }
-  const [entity, access] = def.permission;
-  if (!allows(auth.permissions, entity, access)) {
-    throw forbidden(`This API key may not ${access} ${entity.replace('_', ' ')}`);
-  }
+  if (typeof def.permission !== 'function') requireAccess(auth, ...def.permission);
   if (def.auth !== 'body' && def.body) {
     const parsed = readJsonBody(event, headers, def.optionalBody);
     const { api_key: _credential, ...rest } = parsed;
     rawBody = def.bodyApiKeyIsData ? parsed : rest;
   }
+  const body = def.body ? validate(def.body, rawBody, 'body') : (undefined as B);
+  if (typeof def.permission === 'function')
+    for (const [entity, access] of def.permission(body)) requireAccess(auth, entity, access);
   return {
-    body: def.body ? validate(def.body, rawBody, 'body') : (undefined as B),
+    body,
     rawBody,
     query: def.query ? validate(def.query, queryObject(event), 'query') : (undefined as Q),
     path: def.path

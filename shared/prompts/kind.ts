@@ -1,3 +1,4 @@
+import type { KindExternalId, KindIdKind } from '#shared/entities/kinds.ts';
 import { jsonDocVersions, type VersionKind } from '#shared/versions/kind.ts';
 import { versionStore } from '#shared/versions/store.ts';
 import type { LabelEntry, TemplateHead, VersionRecord } from './records.ts';
@@ -10,8 +11,8 @@ import type { LabelEntry, TemplateHead, VersionRecord } from './records.ts';
 export const PROMPT_KIND: VersionKind<VersionRecord, LabelEntry, Pick<TemplateHead, 'tags' | 'folder_id'>> = {
   tag: 'P',
   listing: 'PROMPTS',
-  ids: { entity: 'prompt', version: 'prompt_version', label: 'prompt_label' },
-  externalIdEntity: 'prompt_template',
+  ids: { entity: 'prompt' satisfies KindIdKind<'prompt'>, version: 'prompt_version', label: 'prompt_label' },
+  externalIdEntity: 'prompt_template' satisfies KindExternalId<'prompt'>,
   noun: 'Prompt template',
   labelNoun: 'Prompt label',
   versionIdField: 'prompt_version_id',

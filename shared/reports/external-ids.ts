@@ -1,3 +1,4 @@
+import type { KindExternalId } from '#shared/entities/kinds.ts';
 import { type ExternalId, listExternalIds } from '#shared/external-ids/external-ids.ts';
 import { externalIdOperations } from '#shared/external-ids/operations.ts';
 import type { ReportRecord } from './records.ts';
@@ -10,7 +11,7 @@ import { reportDeleted, reportExists, requireReport, updateReportHead } from './
  * until another report claims one: as it is a 404 everywhere, nothing could free them otherwise.
  */
 export const REPORT_MAPPINGS = {
-  entity: 'report',
+  entity: 'report' satisfies KindExternalId<'report'>,
   ownerExists: reportExists,
   ownerDeleted: reportDeleted,
 } as const;

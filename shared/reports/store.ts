@@ -1,5 +1,6 @@
 import { setTimeout } from 'node:timers/promises';
 import { GetCommand, PutCommand, QueryCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
+import type { KindIdKind } from '#shared/entities/kinds.ts';
 import { dynamo, queryIndexPartition, table } from '#shared/platform/dynamo.ts';
 import { AppError, conflict, notFound } from '#shared/platform/errors.ts';
 import { nextId } from '#shared/platform/ids.ts';
@@ -198,7 +199,7 @@ export type NewReport = Omit<ReportRecord, 'id' | 'createdAt' | 'updatedAt' | 'd
 export type NewColumn = Omit<ReportColumn, 'id' | 'reportId'>;
 
 /** A fresh report id, for callers that claim something under it before the report is written. */
-export const newReportId = () => nextId('report');
+export const newReportId = () => nextId('report' satisfies KindIdKind<'report'>);
 
 /**
  * Writes a new report with its columns (given in order; numbered 1..n): columns first, head last.

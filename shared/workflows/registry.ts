@@ -1,3 +1,4 @@
+import type { KindExternalId, KindIdKind } from '#shared/entities/kinds.ts';
 import { type Head, jsonDocVersions, type VersionKind } from '#shared/versions/kind.ts';
 import { versionStore } from '#shared/versions/store.ts';
 import type { WorkflowEdge, WorkflowNode } from '#shared/workflows/definition.ts';
@@ -48,8 +49,12 @@ export type WorkflowHead = Head<WorkflowLabelEntry, WorkflowHeadFields>;
 export const WORKFLOW_KIND: VersionKind<WorkflowVersionRecord, WorkflowLabelEntry, WorkflowHeadFields> = {
   tag: 'WF',
   listing: 'WORKFLOWS',
-  ids: { entity: 'workflow', version: 'workflow_version', label: 'workflow_label' },
-  externalIdEntity: 'workflow',
+  ids: {
+    entity: 'workflow' satisfies KindIdKind<'workflow'>,
+    version: 'workflow_version',
+    label: 'workflow_label',
+  },
+  externalIdEntity: 'workflow' satisfies KindExternalId<'workflow'>,
   noun: 'Workflow',
   labelNoun: 'Workflow label',
   versionIdField: 'workflow_version_id',

@@ -1,6 +1,8 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import * as z from 'zod';
+import { kindOfFolderType } from '#shared/entities/kinds.ts';
+import { kindPermission } from '#shared/entities/permissions.ts';
 import { type Permissions, toAuthorizerContext } from '#shared/platform/auth-context.ts';
 import { MAX_REQUEST_BODY_BYTES } from '#shared/platform/config.ts';
 import { notFound } from '#shared/platform/errors.ts';
@@ -475,6 +477,72 @@ describe('http wrapper: permissions', () => {
     const answer = await invoke(readThing, { path: { id: '1' }, permissions: { request_logs: 'edit' } });
 
     expect(answer.status).toBe(200);
+  });
+});
+
+/** A move route: every kind named in the body needs edit, as a folder move does. */
+const moveThings = httpRoute({
+  body: z.object({
+    entities: z.array(z.object({ id: z.int(), type: z.enum(['PROMPT', 'DATASET']) })).min(1),
+  }),
+  permission: (body) =>
+    body.entities.map(({ type }) => kindPermission(kindOfFolderType(type) ?? 'folder', 'edit')),
+  tag: 'folders',
+  handle: async ({ body }) => ({ moved_count: body.entities.length }),
+});
+const twoKinds = json({
+  entities: [
+    { id: 1, type: 'PROMPT' },
+    { id: 2, type: 'DATASET' },
+  ],
+});
+
+describe('http wrapper: permissions that depend on the body', () => {
+  it('runs the route when the key may edit every type the body names', async () => {
+    const answer = await invoke(moveThings, {
+      body: twoKinds,
+      permissions: { prompts: 'edit', datasets: 'edit' },
+    });
+
+    expect(answer.status).toBe(200);
+    expect(answer.body).toEqual({ moved_count: 2 });
+  });
+
+  it('answers 403 naming the first type the key may not edit', async () => {
+    const handle = vi.fn();
+    const route = httpRoute({ ...moveThings.definition, handle } as typeof moveThings.definition);
+    const answer = await invoke(route, {
+      body: twoKinds,
+      permissions: { prompts: 'read', datasets: 'edit' },
+    });
+
+    expectErrorBody(answer, 403, 'forbidden');
+    expect(answer.body.message).toBe('This API key may not edit prompts');
+    expect(handle).not.toHaveBeenCalled();
+  });
+
+  it('names a type the key has no access to at all', async () => {
+    const answer = await invoke(moveThings, { body: twoKinds, permissions: { prompts: 'edit' } });
+
+    expectErrorBody(answer, 403, 'forbidden');
+    expect(answer.body.message).toBe('This API key may not edit datasets');
+  });
+
+  it('validates the body before asking for its permissions (an invalid body is a 422, not a 403)', async () => {
+    const answer = await invoke(moveThings, { body: json({ entities: [] }), permissions: {} });
+
+    expect(answer.status).toBe(422);
+  });
+
+  it('needs nothing for a body that names no type', async () => {
+    const anyBody = httpRoute({
+      body: z.object({ types: z.array(z.enum(['REPORT'])) }),
+      permission: (body) => body.types.map(() => kindPermission('report', 'read')),
+      handle: async () => ({ ok: true }),
+    });
+
+    expect((await invoke(anyBody, { body: json({ types: [] }), permissions: {} })).status).toBe(200);
+    expect((await invoke(anyBody, { body: json({ types: ['REPORT'] }), permissions: {} })).status).toBe(403);
   });
 });
 

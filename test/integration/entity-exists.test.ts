@@ -1,0 +1,50 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestService, type TestService } from '#test/support/local-service.ts';
+import { publishDirect, uniqueName } from '#test/support/prompts.ts';
+import { createDatasetGroup, reportOver } from '#test/support/reports.ts';
+import { workflowBody } from '#test/support/workflows.ts';
+
+/**
+ * The registry's existence checks against the local runtime: an entity made through its feature exists
+ * in its workspace only; an unknown id, another workspace's or a deleted report's does not.
+ */
+let service: TestService;
+let ws: number;
+let entityExists: typeof import('#shared/entities/exists.ts').entityExists;
+beforeAll(async () => {
+  service = await startTestService();
+  ws = service.workspaceId;
+  ({ entityExists } = await import('#shared/entities/exists.ts'));
+});
+afterAll(() => service?.stop());
+
+const OTHER_WORKSPACE = () => ws + 1_000_000;
+const UNKNOWN_ID = 987_654_321;
+
+describe('entityExists', () => {
+  it('finds prompts (and snippets, which are prompts), dataset groups, workflows and reports by id', async () => {
+    const prompt = await publishDirect(ws, uniqueName('exists'), { type: 'completion', content: [] });
+    const groupId = await createDatasetGroup(service);
+    const workflow = await service.call('POST', '/rest/workflows', {
+      body: workflowBody(uniqueName('exists')),
+    });
+    expect(workflow.status, JSON.stringify(workflow.body)).toBe(201);
+    const report = await reportOver(service, 'question,expected\nq,a\n');
+
+    const made = [
+      ['prompt', prompt.id],
+      ['snippet', prompt.id],
+      ['dataset', groupId],
+      ['workflow', workflow.body.workflow_id],
+      ['report', report.report_id],
+    ] as const;
+    for (const [kind, id] of made) {
+      expect(await entityExists(kind, ws, id), `${kind} ${id}`).toBe(true);
+      expect(await entityExists(kind, OTHER_WORKSPACE(), id), `${kind} ${id} elsewhere`).toBe(false);
+      expect(await entityExists(kind, ws, UNKNOWN_ID), `${kind} unknown`).toBe(false);
+    }
+
+    expect((await service.call('DELETE', `/reports/${report.report_id}`)).status).toBe(200);
+    expect(await entityExists('report', ws, report.report_id)).toBe(false);
+  });
+});
