@@ -1,6 +1,7 @@
 import { getGroup } from '#shared/datasets/repository.ts';
 import { promptStore } from '#shared/prompts/kind.ts';
 import { getReport } from '#shared/reports/store.ts';
+import { toolStore } from '#shared/tools/registry.ts';
 import { findHeadById } from '#shared/versions/read.ts';
 import { workflowStore } from '#shared/workflows/registry.ts';
 import type { EntityKind } from './kinds.ts';
@@ -10,7 +11,7 @@ import type { EntityKind } from './kinds.ts';
  * deleted report does not; an id of another workspace does not). Kept apart from kinds.ts because it
  * loads every feature's store: only the functions that ask it bundle them.
  *
- * Not implemented yet, so answering false (every id a 404): `tool`, `skill_collection` and `folder`,
+ * Not implemented yet, so answering false (every id a 404): `skill_collection` and `folder`,
  * whose features have no stores yet (each adds its check here when it lands), and `ab_test`,
  * `input_variable_set`, which cannot exist here.
  */
@@ -23,7 +24,7 @@ export const KIND_EXISTS: Readonly<
   dataset: async (ws, id) => validId(id) && (await getGroup(ws, id)) !== undefined,
   report: async (ws, id) => validId(id) && (await getReport(ws, id)) !== undefined,
   workflow: async (ws, id) => (await findHeadById(workflowStore, ws, id)) !== undefined,
-  tool: async () => false,
+  tool: async (ws, id) => (await findHeadById(toolStore, ws, id)) !== undefined,
   skill_collection: async () => false,
   folder: async () => false,
   ab_test: async () => false,

@@ -66,6 +66,7 @@ export const ENTITY_KINDS = {
     noun: 'tool',
     externalId: 'tool',
     folderType: 'TOOL',
+    idKind: 'tool',
     folderAttribute: 'folder_id',
   },
   report: {

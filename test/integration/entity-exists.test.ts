@@ -22,7 +22,7 @@ const OTHER_WORKSPACE = () => ws + 1_000_000;
 const UNKNOWN_ID = 987_654_321;
 
 describe('entityExists', () => {
-  it('finds prompts (and snippets, which are prompts), dataset groups, workflows and reports by id', async () => {
+  it('finds prompts (and snippets, which are prompts), dataset groups, workflows, reports and tools by id', async () => {
     const prompt = await publishDirect(ws, uniqueName('exists'), { type: 'completion', content: [] });
     const groupId = await createDatasetGroup(service);
     const workflow = await service.call('POST', '/rest/workflows', {
@@ -30,6 +30,17 @@ describe('entityExists', () => {
     });
     expect(workflow.status, JSON.stringify(workflow.body)).toBe(201);
     const report = await reportOver(service, 'question,expected\nq,a\n');
+    const tool = await service.call('POST', '/api/public/v2/tool-registry', {
+      body: {
+        name: uniqueName('exists'),
+        tool_definition: {
+          name: 'lookup',
+          description: 'Looks up',
+          parameters: { type: 'object', properties: {} },
+        },
+      },
+    });
+    expect(tool.status, JSON.stringify(tool.body)).toBe(201);
 
     const made = [
       ['prompt', prompt.id],
@@ -37,6 +48,7 @@ describe('entityExists', () => {
       ['dataset', groupId],
       ['workflow', workflow.body.workflow_id],
       ['report', report.report_id],
+      ['tool', tool.body.tool_registry.id],
     ] as const;
     for (const [kind, id] of made) {
       expect(await entityExists(kind, ws, id), `${kind} ${id}`).toBe(true);
