@@ -204,12 +204,10 @@ describe('the column lease', () => {
     let second: Promise<unknown> | undefined;
     // This edit holds the lease; the other one starts after the revision moved but before the column exists.
     await m.store.withColumnsLocked(ws, report, revision, async () => {
-      second = m.definitions
-        .addColumn(ws, { report_id: report.id, ...column('same') } as never)
-        .then(
-          () => 'added',
-          (error: { statusCode?: number; code?: string }) => error.code ?? error.statusCode,
-        );
+      second = m.definitions.addColumn(ws, { report_id: report.id, ...column('same') } as never).then(
+        () => 'added',
+        (error: { statusCode?: number; code?: string }) => error.code ?? error.statusCode,
+      );
       await new Promise((resolve) => setImmediate(resolve));
       const added = { ...current[0]!, id: 900_000 + report.id, name: 'same', position: 2 };
       await m.store.writeColumnOrder(ws, current, [...current, added], new Set([added.id]));

@@ -7,13 +7,7 @@ import { badRequest, conflict, notFound } from '#shared/platform/errors.ts';
 import { wellFormedString } from '#shared/platform/schemas.ts';
 import { storeJson } from '#shared/platform/stored-json.ts';
 import type { ReportRecord, ReportRunState } from '../records.ts';
-import {
-  copyReport,
-  listColumns,
-  reportForEdit,
-  reportRunning,
-  updateReportHead,
-} from '../store.ts';
+import { copyReport, listColumns, reportForEdit, reportRunning, updateReportHead } from '../store.ts';
 import { type CompletionDeps, completeRunIfDone, defaultCompletionDeps } from './complete.ts';
 import { batchSizeFor, type RunStartMessage } from './queue.ts';
 import { abandonRun, beginRun, type RunSnapshot, type StoredRunState, snapshotObjectKey } from './store.ts';
