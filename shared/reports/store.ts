@@ -325,7 +325,8 @@ export const COLUMN_EDIT_LEASE_MS = 30_000;
 /**
  * Rewrites a report's columns under its column lease: bumps `columnsRevision` from `revision` (the one
  * read before the columns were) and takes `columnsEditUntil`, on a live report whose latest run is not
- * RUNNING and whose columns no other edit is writing; runs `write`; then gives the lease up. The lease is
+ * RUNNING and whose columns no other edit is writing; runs `write`; then gives the lease up and bumps the
+ * revision once more (whoever read the columns while they were being written plans again). The lease is
  * what makes the revision mean something: without it, an edit that read the bumped revision before the
  * edit that bumped it had written its columns would plan on stale columns (two columns of one name).
  * A run starts only on the revision its snapshot read and with no lease held (beginRun). A 409 when a
@@ -359,8 +360,11 @@ export async function withColumnsLocked<T>(
   try {
     return await write();
   } finally {
-    // Only this edit's own lease (a later revision is another edit's, after this lease lapsed).
+    // Only this edit's own lease (a later revision is another edit's, after this lease lapsed). The
+    // revision moves again: an edit or run that read revision + 1 may have read the columns before this
+    // write, and must not take the lock on them once the lease is gone.
     await updateItem(reportKey(ws, report.id), {
+      set: { columnsRevision: revision + 2 },
       remove: ['columnsEditUntil'],
       condition: '#columnsRevision = :mine',
       values: { ':mine': revision + 1 },

@@ -217,6 +217,21 @@ describe('the column lease', () => {
     expect(names).toEqual(['a', 'same']);
   });
 
+  it('refuses the lock to an edit that read the columns while another was writing them, even after that lease is gone', async () => {
+    const ws = service.workspaceId;
+    const created = await m.definitions.createReport(
+      { workspaceId: ws, userId: 1, userEmail: null },
+      { dataset_group_id: groupId, columns: [column('a')] },
+    );
+    const { report, revision } = await m.store.reportForEdit(ws, created.report_id);
+    let midEdit: Awaited<ReturnType<typeof m.store.reportForEdit>> | undefined;
+    await m.store.withColumnsLocked(ws, report, revision, async () => {
+      midEdit = await m.store.reportForEdit(ws, report.id);
+    });
+    const late = m.store.withColumnsLocked(ws, midEdit!.report, midEdit!.revision, async () => 'written');
+    await expect(late).rejects.toMatchObject({ code: 'concurrent_change' });
+  });
+
   it('refuses a run whose columns changed after its snapshot read them, and one while an edit holds the lease', async () => {
     const ws = service.workspaceId;
     const created = await m.definitions.createReport(
