@@ -16,6 +16,7 @@ import {
   validationError,
 } from './errors.ts';
 import { logger } from './logger.ts';
+import type { MultipartOptions } from './multipart.ts';
 import { type Permission, requireAccess } from './permissions.ts';
 import { ILL_FORMED_UNICODE } from './schemas.ts';
 
@@ -65,6 +66,11 @@ export interface RouteDefinition<B, Q, P> {
    * log or store it in clear.
    */
   bodyApiKeyIsData?: boolean;
+  /**
+   * Also accept `multipart/form-data` (parsed with limits, turned into the value `body` validates by
+   * `toBody`); a route without it answers 415 to multipart. CONTRACT STUB: part skill-files implements it.
+   */
+  multipart?: MultipartOptions;
   /** Success status when `handle` returns a plain value. */
   status?: number;
   /**
@@ -81,7 +87,11 @@ export interface RouteDefinition<B, Q, P> {
   handle(input: RouteInput<B, Q, P>): Promise<unknown>;
 }
 
-/** Returned by `handle` when the status depends on the outcome (e.g. 201 or 202). */
+/**
+ * Returned by `handle` when the status depends on the outcome (e.g. 201 or 202). A Buffer body is sent
+ * as binary (base64 with `isBase64Encoded`, its own Content-Type header): CONTRACT, part skill-files
+ * implements it.
+ */
 export class HttpResponse {
   constructor(
     readonly status: number,
