@@ -18,15 +18,16 @@ import { PROMPT_KIND, promptStore, storedHeadBytes, storedVersionBytes } from '.
 import type { PublishBody } from './schemas.ts';
 import { resolveSnippets } from './snippets.ts';
 import { invalidateTemplate } from './template-cache.ts';
+import { checkToolReferences } from './tool-refs.ts';
 import { toPublishView } from './views.ts';
 
 /**
  * POST /rest/prompt-templates: publishes a new version, creating the template on its first publish.
  *
- * Everything that can refuse the publish (body, snippets, external ids) is checked before the first
+ * Everything that can refuse the publish (body, snippets, registry tool references, external ids) is checked before the first
  * write that a client could see; the writes are the shared publish of versioned entities
  * (shared/versions/publish.ts: claims, the version with dense numbers, pointers and label copies, then
- * the head). Round trips: 1 for the snippet check, the template as it stands and (cold container) the
+ * the head). Round trips: 1 for the snippet and tool-reference checks, the template as it stands and (cold container) the
  * id blocks, together; then those of the shared publish.
  */
 
@@ -58,9 +59,15 @@ export async function publishPromptTemplate(
     throw payloadTooLarge(`A prompt version is at most ${MAX_VERSION_BYTES} bytes as JSON`);
   }
 
-  const [, state] = await Promise.all([
+  const [, , state] = await Promise.all([
     // Every snippet reference must resolve now; a chain that leads back to this template is a cycle.
     resolveSnippets(blueprint as PromptBlueprint, snippetLoader(workspaceId), { selfName: name }),
+    // Every registry tool reference must name a tool (version, label) of the workspace now.
+    checkToolReferences(workspaceId, blueprint as PromptBlueprint, [
+      'body',
+      'prompt_version',
+      'prompt_template',
+    ]),
     readForPublish(promptStore, workspaceId, name, labels.length),
   ]);
   // The API's default: a publish without tags leaves the template with none.

@@ -14,7 +14,8 @@ import { labelOf, type TemplateHead, type VersionRecord } from './records.ts';
 import { getTemplateItems, getTemplateName, type HeadAndLatest, readHeadAndLatest } from './repository.ts';
 import type { ReadOptions } from './schemas.ts';
 import { type ResolvedSnippet, resolveSnippets, type SnippetLoader } from './snippets.ts';
-import { templateCache, templateTag } from './template-cache.ts';
+import { templateCache, templateTag, toolTag } from './template-cache.ts';
+import { expandToolReferences } from './tool-refs.ts';
 import { type RawTemplateView, toRawTemplateView } from './views.ts';
 
 /**
@@ -166,12 +167,16 @@ function asSnippet(version: VersionRecord | undefined, label: string | null): Re
   );
 }
 
-/** The raw-template answer and the names of the templates it depends on (itself and its snippets). */
+/**
+ * The raw-template answer and the cache tags of what it depends on (itself, its snippets and the
+ * registry tools it expanded). Registry tool references are always expanded (tool-refs.ts): a read is
+ * for use, and `llm_kwargs` is built from the expanded tools.
+ */
 export async function loadRawTemplate(
   workspaceId: number,
   identifier: string,
   options: ReadOptions,
-): Promise<{ view: RawTemplateView; dependsOn: string[] }> {
+): Promise<{ view: RawTemplateView; tags: string[] }> {
   const { head, version } = await readTemplate(workspaceId, identifier, options);
   let blueprint = version.prompt_template as PromptBlueprint;
   let snippets: RawTemplateView['snippets'] = [];
@@ -180,19 +185,28 @@ export async function loadRawTemplate(
       loc: ['query', 'resolve_snippets'],
     }));
   }
+  const tools = await expandToolReferences(workspaceId, blueprint);
+  blueprint = tools.blueprint;
   const llmKwargs = options.includeLlmKwargs
     ? renderLlmKwargs(blueprint, version.metadata?.model as ModelMetadata | null | undefined)
     : undefined;
+  const view = toRawTemplateView(
+    workspaceId,
+    head,
+    version,
+    blueprint as RawTemplateView['prompt_template'],
+    snippets,
+    llmKwargs,
+  );
+  if (tools.warnings.length) view.warning = tools.warnings.join('; ');
   return {
-    view: toRawTemplateView(
-      workspaceId,
-      head,
-      version,
-      blueprint as RawTemplateView['prompt_template'],
-      snippets,
-      llmKwargs,
-    ),
-    dependsOn: [head.name, ...snippets.map((snippet) => snippet.prompt_name)],
+    view,
+    tags: [
+      ...[head.name, ...snippets.map((snippet) => snippet.prompt_name)].map((name) =>
+        templateTag(workspaceId, name),
+      ),
+      ...tools.toolNames.map((name) => toolTag(workspaceId, name)),
+    ],
   };
 }
 
@@ -212,13 +226,8 @@ export async function getRawTemplate(
     if (hit) return hit;
   }
   const since = cache.generation;
-  const { view, dependsOn } = await loadRawTemplate(workspaceId, identifier, options);
-  cache.set(
-    key,
-    view,
-    dependsOn.map((name) => templateTag(workspaceId, name)),
-    { since },
-  );
+  const { view, tags } = await loadRawTemplate(workspaceId, identifier, options);
+  cache.set(key, view, tags, { since });
   return view;
 }
 

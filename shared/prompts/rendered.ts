@@ -18,7 +18,7 @@ import type { RawTemplateView } from './views.ts';
  * (same lookup, snippets, cache and errors), rendered with the call's input variables, with `llm_kwargs`
  * for its model (or the provider and model the call names) and a `warning` for what the call lacks.
  */
-export interface RenderedTemplateView extends Omit<RawTemplateView, 'llm_kwargs'> {
+export interface RenderedTemplateView extends Omit<RawTemplateView, 'llm_kwargs' | 'warning'> {
   /** The provider request built from the rendered template; null without model metadata. */
   llm_kwargs: Record<string, unknown> | null;
   /** Missing input variables, or why llm_kwargs could not be built; null when all is well. */
@@ -65,7 +65,8 @@ export function renderTemplateView(
   request: RenderRequest,
   variables: Record<string, unknown> | null | undefined,
 ): RenderedTemplateView {
-  const warnings: string[] = [];
+  // Registry tool references the read left out come first.
+  const warnings: string[] = raw.warning ? [raw.warning] : [];
   let blueprint = withMessageFormats(raw.prompt_template);
   if (variables && !request.skip_input_variable_rendering) {
     const rendered = renderBlueprint(blueprint, variables);
@@ -95,7 +96,7 @@ export function renderTemplateView(
   }
 
   const metadata = model && model !== stored ? { ...raw.metadata, model } : raw.metadata;
-  const { llm_kwargs: _unused, ...view } = raw;
+  const { llm_kwargs: _unused, warning: _read, ...view } = raw;
   return {
     ...view,
     prompt_template: blueprint,

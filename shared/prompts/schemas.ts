@@ -131,6 +131,10 @@ export const rawTemplateViewSchema = z
     created_at: isoTimestamp,
     snippets: z.array(snippetUseSchema),
     llm_kwargs: jsonObject.optional().meta({ description: 'With include_llm_kwargs=true and a model' }),
+    warning: z
+      .string()
+      .optional()
+      .meta({ description: 'Registry tool references left out because they no longer resolve' }),
   })
   .meta({ id: 'PromptTemplateRaw' });
 
@@ -219,6 +223,8 @@ export const renderedTemplateSchema = rawTemplateViewSchema
     warning: z
       .string()
       .nullable()
-      .describe('Missing input variables, or why llm_kwargs could not be built; null when all is well.'),
+      .describe(
+        'Registry tools left out, missing input variables, or why llm_kwargs could not be built; null when all is well.',
+      ),
   })
   .meta({ id: 'PromptTemplateRendered' });

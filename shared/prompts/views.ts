@@ -21,6 +21,8 @@ export interface RawTemplateView {
   created_at: string;
   snippets: SnippetUse[];
   llm_kwargs?: Record<string, unknown>;
+  /** Registry tool references left out because they no longer resolve; absent when all resolved. */
+  warning?: string;
 }
 
 export function toRawTemplateView(

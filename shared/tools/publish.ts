@@ -1,5 +1,6 @@
 import { type ExternalId, uniqueExternalIds } from '#shared/external-ids/external-ids.ts';
 import { conflict, notFound, payloadTooLarge } from '#shared/platform/errors.ts';
+import { invalidateTool } from '#shared/prompts/template-cache.ts';
 import {
   largestLabelEntry,
   MAX_HEAD_BYTES,
@@ -74,6 +75,8 @@ async function publishTool(
     },
     newHead: input.newHead,
     headUpdate: {},
+    // Templates that expanded this tool read it again (the prompt read cache of this container).
+    changed: () => invalidateTool(workspaceId, name),
   });
 }
 

@@ -7,6 +7,7 @@ import { getRawTemplate, readTemplate, snippetLoader } from '#shared/prompts/rea
 import { renderTemplateView } from '#shared/prompts/rendered.ts';
 import { labelNameSchema } from '#shared/prompts/schemas.ts';
 import { resolveSnippets } from '#shared/prompts/snippets.ts';
+import { expandToolReferences } from '#shared/prompts/tool-refs.ts';
 import type { RawTemplateView } from '#shared/prompts/views.ts';
 import { PROVIDERS, providerOf } from '#shared/providers/providers.ts';
 import { callLlm } from './llm-call.ts';
@@ -133,7 +134,10 @@ export function templateVariables(
   return variables;
 }
 
-/** The template to render, as the registry's raw read gives it (snippets expanded). */
+/**
+ * The template to render, as the registry's raw read gives it: snippets and registry tool references
+ * expanded (an inline template's references as well, with the same function).
+ */
 async function loadTemplate(config: PromptTemplateConfig, workspaceId: number): Promise<RawTemplateView> {
   try {
     if (config.template) {
@@ -151,19 +155,23 @@ async function loadTemplate(config: PromptTemplateConfig, workspaceId: number): 
       snippetLoader(workspaceId),
       { loc: ['configuration', 'inline_template', 'prompt_template'] },
     );
-    const source = await sourceVersion(workspaceId, inline.source_prompt_name, inline.source_prompt_version);
+    const [tools, source] = await Promise.all([
+      expandToolReferences(workspaceId, blueprint),
+      sourceVersion(workspaceId, inline.source_prompt_name, inline.source_prompt_version),
+    ]);
     return {
       success: true,
       id: source?.id ?? 0,
       prompt_name: inline.source_prompt_name ?? '',
       version: source?.version ?? 0,
       workspace_id: workspaceId,
-      prompt_template: blueprint as RawTemplateView['prompt_template'],
+      prompt_template: tools.blueprint as RawTemplateView['prompt_template'],
       metadata: inline.metadata?.model ? { model: inline.metadata.model } : null,
       commit_message: null,
       tags: [],
       created_at: new Date(0).toISOString(),
       snippets,
+      ...(tools.warnings.length ? { warning: tools.warnings.join('; ') } : {}),
     };
   } catch (error) {
     throw asNodeFailure(error);

@@ -1,0 +1,214 @@
+import { PromptLayer } from 'promptlayer';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type LlmStub, startLlmStub } from '#infra/local/llm-stub.ts';
+import { startTestService, type TestService } from '#test/support/local-service.ts';
+import { chat, publish, publishBody, uniqueName } from '#test/support/prompts.ts';
+
+/**
+ * Prompt templates that reference registry tools in their `tools` (`{"type": "registry",
+ * "tool_registry_id" | "name", "version" | "label"}`), through the local gateway: checked at publish,
+ * stored as given, expanded at every read for use (GET, the SDK's templates.get, PROMPT_TEMPLATE
+ * nodes) into the version the reference resolves to now, and into each provider's tool shape in
+ * llm_kwargs.
+ */
+const ENV_NAMES = ['OPENAI_API_KEY', 'OPENAI_BASE_URL', 'ANTHROPIC_API_KEY', 'ANTHROPIC_BASE_URL'] as const;
+let service: TestService;
+let stub: LlmStub;
+beforeAll(async () => {
+  [service, stub] = await Promise.all([startTestService(), startLlmStub()]);
+  process.env.OPENAI_API_KEY = 'sk-tool-refs-openai-0001';
+  process.env.OPENAI_BASE_URL = stub.openaiBaseUrl;
+  process.env.ANTHROPIC_API_KEY = 'sk-ant-tool-refs-0002';
+  process.env.ANTHROPIC_BASE_URL = stub.anthropicBaseUrl;
+});
+afterAll(async () => {
+  for (const name of ENV_NAMES) delete process.env[name];
+  await Promise.all([service?.stop(), stub?.close()]);
+});
+
+const TOOLS = '/api/public/v2/tool-registry';
+const params = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] };
+const definition = (description: string) => ({ name: 'get_weather', description, parameters: params });
+
+/** A tool at version 1 ("v1"); `more` versions follow, each with its labels. */
+async function createTool(more: { description: string; release_labels?: string[] }[] = [], key?: string) {
+  const name = uniqueName('weather');
+  const created = await service.call('POST', TOOLS, {
+    body: { name, tool_definition: definition('v1') },
+    key,
+  });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  for (const version of more) await addVersion(name, version.description, version.release_labels, key);
+  return { id: created.body.tool_registry.id as number, name };
+}
+async function addVersion(name: string, description: string, release_labels: string[] = [], key?: string) {
+  const answer = await service.call('POST', `${TOOLS}/${name}/versions`, {
+    body: { tool_definition: definition(description), release_labels },
+    key,
+  });
+  expect(answer.status, JSON.stringify(answer.body)).toBe(201);
+}
+
+const withTools = (tools: unknown[]) => ({ ...chat('You forecast.'), tools });
+const expandedTool = (description: string) => ({ type: 'function', function: definition(description) });
+const getTemplate = (name: string, query: Record<string, string | number | boolean> = {}) =>
+  service.call('GET', `/prompt-templates/${encodeURIComponent(name)}`, { query });
+
+describe('publishing a template that references registry tools', () => {
+  it('stores the references as given and expands them at GET, prompt_template and llm_kwargs', async () => {
+    const tool = await createTool([{ description: 'v2', release_labels: ['prod'] }, { description: 'v3' }]);
+    const refs = [
+      { type: 'registry', tool_registry_id: tool.id, label: 'prod' },
+      { type: 'registry', name: tool.name },
+      { type: 'registry', name: tool.name, version: 1 },
+    ];
+    const name = uniqueName('forecast');
+    const published = await publish(service, name, withTools(refs));
+    expect(published.prompt_template.tools).toEqual(refs);
+
+    const read = await getTemplate(name, { include_llm_kwargs: true });
+    expect(read.status).toBe(200);
+    expect(read.body.prompt_template.tools).toEqual([
+      expandedTool('v2'),
+      expandedTool('v3'),
+      expandedTool('v1'),
+    ]);
+    expect(read.body.llm_kwargs.tools).toEqual([
+      { type: 'function', function: definition('v2') },
+      { type: 'function', function: definition('v3') },
+      { type: 'function', function: definition('v1') },
+    ]);
+    expect(read.body.warning).toBeUndefined();
+
+    // The list shows the version as stored.
+    const list = await service.call('GET', '/prompt-templates', { query: { name } });
+    expect(list.body.items[0].prompt_template.tools).toEqual(refs);
+  });
+
+  it('follows the label: a new version under it changes the expansion (cache included)', async () => {
+    const tool = await createTool([{ description: 'v2', release_labels: ['prod'] }]);
+    const name = uniqueName('forecast-label');
+    await publish(service, name, withTools([{ type: 'registry', name: tool.name, label: 'prod' }]));
+    const before = await getTemplate(name, { include_llm_kwargs: true });
+    expect(before.body.llm_kwargs.tools[0].function.description).toBe('v2');
+
+    await addVersion(tool.name, 'v3', ['prod']);
+    const after = await getTemplate(name, { include_llm_kwargs: true });
+    expect(after.body.llm_kwargs.tools[0].function.description).toBe('v3');
+    expect(after.body.version).toBe(1);
+  });
+
+  it('answers 422 at the reference for an unknown tool, version or label, and writes nothing', async () => {
+    const tool = await createTool();
+    const name = uniqueName('forecast-bad');
+    const cases: [unknown, string][] = [
+      [{ type: 'registry', name: uniqueName('nope') }, 'unknown registry tool'],
+      [{ type: 'registry', tool_registry_id: 987_654_321 }, 'unknown registry tool 987654321'],
+      [{ type: 'registry', name: tool.name, version: 2 }, `registry tool ${tool.name} has no version 2`],
+      [{ type: 'registry', name: tool.name, label: 'prod' }, `registry tool ${tool.name} has no label prod`],
+      [{ type: 'registry', tool_registry_id: tool.id, name: uniqueName('other') }, 'unknown registry tool'],
+      [{ type: 'registry' }, 'needs tool_registry_id or name'],
+    ];
+    for (const [ref, message] of cases) {
+      const answer = await service.rejected('POST', '/rest/prompt-templates', {
+        body: publishBody(name, withTools([expandedTool('inline'), ref])),
+      });
+      expect(answer.status, JSON.stringify(ref)).toBe(422);
+      expect(answer.body.detail[0].loc).toEqual(['body', 'prompt_version', 'prompt_template', 'tools', 1]);
+      expect(answer.body.message).toContain(message);
+    }
+    expect((await getTemplate(name)).status).toBe(404);
+  });
+
+  it("does not resolve another workspace's tool, by name or by id", async () => {
+    const tool = await createTool();
+    const key = await service.otherWorkspaceKey(uniqueName('tool-refs-other'));
+    for (const ref of [
+      { type: 'registry', name: tool.name },
+      { type: 'registry', tool_registry_id: tool.id },
+    ]) {
+      const answer = await service.rejected('POST', '/rest/prompt-templates', {
+        body: publishBody(uniqueName('intruder'), withTools([ref])),
+        key,
+      });
+      expect(answer.status).toBe(422);
+      expect(answer.body.message).toContain('unknown registry tool');
+    }
+  });
+});
+
+describe('templates.get through the SDK', () => {
+  it('answers the expanded tools in the provider shape of the template model', async () => {
+    const tool = await createTool([{ description: 'v2', release_labels: ['prod'] }]);
+    const name = uniqueName('sdk-forecast');
+    await publish(
+      service,
+      name,
+      withTools([{ type: 'registry', tool_registry_id: tool.id, label: 'prod' }]),
+      {
+        prompt_version: {
+          prompt_template: withTools([{ type: 'registry', tool_registry_id: tool.id, label: 'prod' }]),
+          metadata: { model: { provider: 'anthropic', name: 'claude-sonnet-4-5' } },
+        },
+      },
+    );
+    const pl = new PromptLayer({ apiKey: service.apiKey, baseURL: service.baseUrl });
+    const template = await pl.templates.get(name, { input_variables: { question: 'Paris?' } });
+    expect(template?.llm_kwargs?.tools).toEqual([
+      { name: 'get_weather', description: 'v2', input_schema: params },
+    ]);
+    expect((template as { warning?: unknown }).warning).toBeNull();
+  });
+});
+
+describe('PROMPT_TEMPLATE nodes', () => {
+  it('send the expanded tools to the provider, for a registry template and an inline one', async () => {
+    const tool = await createTool([{ description: 'v2', release_labels: ['prod'] }]);
+    const promptName = uniqueName('node-forecast');
+    await publish(service, promptName, withTools([{ type: 'registry', name: tool.name, label: 'prod' }]));
+    const inline = {
+      prompt_template: withTools([{ type: 'registry', name: tool.name, version: 1 }]),
+      metadata: { model: { provider: 'anthropic', name: 'claude-sonnet-4-5' } },
+    };
+    const node = (name: string, configuration: Record<string, unknown>) => ({
+      name,
+      node_type: 'PROMPT_TEMPLATE',
+      configuration: { ...configuration, prompt_template_variable_mappings: { question: 'q' } },
+      dependencies: ['q'],
+      is_output_node: true,
+    });
+    const workflow = uniqueName('tool-refs-flow');
+    const created = await service.call('POST', '/rest/workflows', {
+      body: {
+        name: workflow,
+        nodes: [
+          node('registry', { template: { name: promptName } }),
+          node('inline', { inline_template: inline }),
+        ],
+        required_input_variables: { q: 'string' },
+      },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const before = stub.requests.length;
+    const started = await service.call('POST', `/workflows/${workflow}/run`, {
+      body: { input_variables: { q: 'Paris?' }, return_all_outputs: true },
+    });
+    expect(started.status, JSON.stringify(started.body)).toBe(201);
+    await service.messaging.idle();
+    const results = await service.call('GET', '/workflow-version-execution-results', {
+      query: {
+        workflow_version_execution_id: started.body.workflow_version_execution_id,
+        return_all_outputs: true,
+      },
+    });
+    expect(results.status).toBe(200);
+    expect(results.body.registry.status, JSON.stringify(results.body)).toBe('SUCCESS');
+    expect(results.body.inline.status, JSON.stringify(results.body)).toBe('SUCCESS');
+
+    const sent = stub.requests.slice(before);
+    const openai = sent.find((request) => request.path.includes('chat/completions'));
+    const anthropic = sent.find((request) => request.path.includes('messages'));
+    expect(openai?.body.tools).toEqual([{ type: 'function', function: definition('v2') }]);
+    expect(anthropic?.body.tools).toEqual([{ name: 'get_weather', description: 'v1', input_schema: params }]);
+  });
+});
