@@ -1,3 +1,4 @@
+import { inFolder } from '#shared/entities/folder-filter.ts';
 import { findExternalIdOwner } from '#shared/external-ids/external-ids.ts';
 import { sameEmail } from '#shared/platform/auth-context.ts';
 import { checkWorkspaceParam } from '#shared/platform/errors.ts';
@@ -50,6 +51,7 @@ export async function listEvaluations(workspaceId: number, query: ListEvaluation
       report.parentReportId === null &&
       statusOk(report) &&
       (!byExternalId || report.id === owner) &&
+      inFolder(report.folderId, query.folder_id) &&
       (name === undefined || report.name.toLowerCase().includes(name)) &&
       (query.created_by_email === undefined ||
         (report.userEmail !== undefined && sameEmail(report.userEmail, query.created_by_email))) &&

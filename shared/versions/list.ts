@@ -1,3 +1,4 @@
+import { inFolder } from '#shared/entities/folder-filter.ts';
 import { type ExternalId, findExternalIdOwner, listExternalIds } from '#shared/external-ids/external-ids.ts';
 import { type Page, paginate } from '#shared/platform/pagination.ts';
 import type { Head, LabelEntryBase } from './kind.ts';
@@ -87,14 +88,16 @@ export interface HeadListQuery {
   created_before?: number;
   updated_after?: number;
   updated_before?: number;
+  /** A folder's entities; null: those at the workspace root; absent: all. */
+  folder_id?: number | null;
 }
 
 /**
- * One page of a kind's entities: those with the query's external id (when given; given together) and
- * within its time bounds that `keep` keeps, by `sort_by` (default created_at) and `sort_order` (default
+ * One page of a kind's entities: those with the query's external id (when given; given together), in
+ * its folder (when given) and within its time bounds that `keep` keeps, by `sort_by` (default created_at) and `sort_order` (default
  * desc).
  */
-export async function listHeadsPage<V, L extends LabelEntryBase, X, T>(
+export async function listHeadsPage<V, L extends LabelEntryBase, X extends { folder_id: number | null }, T>(
   store: VersionStore<V, L, X>,
   workspaceId: number,
   query: HeadListQuery,
@@ -112,7 +115,11 @@ export async function listHeadsPage<V, L extends LabelEntryBase, X, T>(
       : undefined,
   ]);
   const matching = heads.filter(
-    (head) => (!byExternalId || head.id === owner) && inTimeBounds(head, query) && keep(head),
+    (head) =>
+      (!byExternalId || head.id === owner) &&
+      inFolder(head.folder_id, query.folder_id) &&
+      inTimeBounds(head, query) &&
+      keep(head),
   );
   matching.sort(headComparator(query.sort_by ?? 'created_at', query.sort_order ?? 'desc'));
   const page = paginate(matching, query.page, query.per_page);

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { folderFilterParam } from '#shared/entities/folder-filter.ts';
 import { externalIdSchema } from '#shared/external-ids/external-ids.ts';
 import {
   givenTogether,
@@ -42,8 +43,8 @@ export function versionOrLabel(
 /**
  * The query of a list of versioned entities (list.ts, HeadListQuery) plus a kind's own filters:
  * page >= 1 (default 1), per_page 1..100 (default 30, or `defaultPerPage`), inclusive time bounds, external_source and
- * external_id only together, sort_by (created_at by default) and sort_order (desc by default; only
- * with sort_by, a 422 alone).
+ * external_id only together, `folder_id` (a folder, `null` for the root; absent: all), sort_by
+ * (created_at by default) and sort_order (desc by default; only with sort_by, a 422 alone).
  */
 export function headListQuerySchema<T extends z.ZodRawShape>(
   filters: T,
@@ -59,6 +60,7 @@ export function headListQuerySchema<T extends z.ZodRawShape>(
       created_before: queryTimestampSchema.optional(),
       updated_after: queryTimestampSchema.optional(),
       updated_before: queryTimestampSchema.optional(),
+      folder_id: folderFilterParam.optional(),
       sort_by: z.enum(HEAD_SORT_FIELDS).optional(),
       sort_order: z.enum(['asc', 'desc']).optional(),
     })
