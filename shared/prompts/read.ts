@@ -15,7 +15,7 @@ import { getTemplateItems, getTemplateName, type HeadAndLatest, readHeadAndLates
 import type { ReadOptions } from './schemas.ts';
 import { type ResolvedSnippet, resolveSnippets, type SnippetLoader } from './snippets.ts';
 import { templateCache, templateTag, toolTag } from './template-cache.ts';
-import { expandToolReferences } from './tool-refs.ts';
+import { expandToolReferences, resolveToolReference } from './tool-refs.ts';
 import { type RawTemplateView, toRawTemplateView } from './views.ts';
 
 /**
@@ -185,7 +185,9 @@ export async function loadRawTemplate(
       loc: ['query', 'resolve_snippets'],
     }));
   }
-  const tools = await expandToolReferences(workspaceId, blueprint);
+  // Resolved afresh, not through the cache's own tool entries: this answer is what gets cached, so a
+  // cached resolution would age it past the TTL, and a no-cache read would still see a stale tool.
+  const tools = await expandToolReferences(workspaceId, blueprint, resolveToolReference);
   blueprint = tools.blueprint;
   const llmKwargs = options.includeLlmKwargs
     ? renderLlmKwargs(blueprint, version.metadata?.model as ModelMetadata | null | undefined)

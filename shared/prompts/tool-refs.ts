@@ -20,9 +20,10 @@ import { templateCache, toolTag } from './template-cache.ts';
  * a label moved or a new latest version changes what the template expands to, and `llm_kwargs` carries
  * it in the provider's own tool form. A reference that no longer resolves is left out, with a warning.
  *
- * Each resolved reference is kept in the prompt read cache (template-cache.ts) under the tool's tag,
- * as the templates that expanded it are: a new version of the tool published through this container
- * drops both at once; otherwise the cache's TTL bounds how stale an expansion is.
+ * A template read resolves its references afresh (`resolveToolReference`) and its answer is cached under
+ * the tags of the tools it expanded (read.ts); the publish check and inline workflow templates resolve
+ * through the prompt read cache's own entries (`cachedResolve`). A new version of the tool published
+ * through this container drops both at once; otherwise the cache's TTL bounds how stale an expansion is.
  */
 
 export const TOOL_REFERENCE_TYPE = 'registry';

@@ -98,6 +98,39 @@ describe('publishing a template that references registry tools', () => {
     expect(after.body.version).toBe(1);
   });
 
+  it('reads the tool afresh with Cache-Control: no-cache after a version written by another container', async () => {
+    const { publishVersion, readForPublish } = await import('#shared/versions/publish.ts');
+    const { toolStore } = await import('#shared/tools/registry.ts');
+    const tool = await createTool();
+    const name = uniqueName('forecast-stale');
+    await publish(service, name, withTools([{ type: 'registry', name: tool.name }]));
+    expect((await getTemplate(name)).body.prompt_template.tools).toEqual([expandedTool('v1')]);
+
+    // Version 2 written behind the service's back, as another container would: no invalidation here.
+    const state = await readForPublish(toolStore, service.workspaceId, tool.name, 0);
+    await publishVersion(toolStore, service.workspaceId, state, {
+      name: tool.name,
+      labels: [],
+      externalIds: [],
+      build: ({ id, entityId, number }) => ({
+        id,
+        tool_id: entityId,
+        tool_name: tool.name,
+        number,
+        tool_definition: definition('v2'),
+        commit_message: null,
+        user_id: 1,
+        created_at: Date.now(),
+      }),
+      newHead: { description: null, folder_id: null, user_id: 1, user_email: null },
+      headUpdate: {},
+    });
+    const fresh = await service.call('GET', `/prompt-templates/${encodeURIComponent(name)}`, {
+      headers: { 'Cache-Control': 'no-cache' },
+    });
+    expect(fresh.body.prompt_template.tools).toEqual([expandedTool('v2')]);
+  });
+
   it('answers 422 at the reference for an unknown tool, version or label, and writes nothing', async () => {
     const tool = await createTool();
     const name = uniqueName('forecast-bad');
