@@ -107,17 +107,14 @@ export async function resolveToolReference(workspaceId: number, ref: ToolReferen
 
 export type ToolResolver = (workspaceId: number, ref: ToolReference) => Promise<ToolResolution>;
 
+/** What a reference names (references with one key resolve alike). */
+const referenceKey = (ref: ToolReference): string =>
+  [ref.tool_registry_id ?? '', ref.name ?? '', ref.version ?? '', ref.label ?? ''].join('\u0000');
+
 /** `resolveToolReference` through the container's prompt read cache (found versions only). */
 async function cachedResolve(workspaceId: number, ref: ToolReference): Promise<ToolResolution> {
   const cache = templateCache();
-  const key = [
-    'tool',
-    workspaceId,
-    ref.tool_registry_id ?? '',
-    ref.name ?? '',
-    ref.version ?? '',
-    ref.label ?? '',
-  ].join('\u0000');
+  const key = ['tool', workspaceId, referenceKey(ref)].join('\u0000');
   const hit = cache.get(key) as ToolVersionRecord | undefined;
   if (hit) return { found: hit };
   const since = cache.generation;
@@ -145,23 +142,85 @@ const referencesOf = (blueprint: PromptBlueprint): { index: number; tool: Tool }
     : [];
 
 /**
- * At publish: every registry reference in `tools` is well formed and resolves in the workspace now
- * (a 422 at the first that does not, under `loc` + `tools.<index>`). All are looked up at once.
+ * At most this many registry references in one template (OpenAI's bound on the tools of a request): a
+ * publish checks no more, and a read looks up no more (the rest are left out with a warning).
+ */
+export const MAX_TOOL_REFERENCES = 128;
+
+/** Each reference's resolution, every distinct reference looked up once, all at once. */
+function resolveEach(
+  workspaceId: number,
+  refs: readonly ToolReference[],
+  resolve: ToolResolver,
+): Promise<ToolResolution[]> {
+  const lookups = new Map<string, Promise<ToolResolution>>();
+  return Promise.all(
+    refs.map((ref) => {
+      const key = referenceKey(ref);
+      let lookup = lookups.get(key);
+      if (!lookup) {
+        lookup = resolve(workspaceId, ref);
+        lookups.set(key, lookup);
+      }
+      return lookup;
+    }),
+  );
+}
+
+/** The function names of a template's own (inline) function tools. */
+const inlineFunctionNames = (blueprint: PromptBlueprint): Set<string> =>
+  new Set(
+    blueprint.type === 'chat'
+      ? (blueprint.tools ?? []).flatMap((tool) =>
+          tool.type === 'function' && typeof tool.function?.name === 'string' ? [tool.function.name] : [],
+        )
+      : [],
+  );
+
+/**
+ * At publish: at most MAX_TOOL_REFERENCES registry references in `tools`, each well formed, resolving
+ * in the workspace now, and to a function whose name no other tool of the template has (providers take
+ * each function name once): a 422 at the first that is not, under `loc` + `tools.<index>`. Every
+ * distinct reference is looked up once, all at once.
  */
 export async function checkToolReferences(
   workspaceId: number,
   blueprint: PromptBlueprint,
   loc: (string | number)[],
 ): Promise<void> {
-  const refs = referencesOf(blueprint).map(({ index, tool }) => ({
+  const found = referencesOf(blueprint);
+  if (found.length > MAX_TOOL_REFERENCES) {
+    throw invalid([...loc, 'tools'], `at most ${MAX_TOOL_REFERENCES} registry tool references`);
+  }
+  const refs = found.map(({ index, tool }) => ({
     at: [...loc, 'tools', index],
     ref: parseToolReference(tool, [...loc, 'tools', index]),
   }));
-  const resolved = await Promise.all(refs.map(({ ref }) => cachedResolve(workspaceId, ref)));
+  const resolved = await resolveEach(
+    workspaceId,
+    refs.map(({ ref }) => ref),
+    cachedResolve,
+  );
+  const names = inlineFunctionNames(blueprint);
   for (const [i, resolution] of resolved.entries()) {
     const { at, ref } = refs[i]!;
     if (!('found' in resolution)) throw invalid(at, missingMessage(ref, resolution));
+    const taken = takeFunctionName(names, resolution.found);
+    if (taken) throw invalid(at, `registry tool ${describeToolReference(ref)}: ${taken}`);
   }
+}
+
+/**
+ * Notes the function of a resolved version in `names`, or says why it cannot join the tools: its
+ * name is another tool's of the template already (providers take each function name once).
+ */
+function takeFunctionName(names: Set<string>, version: ToolVersionRecord): string | undefined {
+  const name = version.tool_definition.name;
+  if (names.has(name)) {
+    return `its function ${name} is already another of the template's tools (each function name is taken once)`;
+  }
+  names.add(name);
+  return undefined;
 }
 
 export interface ExpandedTools {
@@ -185,22 +244,31 @@ export async function expandToolReferences(
 ): Promise<ExpandedTools> {
   const refs = referencesOf(blueprint);
   if (blueprint.type !== 'chat' || refs.length === 0) return { blueprint, toolNames: [], warnings: [] };
-  const expansions = await Promise.all(
-    refs.map(async ({ index, tool }): Promise<[number, ToolVersionRecord | string]> => {
-      let ref: ToolReference;
-      try {
-        ref = parseToolReference(tool, ['prompt_template', 'tools', index]);
-      } catch (error) {
-        return [index, `registry tool reference tools[${index}] was left out: ${(error as Error).message}`];
-      }
-      const resolution = await resolve(workspaceId, ref);
-      if ('found' in resolution) return [index, resolution.found];
+  const parsed = refs.map(({ index, tool }): [number, ToolReference | string] => {
+    if (index > (refs[MAX_TOOL_REFERENCES - 1]?.index ?? Number.POSITIVE_INFINITY)) {
       return [
         index,
-        `registry tool ${describeToolReference(ref)} was left out: ${missingMessage(ref, resolution)}`,
+        `registry tool reference tools[${index}] was left out: more than ${MAX_TOOL_REFERENCES}`,
       ];
-    }),
-  );
+    }
+    try {
+      return [index, parseToolReference(tool, ['prompt_template', 'tools', index])];
+    } catch (error) {
+      return [index, `registry tool reference tools[${index}] was left out: ${(error as Error).message}`];
+    }
+  });
+  const valid = parsed.flatMap(([, ref]) => (typeof ref === 'string' ? [] : [ref]));
+  const resolutions = await resolveEach(workspaceId, valid, resolve);
+  let next = 0;
+  const names = inlineFunctionNames(blueprint);
+  const expansions = parsed.map(([index, ref]): [number, ToolVersionRecord | string] => {
+    if (typeof ref === 'string') return [index, ref];
+    const resolution = resolutions[next++]!;
+    const why =
+      'found' in resolution ? takeFunctionName(names, resolution.found) : missingMessage(ref, resolution);
+    if (why === undefined && 'found' in resolution) return [index, resolution.found];
+    return [index, `registry tool ${describeToolReference(ref)} was left out: ${why}`];
+  });
   const byIndex = new Map(expansions);
   const tools = (blueprint.tools ?? []).flatMap((tool, index): Tool[] => {
     const expanded = byIndex.get(index);

@@ -27,40 +27,63 @@ afterAll(async () => {
 });
 
 const TOOLS = '/api/public/v2/tool-registry';
-const params = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] };
-const definition = (description: string) => ({ name: 'get_weather', description, parameters: params });
+const params = { type: 'object' as const, properties: { city: { type: 'string' } }, required: ['city'] };
+const definition = (description: string, fn = 'get_weather') => ({
+  name: fn,
+  description,
+  parameters: params,
+});
 
-/** A tool at version 1 ("v1"); `more` versions follow, each with its labels. */
-async function createTool(more: { description: string; release_labels?: string[] }[] = [], key?: string) {
+/** A tool (its function `fn`) at version 1 ("v1"); `more` versions follow, each with its labels. */
+async function createTool(
+  more: { description: string; release_labels?: string[] }[] = [],
+  key?: string,
+  fn = 'get_weather',
+) {
   const name = uniqueName('weather');
   const created = await service.call('POST', TOOLS, {
-    body: { name, tool_definition: definition('v1') },
+    body: { name, tool_definition: definition('v1', fn) },
     key,
   });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
-  for (const version of more) await addVersion(name, version.description, version.release_labels, key);
+  for (const version of more) await addVersion(name, version.description, version.release_labels, key, fn);
   return { id: created.body.tool_registry.id as number, name };
 }
-async function addVersion(name: string, description: string, release_labels: string[] = [], key?: string) {
+async function addVersion(
+  name: string,
+  description: string,
+  release_labels: string[] = [],
+  key?: string,
+  fn = 'get_weather',
+) {
   const answer = await service.call('POST', `${TOOLS}/${name}/versions`, {
-    body: { tool_definition: definition(description), release_labels },
+    body: { tool_definition: definition(description, fn), release_labels },
     key,
   });
   expect(answer.status, JSON.stringify(answer.body)).toBe(201);
 }
 
 const withTools = (tools: unknown[]) => ({ ...chat('You forecast.'), tools });
-const expandedTool = (description: string) => ({ type: 'function', function: definition(description) });
+const expandedTool = (description: string, fn?: string) => ({
+  type: 'function',
+  function: definition(description, fn),
+});
 const getTemplate = (name: string, query: Record<string, string | number | boolean> = {}) =>
   service.call('GET', `/prompt-templates/${encodeURIComponent(name)}`, { query });
 
 describe('publishing a template that references registry tools', () => {
   it('stores the references as given and expands them at GET, prompt_template and llm_kwargs', async () => {
-    const tool = await createTool([{ description: 'v2', release_labels: ['prod'] }, { description: 'v3' }]);
+    // One tool per function: a template takes each function name once.
+    const versions = [{ description: 'v2', release_labels: ['prod'] }, { description: 'v3' }];
+    const [weather, forecast, wind] = await Promise.all([
+      createTool(versions),
+      createTool(versions, undefined, 'get_forecast'),
+      createTool(versions, undefined, 'get_wind'),
+    ]);
     const refs = [
-      { type: 'registry', tool_registry_id: tool.id, label: 'prod' },
-      { type: 'registry', name: tool.name },
-      { type: 'registry', name: tool.name, version: 1 },
+      { type: 'registry', tool_registry_id: weather.id, label: 'prod' },
+      { type: 'registry', name: forecast.name },
+      { type: 'registry', name: wind.name, version: 1 },
     ];
     const name = uniqueName('forecast');
     const published = await publish(service, name, withTools(refs));
@@ -70,13 +93,13 @@ describe('publishing a template that references registry tools', () => {
     expect(read.status).toBe(200);
     expect(read.body.prompt_template.tools).toEqual([
       expandedTool('v2'),
-      expandedTool('v3'),
-      expandedTool('v1'),
+      expandedTool('v3', 'get_forecast'),
+      expandedTool('v1', 'get_wind'),
     ]);
     expect(read.body.llm_kwargs.tools).toEqual([
       { type: 'function', function: definition('v2') },
-      { type: 'function', function: definition('v3') },
-      { type: 'function', function: definition('v1') },
+      { type: 'function', function: definition('v3', 'get_forecast') },
+      { type: 'function', function: definition('v1', 'get_wind') },
     ]);
     expect(read.body.warning).toBeUndefined();
 
@@ -151,6 +174,42 @@ describe('publishing a template that references registry tools', () => {
       expect(answer.body.message).toContain(message);
     }
     expect((await getTemplate(name)).status).toBe(404);
+  });
+
+  it('answers 422 to a tool referenced twice or named like an inline function, and writes nothing', async () => {
+    const tool = await createTool([{ description: 'v2', release_labels: ['prod'] }]);
+    const name = uniqueName('forecast-twice');
+    // The loc is the reference's: the one that repeats a function name.
+    const cases: [unknown[], number][] = [
+      [
+        [
+          { type: 'registry', name: tool.name, label: 'prod' },
+          { type: 'registry', tool_registry_id: tool.id, version: 1 },
+        ],
+        1,
+      ],
+      [[expandedTool('inline'), { type: 'registry', name: tool.name }], 1],
+      [[{ type: 'registry', name: tool.name }, expandedTool('inline')], 0],
+    ];
+    for (const [tools, at] of cases) {
+      const answer = await service.rejected('POST', '/rest/prompt-templates', {
+        body: publishBody(name, withTools(tools)),
+      });
+      expect(answer.status, JSON.stringify(tools)).toBe(422);
+      expect(answer.body.detail[0].loc).toEqual(['body', 'prompt_version', 'prompt_template', 'tools', at]);
+      expect(answer.body.message).toContain('get_weather');
+    }
+  });
+
+  it('answers 422 to 1,000 references before looking any up', async () => {
+    const tool = await createTool();
+    const refs = Array.from({ length: 1000 }, () => ({ type: 'registry', name: tool.name }));
+    const answer = await service.rejected('POST', '/rest/prompt-templates', {
+      body: publishBody(uniqueName('forecast-many'), withTools(refs)),
+    });
+    expect(answer.status).toBe(422);
+    expect(answer.body.detail[0].loc).toEqual(['body', 'prompt_version', 'prompt_template', 'tools']);
+    expect(answer.body.message).toContain('at most 128 registry tool references');
   });
 
   it("does not resolve another workspace's tool, by name or by id", async () => {

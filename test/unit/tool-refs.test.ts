@@ -91,14 +91,11 @@ describe('expandToolReferences', () => {
   it('replaces each reference by the function tool of its version, in place, keeping inline tools', async () => {
     const inline = { type: 'function', function: { name: 'lookup', parameters: { type: 'object' } } };
     const builtIn = { type: 'web_search', provider: 'openai', config: {} };
-    const expanded = await expand(
-      chat([inline, byLabel, builtIn, { type: 'registry', name: 'weather-tool', version: 2 }]),
-    );
+    const expanded = await expand(chat([inline, byLabel, builtIn]));
     expect(expanded.blueprint.type === 'chat' && expanded.blueprint.tools).toEqual([
       inline,
       { type: 'function', function: version(1).tool_definition },
       builtIn,
-      { type: 'function', function: version(2).tool_definition },
     ]);
     expect(expanded.toolNames).toEqual(['weather-tool']);
     expect(expanded.warnings).toEqual([]);
@@ -121,6 +118,38 @@ describe('expandToolReferences', () => {
       'registry tool weather-tool@label:gone was left out: registry tool weather-tool has no label gone',
       expect.stringMatching(/^registry tool reference tools\[3\] was left out: /),
     ]);
+  });
+
+  it('leaves out a reference whose function is already among the tools (providers refuse a repeat)', async () => {
+    const inline = { type: 'function', function: { name: 'get_weather', parameters: { type: 'object' } } };
+    const latest = { type: 'registry', name: 'weather-tool' };
+    const expanded = await expand(chat([latest, { type: 'registry', tool_registry_id: 5, version: 1 }]));
+    expect(expanded.blueprint.type === 'chat' && expanded.blueprint.tools).toEqual([
+      { type: 'function', function: version(2).tool_definition },
+    ]);
+    expect(expanded.warnings).toEqual([
+      "registry tool #5@version:1 was left out: its function get_weather is already another of the template's tools (each function name is taken once)",
+    ]);
+    const afterInline = await expand(chat([inline, latest]));
+    expect(afterInline.blueprint.type === 'chat' && afterInline.blueprint.tools).toEqual([inline]);
+    expect(afterInline.warnings).toHaveLength(1);
+  });
+
+  it('looks each distinct reference up once, and no more than 128 references', async () => {
+    const lookups: ToolReference[] = [];
+    const counting: ToolResolver = (workspaceId, ref) => {
+      lookups.push(ref);
+      return registry(workspaceId, ref);
+    };
+    const refs = Array.from({ length: 1000 }, (_, i) => ({
+      type: 'registry',
+      name: 'weather-tool',
+      version: 1 + (i % 2),
+    }));
+    const expanded = await expandToolReferences(1, chat(refs), counting);
+    expect(lookups).toHaveLength(2);
+    expect(expanded.blueprint.type === 'chat' && expanded.blueprint.tools).toHaveLength(1);
+    expect(expanded.warnings.filter((warning) => warning.endsWith('more than 128'))).toHaveLength(872);
   });
 
   it('answers a blueprint without references as it is, without looking anything up', async () => {
