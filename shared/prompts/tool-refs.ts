@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import { invalid } from '#shared/platform/errors.ts';
-import { isJsonObject } from '#shared/platform/json.ts';
+import { invalid, payloadTooLarge } from '#shared/platform/errors.ts';
+import { isJsonObject, storedJsonBytes } from '#shared/platform/json.ts';
 import { type ToolVersionRecord, toolStore } from '#shared/tools/registry.ts';
 import { toolNameSchema } from '#shared/tools/schemas.ts';
 import { lookupByName } from '#shared/versions/read.ts';
@@ -201,26 +201,54 @@ export async function checkToolReferences(
     refs.map(({ ref }) => ref),
     cachedResolve,
   );
-  const names = inlineFunctionNames(blueprint);
+  const admit = toolAdmission(blueprint);
   for (const [i, resolution] of resolved.entries()) {
     const { at, ref } = refs[i]!;
     if (!('found' in resolution)) throw invalid(at, missingMessage(ref, resolution));
-    const taken = takeFunctionName(names, resolution.found);
-    if (taken) throw invalid(at, `registry tool ${describeToolReference(ref)}: ${taken}`);
+    const refusal = admit(resolution.found);
+    if (refusal?.tooLarge)
+      throw payloadTooLarge(`registry tool ${describeToolReference(ref)}: ${refusal.message}`);
+    if (refusal) throw invalid(at, `registry tool ${describeToolReference(ref)}: ${refusal.message}`);
   }
 }
 
 /**
- * Notes the function of a resolved version in `names`, or says why it cannot join the tools: its
- * name is another tool's of the template already (providers take each function name once).
+ * At most this many bytes of tool definitions (as JSON) are expanded into one template (about what a
+ * prompt version may hold inline): an answer that carries them twice (`prompt_template` and
+ * `llm_kwargs`) beside the template itself stays far below the 6 MB a Lambda answer may be, which 128
+ * definitions of 64 KB would not.
  */
-function takeFunctionName(names: Set<string>, version: ToolVersionRecord): string | undefined {
-  const name = version.tool_definition.name;
-  if (names.has(name)) {
-    return `its function ${name} is already another of the template's tools (each function name is taken once)`;
-  }
-  names.add(name);
-  return undefined;
+export const MAX_EXPANDED_TOOL_BYTES = 350_000;
+
+/**
+ * Admits resolved versions into a template's tools in order, or says why one cannot join them: its
+ * function name is another tool's of the template already (providers take each name once), or the
+ * expanded definitions would pass MAX_EXPANDED_TOOL_BYTES (`tooLarge`).
+ */
+function toolAdmission(
+  blueprint: PromptBlueprint,
+): (version: ToolVersionRecord) => { tooLarge: boolean; message: string } | undefined {
+  const names = inlineFunctionNames(blueprint);
+  let bytes = 0;
+  return (version) => {
+    const name = version.tool_definition.name;
+    if (names.has(name)) {
+      return {
+        tooLarge: false,
+        message: `its function ${name} is already another of the template's tools (each function name is taken once)`,
+      };
+    }
+    const size = storedJsonBytes(version.tool_definition);
+    if (bytes + size > MAX_EXPANDED_TOOL_BYTES) {
+      return {
+        tooLarge: true,
+        message: `a template's registry tools are at most ${MAX_EXPANDED_TOOL_BYTES} bytes as JSON, expanded`,
+      };
+    }
+    names.add(name);
+    bytes += size;
+    return undefined;
+  };
 }
 
 export interface ExpandedTools {
@@ -260,12 +288,11 @@ export async function expandToolReferences(
   const valid = parsed.flatMap(([, ref]) => (typeof ref === 'string' ? [] : [ref]));
   const resolutions = await resolveEach(workspaceId, valid, resolve);
   let next = 0;
-  const names = inlineFunctionNames(blueprint);
+  const admit = toolAdmission(blueprint);
   const expansions = parsed.map(([index, ref]): [number, ToolVersionRecord | string] => {
     if (typeof ref === 'string') return [index, ref];
     const resolution = resolutions[next++]!;
-    const why =
-      'found' in resolution ? takeFunctionName(names, resolution.found) : missingMessage(ref, resolution);
+    const why = 'found' in resolution ? admit(resolution.found)?.message : missingMessage(ref, resolution);
     if (why === undefined && 'found' in resolution) return [index, resolution.found];
     return [index, `registry tool ${describeToolReference(ref)} was left out: ${why}`];
   });

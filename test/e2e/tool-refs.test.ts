@@ -212,6 +212,30 @@ describe('publishing a template that references registry tools', () => {
     expect(answer.body.message).toContain('at most 128 registry tool references');
   });
 
+  it('answers 413 when the referenced definitions pass 350,000 bytes expanded, and writes nothing', async () => {
+    // Each definition about 59 KB (the registry takes 64 KB): five fit, the sixth passes the bound.
+    const properties = Object.fromEntries(
+      Array.from({ length: 150 }, (_, i) => [`p${i}`, { type: 'string', description: 'x'.repeat(350) }]),
+    );
+    const tools = await Promise.all(
+      Array.from({ length: 7 }, async (_, i) => {
+        const name = uniqueName('big-tool');
+        const created = await service.call('POST', TOOLS, {
+          body: { name, tool_definition: { name: `big_${i}`, parameters: { type: 'object', properties } } },
+        });
+        expect(created.status, JSON.stringify(created.body).slice(0, 300)).toBe(201);
+        return name;
+      }),
+    );
+    const name = uniqueName('forecast-big');
+    const answer = await service.rejected('POST', '/rest/prompt-templates', {
+      body: publishBody(name, withTools(tools.map((tool) => ({ type: 'registry', name: tool })))),
+    });
+    expect(answer.status).toBe(413);
+    expect(answer.body.message).toContain('at most 350000 bytes as JSON, expanded');
+    expect((await getTemplate(name)).status).toBe(404);
+  });
+
   it("does not resolve another workspace's tool, by name or by id", async () => {
     const tool = await createTool();
     const key = await service.otherWorkspaceKey(uniqueName('tool-refs-other'));

@@ -152,6 +152,25 @@ describe('expandToolReferences', () => {
     expect(expanded.warnings.filter((warning) => warning.endsWith('more than 128'))).toHaveLength(872);
   });
 
+  it('leaves out the references past 350,000 bytes of expanded definitions, with a warning', async () => {
+    const big: ToolResolver = async (_workspaceId, ref) => ({
+      found: {
+        ...version(1),
+        tool_name: ref.name ?? '',
+        tool_definition: { name: ref.name ?? '', description: 'x'.repeat(100_000), parameters: cityParams },
+      },
+    });
+    const refs = ['a', 'b', 'c', 'd', 'e'].map((name) => ({ type: 'registry', name }));
+    const expanded = await expandToolReferences(1, chat(refs), big);
+    expect(expanded.blueprint.type === 'chat' && expanded.blueprint.tools).toHaveLength(3);
+    expect(expanded.warnings).toEqual(
+      ['d', 'e'].map(
+        (name) =>
+          `registry tool ${name} was left out: a template's registry tools are at most 350000 bytes as JSON, expanded`,
+      ),
+    );
+  });
+
   it('answers a blueprint without references as it is, without looking anything up', async () => {
     const blueprint = chat([{ type: 'function', function: { name: 'f' } }]);
     const fail: ToolResolver = () => Promise.reject(new Error('no lookups expected'));
