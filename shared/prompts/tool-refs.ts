@@ -253,7 +253,10 @@ function toolAdmission(
 
 export interface ExpandedTools {
   blueprint: PromptBlueprint;
-  /** The names of the tools expanded (the cache tags of a read that expanded them). */
+  /**
+   * The names of the registry tools the references named, expanded or left out (a missing label or
+   * version, a repeated function): the cache tags of the read, which a new version of any may change.
+   */
   toolNames: string[];
   /** Why a reference was left out, one line each; empty when every one resolved. */
   warnings: string[];
@@ -304,8 +307,14 @@ export async function expandToolReferences(
       ? []
       : [{ type: 'function', function: { ...expanded.tool_definition } }];
   });
-  const found = expansions.flatMap(([, expanded]) => (typeof expanded === 'string' ? [] : [expanded]));
   const warnings = expansions.flatMap(([, expanded]) => (typeof expanded === 'string' ? [expanded] : []));
-  const toolNames = [...new Set(found.map((version) => version.tool_name))];
+  // Every tool a reference named, expanded or left out: a new version of any may change the answer.
+  const toolNames = [
+    ...new Set(
+      resolutions.flatMap((resolution) =>
+        'found' in resolution ? [resolution.found.tool_name] : resolution.name ? [resolution.name] : [],
+      ),
+    ),
+  ];
   return { blueprint: { ...blueprint, tools }, toolNames, warnings };
 }

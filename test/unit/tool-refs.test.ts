@@ -171,6 +171,13 @@ describe('expandToolReferences', () => {
     );
   });
 
+  it('names every tool a reference found among its cache tags, the ones left out too', async () => {
+    const missingLabel = await expand(chat([{ type: 'registry', name: 'weather-tool', label: 'gone' }]));
+    expect(missingLabel.toolNames).toEqual(['weather-tool']);
+    const unknown = await expand(chat([{ type: 'registry', name: 'nope' }]));
+    expect(unknown.toolNames).toEqual([]);
+  });
+
   it('answers a blueprint without references as it is, without looking anything up', async () => {
     const blueprint = chat([{ type: 'function', function: { name: 'f' } }]);
     const fail: ToolResolver = () => Promise.reject(new Error('no lookups expected'));
