@@ -180,8 +180,9 @@ const inlineFunctionNames = (blueprint: PromptBlueprint): Set<string> =>
 /**
  * At publish: at most MAX_TOOL_REFERENCES registry references in `tools`, each well formed, resolving
  * in the workspace now, and to a function whose name no other tool of the template has (providers take
- * each function name once): a 422 at the first that is not, under `loc` + `tools.<index>`. Every
- * distinct reference is looked up once, all at once.
+ * each function name once): a 422 at the first that is not, under `loc` + `tools.<index>`, and a 413
+ * when the definitions pass MAX_EXPANDED_TOOL_BYTES. Every distinct reference is looked up once, all
+ * at once.
  */
 export async function checkToolReferences(
   workspaceId: number,
@@ -264,8 +265,9 @@ export interface ExpandedTools {
 
 /**
  * The blueprint with each registry reference in `tools` replaced by the function tool of the version
- * it resolves to now; a reference that is malformed or no longer resolves is left out and named in
- * `warnings`. A blueprint without references comes back as it is, without a round trip.
+ * it resolves to now; a reference that is malformed, no longer resolves, repeats a function name, takes
+ * the definitions past MAX_EXPANDED_TOOL_BYTES or comes after the MAX_TOOL_REFERENCES-th is left out and
+ * named in `warnings`. A blueprint without references comes back as it is, without a round trip.
  */
 export async function expandToolReferences(
   workspaceId: number,
