@@ -530,6 +530,20 @@ describe('deleting folders', () => {
     );
   });
 
+  it('with cascade needs edit on each kind it moves to the root (403 naming it, nothing deleted)', async () => {
+    const top = await createFolder(uniqueName('guarded'));
+    const prompt = (await publish(service, uniqueName('p'))).id as number;
+    await move([{ id: prompt, type: 'PROMPT' }], top.id);
+    const key = await service.keyWithPermissions({ folders: 'edit', prompts: 'read' });
+    const refused = await service.rejected('DELETE', `${BASE}/${top.id}`, {
+      query: { cascade: 'true' },
+      key,
+    });
+    expect(refused.status).toBe(403);
+    expect(refused.body.message).toContain('prompts');
+    expect(await folderOf('PROMPT', prompt)).toBe(top.id);
+  });
+
   it('DELETE /folders/entities deletes folders and sends other types to their own endpoints (400)', async () => {
     const a = await createFolder(uniqueName('a'));
     const b = await createFolder(uniqueName('b'));
