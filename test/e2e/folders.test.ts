@@ -465,6 +465,18 @@ describe('GET /api/public/v2/folders/entities', () => {
     const byType = Object.fromEntries(withMetadata.body.entities.map((e: { type: string }) => [e.type, e]));
     expect(byType.PROMPT.metadata).toEqual({ type: 'chat', latest_version_number: 1 });
     expect(byType.DATASET.metadata).toEqual({ isDraft: true, latest_version_number: null });
+    const mapping = { source: 'crm', external_id: uniqueName('P') };
+    expect(
+      (await service.call('POST', `/prompt-templates/${prompt}/external-ids`, { body: mapping })).status,
+    ).toBe(201);
+    const byExternalId = await listEntities({
+      folder_id: top.id,
+      external_source: 'crm',
+      external_id: mapping.external_id,
+    });
+    expect(byExternalId.body.entities).toEqual([
+      expect.objectContaining({ id: prompt, external_ids: [mapping] }),
+    ]);
     expect((await listEntities({ folder_id: 987654321 })).status).toBe(404);
     expect((await listEntities({ sort_order: 'asc' })).status).toBe(422);
     expect((await listEntities({ external_source: 'crm' })).status).toBe(422);
