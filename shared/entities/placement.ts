@@ -7,9 +7,10 @@ import { reportKey } from '#shared/reports/keys.ts';
 import { listReportHeads } from '#shared/reports/store.ts';
 import { toolStore } from '#shared/tools/registry.ts';
 import type { TableKey } from '#shared/versions/keys.ts';
+import type { LabelEntryBase } from '#shared/versions/kind.ts';
 import type { VersionStore } from '#shared/versions/store.ts';
 import { workflowStore } from '#shared/workflows/registry.ts';
-import { ENTITY_KINDS, type EntityKind } from './kinds.ts';
+import { ENTITY_KINDS, type EntityKind, type ExternalIdType } from './kinds.ts';
 
 /**
  * Where each kind keeps its folder, for folder moves and folder listings: how to find an entity's
@@ -55,7 +56,7 @@ export interface KindPlacement {
   /** The kind's entities in the workspace, each with its folder. */
   list(workspaceId: number): Promise<PlacedEntity[]>;
   /** Its external-id type, when it carries external ids. */
-  externalIdType?: string;
+  externalIdType?: ExternalIdType;
 }
 
 export type PlacedKind = Exclude<EntityKind, 'folder' | 'ab_test' | 'input_variable_set'>;
@@ -63,12 +64,10 @@ export type PlacedKind = Exclude<EntityKind, 'folder' | 'ab_test' | 'input_varia
 const positiveId = (id: EntityId): id is number =>
   typeof id === 'number' && Number.isSafeInteger(id) && id > 0;
 
-type AnyVersionStore = VersionStore<unknown, never, { folder_id: number | null; user_email?: string | null }>;
-
 /** A kind of the shared versions module: heads keyed by name, found through their id pointer. */
-function versioned(
-  store: AnyVersionStore,
-  options: { metadata?: (latest: unknown) => Record<string, unknown> } = {},
+function versioned<V, L extends LabelEntryBase, X extends { folder_id: number | null }>(
+  store: VersionStore<V, L, X>,
+  options: { metadata?: (latest: V) => Record<string, unknown> } = {},
 ): KindPlacement {
   return {
     firstKey: (ws, id) => (positiveId(id) ? store.keys.entityId(ws, id) : undefined),
@@ -85,11 +84,11 @@ function versioned(
         created_at: head.created_at,
         updated_at: head.updated_at,
         folder_id: head.folder_id ?? null,
-        user_email: head.user_email ?? null,
+        user_email: (head as { user_email?: string | null }).user_email ?? null,
         has_external_ids: head.has_external_ids,
         async metadata() {
           const latest = await store.getLatestVersion(ws, head.name);
-          const latestNumber = latest === undefined ? null : store.kind.placeOf(latest as never).number;
+          const latestNumber = latest === undefined ? null : store.kind.placeOf(latest).number;
           return {
             latest_version_number: latestNumber,
             ...(latest === undefined ? {} : options.metadata?.(latest)),
@@ -112,10 +111,8 @@ function byId(
   };
 }
 
-const prompts = versioned(promptStore as unknown as AnyVersionStore, {
-  metadata: (latest) => ({
-    type: (latest as { prompt_template?: { type?: string } }).prompt_template?.type ?? null,
-  }),
+const prompts = versioned(promptStore, {
+  metadata: (latest) => ({ type: latest.prompt_template.type ?? null }),
 });
 
 /** Dataset groups, listed through the workspace's datasets (a group is listed while it has one). */
@@ -163,8 +160,8 @@ export const KIND_PLACEMENT: Readonly<Record<PlacedKind, KindPlacement>> = {
   prompt: prompts,
   // A snippet is a prompt template: moved as one; listed once, as its PROMPT.
   snippet: { ...prompts, list: async () => [] },
-  workflow: versioned(workflowStore as unknown as AnyVersionStore),
-  tool: versioned(toolStore as unknown as AnyVersionStore),
+  workflow: versioned(workflowStore),
+  tool: versioned(toolStore),
   dataset: byId(groupKey, {
     isLive: () => true,
     liveCondition: { condition: 'attribute_exists(#id)', values: () => ({}) },
@@ -199,5 +196,5 @@ export async function placedExternalIds(
 ): Promise<ExternalId[]> {
   const type = KIND_PLACEMENT[kind].externalIdType;
   if (!type || !entity.has_external_ids || typeof entity.id !== 'number') return [];
-  return listExternalIds(workspaceId, type as never, entity.id);
+  return listExternalIds(workspaceId, type, entity.id);
 }

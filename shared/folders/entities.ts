@@ -1,4 +1,10 @@
-import { FOLDER_TYPES, type FolderType, kindOfFolderType, kindSpec } from '#shared/entities/kinds.ts';
+import {
+  type ExternalIdType,
+  FOLDER_TYPES,
+  type FolderType,
+  kindOfFolderType,
+  kindSpec,
+} from '#shared/entities/kinds.ts';
 import { requirePermission } from '#shared/entities/permissions.ts';
 import {
   KIND_PLACEMENT,
@@ -160,11 +166,8 @@ async function externalIdOwners(
   const mapping = { source: query.external_source!, external_id: query.external_id! };
   const owners = await Promise.all(
     kinds.map(async (kind) => {
-      const type = kindSpec(kind).externalId;
-      return [
-        kind,
-        type ? await findExternalIdOwner(workspaceId, type as never, mapping) : undefined,
-      ] as const;
+      const type = kindSpec(kind).externalId as ExternalIdType | undefined;
+      return [kind, type ? await findExternalIdOwner(workspaceId, type, mapping) : undefined] as const;
     }),
   );
   return new Map(owners);
