@@ -2,6 +2,7 @@ import type { EventRuleDef, JobQueueDef, RouteDef, ScheduleDef } from './route-t
 import { CLIENT_ROUTES } from './routes/clients.ts';
 import { DATASET_JOB_QUEUES, DATASET_ROUTES } from './routes/datasets.ts';
 import { EVENT_SCHEDULES } from './routes/events.ts';
+import { FOLDER_ROUTES } from './routes/folders.ts';
 import { PROMPT_ROUTES } from './routes/prompts.ts';
 import { PROVIDER_ROUTES } from './routes/providers.ts';
 import { REPORT_RESULT_ROUTES } from './routes/report-results.ts';
@@ -35,6 +36,7 @@ export const ROUTE_GROUPS: Readonly<Record<string, readonly RouteDef[]>> = {
   'report-runs': REPORT_RUN_ROUTES,
   'report-results': REPORT_RESULT_ROUTES,
   tools: TOOL_ROUTES,
+  folders: FOLDER_ROUTES,
 };
 
 /**

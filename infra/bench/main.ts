@@ -41,6 +41,8 @@ const SECTIONS: Record<string, () => Promise<BenchRow[]>> = {
     ),
   reports: async () =>
     withLocalService(async (service) => (await import('./reports.ts')).benchReports(service)),
+  folders: async () =>
+    withLocalService(async (service) => (await import('./folders.ts')).benchFolders(service)),
 };
 
 /** Runs a section against the local runtime's emulators (in memory), which set the functions' env. */

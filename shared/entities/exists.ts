@@ -1,4 +1,5 @@
 import { getGroup } from '#shared/datasets/repository.ts';
+import { getFolder } from '#shared/folders/store.ts';
 import { promptStore } from '#shared/prompts/kind.ts';
 import { getReport } from '#shared/reports/store.ts';
 import { toolStore } from '#shared/tools/registry.ts';
@@ -11,27 +12,29 @@ import type { EntityKind } from './kinds.ts';
  * deleted report does not; an id of another workspace does not). Kept apart from kinds.ts because it
  * loads every feature's store: only the functions that ask it bundle them.
  *
- * Not implemented yet, so answering false (every id a 404): `skill_collection` and `folder`,
- * whose features have no stores yet (each adds its check here when it lands), and `ab_test`,
- * `input_variable_set`, which cannot exist here.
+ * Ids are integers, except a skill collection's (a UUID string): an id of the wrong form exists for no
+ * kind. Not implemented yet, so answering false (every id a 404): `skill_collection`, whose store is
+ * not built yet (its feature adds its check here when it lands), and `ab_test`, `input_variable_set`,
+ * which cannot exist here.
  */
 export const KIND_EXISTS: Readonly<
-  Record<EntityKind, (workspaceId: number, id: number) => Promise<boolean>>
+  Record<EntityKind, (workspaceId: number, id: number | string) => Promise<boolean>>
 > = {
-  prompt: async (ws, id) => (await findHeadById(promptStore, ws, id)) !== undefined,
+  prompt: async (ws, id) => validId(id) && (await findHeadById(promptStore, ws, id)) !== undefined,
   // A snippet is a prompt template.
-  snippet: async (ws, id) => (await findHeadById(promptStore, ws, id)) !== undefined,
+  snippet: async (ws, id) => validId(id) && (await findHeadById(promptStore, ws, id)) !== undefined,
   dataset: async (ws, id) => validId(id) && (await getGroup(ws, id)) !== undefined,
   report: async (ws, id) => validId(id) && (await getReport(ws, id)) !== undefined,
-  workflow: async (ws, id) => (await findHeadById(workflowStore, ws, id)) !== undefined,
-  tool: async (ws, id) => (await findHeadById(toolStore, ws, id)) !== undefined,
+  workflow: async (ws, id) => validId(id) && (await findHeadById(workflowStore, ws, id)) !== undefined,
+  tool: async (ws, id) => validId(id) && (await findHeadById(toolStore, ws, id)) !== undefined,
   skill_collection: async () => false,
-  folder: async () => false,
+  folder: async (ws, id) => validId(id) && (await getFolder(ws, id)) !== undefined,
   ab_test: async () => false,
   input_variable_set: async () => false,
 };
 
-const validId = (id: number) => Number.isSafeInteger(id) && id > 0;
+const validId = (id: number | string): id is number =>
+  typeof id === 'number' && Number.isSafeInteger(id) && id > 0;
 
-export const entityExists = (kind: EntityKind, workspaceId: number, id: number): Promise<boolean> =>
+export const entityExists = (kind: EntityKind, workspaceId: number, id: number | string): Promise<boolean> =>
   KIND_EXISTS[kind](workspaceId, id);

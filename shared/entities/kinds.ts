@@ -96,7 +96,9 @@ export const ENTITY_KINDS = {
   folder: {
     permission: 'folders',
     noun: 'folder',
+    externalId: 'folder',
     folderType: 'FOLDER',
+    idKind: 'folder',
     folderAttribute: 'parent_id',
   },
   /** PromptLayer's A/B release tests of prompts: none exist here. */

@@ -26,7 +26,8 @@ export type IdKind =
   | 'report_column'
   | 'tool'
   | 'tool_version'
-  | 'tool_label';
+  | 'tool_label'
+  | 'folder';
 
 export const ID_BLOCK_SIZE = 100;
 

@@ -60,6 +60,7 @@ describe('entity kinds', () => {
       'report',
       'workflow',
       'skill_collection',
+      'folder',
     ]);
   });
 
@@ -110,11 +111,13 @@ describe('entity kinds', () => {
 
   it('has an existence check for every kind; those without entities here answer false', async () => {
     expect(Object.keys(KIND_EXISTS).sort()).toEqual([...KIND_NAMES].sort());
-    for (const kind of ['skill_collection', 'folder', 'ab_test', 'input_variable_set'] as const)
+    for (const kind of ['skill_collection', 'ab_test', 'input_variable_set'] as const)
       expect(await KIND_EXISTS[kind](1, 1)).toBe(false);
     // Ids no entity can have are answered without asking the table.
-    for (const kind of ['prompt', 'snippet', 'dataset', 'report', 'workflow', 'tool'] as const)
+    for (const kind of ['prompt', 'snippet', 'dataset', 'report', 'workflow', 'tool', 'folder'] as const) {
       expect(await KIND_EXISTS[kind](1, 0)).toBe(false);
+      expect(await KIND_EXISTS[kind](1, '1')).toBe(false);
+    }
   });
 });
 

@@ -1,0 +1,139 @@
+import { QueryCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
+import { dynamo, table } from '#shared/platform/dynamo.ts';
+import { conflict } from '#shared/platform/errors.ts';
+import { deleteItem, getItem, putNewItem, updateItem } from '#shared/platform/items.ts';
+import { FOLDER_SK_PREFIX, folderKey, folderNameKey, foldersPartition } from './keys.ts';
+import { type FolderRecord, FolderTree } from './tree.ts';
+
+/**
+ * Table access of folders (keys.ts). No transactions, so the single-item writes are ordered so that a
+ * crash between two never leaves a folder without the claim of its name, and a claim left behind never
+ * blocks for ever:
+ * - a new folder claims (parent, name) first and writes its item last;
+ * - a rename or move claims the new (parent, name), updates the folder (conditioned on the revision it
+ *   read) and only then releases the old claim;
+ * - a delete removes the folder item first and its claim after.
+ * A claim whose folder does not hold that (parent, name) is stale once CLAIM_GRACE_MS old (longer than
+ * any of those sequences takes), and the next claim of the name takes it over.
+ */
+type Item = Record<string, unknown>;
+
+export const NAME_CLAIM_GRACE_MS = 60_000;
+
+export function folderFromItem(item: Item): FolderRecord {
+  return {
+    id: Number(item.id),
+    name: String(item.name),
+    parent_id: item.parent_id == null ? null : Number(item.parent_id),
+    revision: Number(item.revision ?? 0),
+    created_at: Number(item.created_at),
+    updated_at: Number(item.updated_at),
+    has_external_ids: item.has_external_ids === true,
+  };
+}
+
+/** Every folder of the workspace: one Query (paged through when over 1 MB), strongly consistent. */
+export async function readTree(workspaceId: number): Promise<FolderTree> {
+  const folders: FolderRecord[] = [];
+  let startKey: Item | undefined;
+  do {
+    const page: QueryCommandOutput = await dynamo.send(
+      new QueryCommand({
+        TableName: table(),
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :folder)',
+        ExpressionAttributeValues: { ':pk': foldersPartition(workspaceId), ':folder': FOLDER_SK_PREFIX },
+        ConsistentRead: true,
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    for (const item of page.Items ?? []) folders.push(folderFromItem(item));
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return new FolderTree(folders);
+}
+
+export async function getFolder(workspaceId: number, folderId: number): Promise<FolderRecord | undefined> {
+  if (!Number.isSafeInteger(folderId) || folderId <= 0) return undefined;
+  const item = await getItem(folderKey(workspaceId, folderId));
+  return item && folderFromItem(item);
+}
+
+export const nameTaken = (name: string, parentId: number | null) =>
+  conflict(
+    `A folder named ${name} already exists ${parentId === null ? 'at the workspace root' : `in folder ${parentId}`}`,
+    'folder_exists',
+  );
+
+/**
+ * Claims (parent, name) for the folder: true when it now holds it (or already did). A claim held by
+ * another folder answers the 409, unless stale (see above), which is taken over.
+ */
+export async function claimFolderName(
+  workspaceId: number,
+  parentId: number | null,
+  name: string,
+  folderId: number,
+): Promise<void> {
+  const key = folderNameKey(workspaceId, parentId, name);
+  for (;;) {
+    if (await putNewItem({ ...key, folder_id: folderId, claimed_at: Date.now() })) return;
+    const held = await getItem(key);
+    if (!held) continue; // released between the put and the read
+    if (Number(held.folder_id) === folderId) return;
+    const holder = await getFolder(workspaceId, Number(held.folder_id));
+    const holds = holder !== undefined && holder.parent_id === parentId && holder.name === name;
+    if (holds || Date.now() - Number(held.claimed_at) < NAME_CLAIM_GRACE_MS) throw nameTaken(name, parentId);
+    await deleteItem(key, '#folder_id = :id AND #claimed_at = :at', {
+      ':id': held.folder_id,
+      ':at': held.claimed_at,
+    });
+  }
+}
+
+/** Gives a claim up, if the folder still holds it. */
+export async function releaseFolderName(
+  workspaceId: number,
+  parentId: number | null,
+  name: string,
+  folderId: number,
+): Promise<void> {
+  await deleteItem(folderNameKey(workspaceId, parentId, name), '#folder_id = :id', { ':id': folderId });
+}
+
+/** Writes a new folder's item (its name already claimed). */
+export async function putFolder(workspaceId: number, folder: FolderRecord): Promise<void> {
+  if (!(await putNewItem({ ...folderKey(workspaceId, folder.id), ...folder, workspace_id: workspaceId })))
+    throw new Error(`Folder ${folder.id} already written`);
+}
+
+/**
+ * Moves and/or renames a folder, if it is still at the revision read: false when it changed (or was
+ * deleted) meanwhile. The caller holds the claim of the new (parent, name).
+ */
+export function writeFolderPlace(
+  workspaceId: number,
+  folder: FolderRecord,
+  place: { name: string; parent_id: number | null },
+  now = Date.now(),
+): Promise<boolean> {
+  return updateItem(folderKey(workspaceId, folder.id), {
+    set: { name: place.name, parent_id: place.parent_id, revision: folder.revision + 1, updated_at: now },
+    condition: '#revision = :revision',
+    values: { ':revision': folder.revision },
+  });
+}
+
+export function markFolderExternalIds(workspaceId: number, folderId: number): Promise<boolean> {
+  return updateItem(folderKey(workspaceId, folderId), {
+    set: { has_external_ids: true },
+    condition: 'attribute_exists(#id)',
+  });
+}
+
+/** Deletes the folder item and then its name claim; false when the folder was already gone. */
+export async function removeFolder(workspaceId: number, folder: FolderRecord): Promise<boolean> {
+  const deleted = await deleteItem(folderKey(workspaceId, folder.id), 'attribute_exists(#id)');
+  // Its claim: the one of the place it had when read (a concurrent move left a claim that goes stale).
+  await releaseFolderName(workspaceId, folder.parent_id, folder.name, folder.id);
+  return deleted;
+}
