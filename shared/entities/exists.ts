@@ -1,6 +1,7 @@
 import { getGroup } from '#shared/datasets/repository.ts';
 import { promptStore } from '#shared/prompts/kind.ts';
 import { getReport } from '#shared/reports/store.ts';
+import { headById } from '#shared/skills/collection.ts';
 import { toolStore } from '#shared/tools/registry.ts';
 import { findHeadById } from '#shared/versions/read.ts';
 import { workflowStore } from '#shared/workflows/registry.ts';
@@ -11,9 +12,9 @@ import type { EntityKind } from './kinds.ts';
  * deleted report does not; an id of another workspace does not). Kept apart from kinds.ts because it
  * loads every feature's store: only the functions that ask it bundle them.
  *
- * Not implemented yet, so answering false (every id a 404): `skill_collection` and `folder`,
- * whose features have no stores yet (each adds its check here when it lands), and `ab_test`,
- * `input_variable_set`, which cannot exist here.
+ * Not implemented yet, so answering false (every id a 404): `folder`, whose feature has no store
+ * yet (it adds its check here when it lands), and `ab_test`, `input_variable_set`, which cannot exist
+ * here.
  */
 export const KIND_EXISTS: Readonly<
   Record<EntityKind, (workspaceId: number, id: number) => Promise<boolean>>
@@ -25,7 +26,9 @@ export const KIND_EXISTS: Readonly<
   report: async (ws, id) => validId(id) && (await getReport(ws, id)) !== undefined,
   workflow: async (ws, id) => (await findHeadById(workflowStore, ws, id)) !== undefined,
   tool: async (ws, id) => (await findHeadById(toolStore, ws, id)) !== undefined,
-  skill_collection: async () => false,
+  // A skill collection's id is its UUID.
+  skill_collection: async (ws, id: number | string) =>
+    typeof id === 'string' && (await headById(ws, id)) !== undefined,
   folder: async () => false,
   ab_test: async () => false,
   input_variable_set: async () => false,

@@ -26,7 +26,10 @@ export type IdKind =
   | 'report_column'
   | 'tool'
   | 'tool_version'
-  | 'tool_label';
+  | 'tool_label'
+  | 'skill_collection'
+  | 'skill_collection_version'
+  | 'skill_collection_label';
 
 export const ID_BLOCK_SIZE = 100;
 
