@@ -41,6 +41,7 @@ const SECTIONS: Record<string, () => Promise<BenchRow[]>> = {
     ),
   reports: async () =>
     withLocalService(async (service) => (await import('./reports.ts')).benchReports(service)),
+  skills: async () => (await import('./skill-collections.ts')).benchSkillCollectionUpload(),
 };
 
 /** Runs a section against the local runtime's emulators (in memory), which set the functions' env. */
