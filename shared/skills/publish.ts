@@ -30,7 +30,12 @@ import { changesNothing, diffManifests, emitFilesChanged, type FileChanges } fro
 import { checkSkillFiles, type SkillFile } from './files.ts';
 import { claimName, nameInUse, nameTaken, releaseName } from './names.ts';
 import { collectionNotFound, requireCollection } from './read.ts';
-import type { CreateCollectionBody, RenameBody, SaveVersionBody } from './schemas.ts';
+import {
+  type CreateCollectionBody,
+  MAX_COLLECTION_FILES,
+  type RenameBody,
+  type SaveVersionBody,
+} from './schemas.ts';
 import { toCollection, toVersion } from './views.ts';
 
 /**
@@ -198,6 +203,9 @@ function applyChanges(current: readonly SkillFile[], body: SaveVersionBody): Ski
     if (!files.delete(path)) throw missing(path, ['deletes', index]);
   });
   for (const { path, content } of body.file_updates) files.set(path, content);
+  if (files.size > MAX_COLLECTION_FILES) {
+    throw invalid(['body', 'file_updates'], `a collection holds at most ${MAX_COLLECTION_FILES} files`);
+  }
   return [...files].map(([path, content]) => ({ path, content }));
 }
 
