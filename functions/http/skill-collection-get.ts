@@ -16,6 +16,8 @@ export const handler = httpRoute({
   query: getCollectionQuerySchema,
   permission: ['skills', 'read'],
   responses: { 200: getCollectionResponseSchema },
+  // A client asks for the archive with `Accept: application/zip` (API Gateway then answers bytes).
+  binaryResponses: { 200: 'application/zip' },
   async handle({ path, query, auth }) {
     const { version, label, format } = query;
     const answer = await getCollection(auth.workspaceId, path.identifier, { version, label }, format);

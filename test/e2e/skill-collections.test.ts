@@ -54,7 +54,9 @@ const addVersion = (identifier: string, body: Record<string, unknown>, key?: str
 async function download(identifier: string, query: Record<string, string> = {}) {
   const url = new URL(at(identifier), service.baseUrl);
   for (const [name, value] of Object.entries(query)) url.searchParams.set(name, value);
-  const response = await fetch(url, { headers: { 'X-API-KEY': service.apiKey } });
+  const response = await fetch(url, {
+    headers: { 'X-API-KEY': service.apiKey, Accept: 'application/zip' },
+  });
   return {
     status: response.status,
     headers: response.headers,
