@@ -11,7 +11,7 @@ import type { SkillFile } from './files.ts';
  * only moves it) writes nothing for it. Objects are never overwritten with other bytes and never
  * deleted by a version: an older version keeps reading its files.
  */
-const PARALLEL_WRITES = 16;
+const PARALLEL_WRITES = 32;
 
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 export const blobKey = (workspaceId: number, hash: string) => `skills/${workspaceId}/${hash}`;
