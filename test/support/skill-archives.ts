@@ -1,23 +1,101 @@
-import { ZipFile } from 'yazl';
+import { Readable } from 'node:stream';
+import yazl from 'yazl';
 
-/** Test helpers for skill collections: a SKILL.md, a ZIP of files, a multipart/form-data body. */
+/**
+ * ZIP archives for skill-collection tests, normal and hostile, built in the test: yazl for the shape,
+ * then bytes patched where yazl (rightly) refuses to write what an attacker would (`..` names, absolute
+ * names, sizes that lie).
+ */
+export interface ArchiveEntry {
+  /** Ending in `/`: a directory entry. */
+  path: string;
+  data: string | Buffer;
+  /** Unix mode (type and permissions), e.g. 0o120777 for a symbolic link. */
+  mode?: number;
+  /** Stored instead of deflated. */
+  store?: boolean;
+}
 
-/** A SKILL.md whose front matter follows the Agent Skills rules for a skill in folder `name`. */
-export const skillMd = (name: string, body = 'Use this skill when asked.') =>
-  `---\nname: ${name}\ndescription: What ${name} does and when to use it.\n---\n\n# ${name}\n\n${body}\n`;
+export async function buildZip(entries: readonly ArchiveEntry[]): Promise<Buffer> {
+  const zip = new yazl.ZipFile();
+  for (const entry of entries) {
+    if (entry.path.endsWith('/')) {
+      zip.addEmptyDirectory(entry.path);
+      continue;
+    }
+    const data = Buffer.isBuffer(entry.data) ? entry.data : Buffer.from(entry.data);
+    zip.addBuffer(data, entry.path, { compress: !entry.store, ...(entry.mode ? { mode: entry.mode } : {}) });
+  }
+  zip.end();
+  return collect(zip.outputStream);
+}
+
+async function collect(stream: NodeJS.ReadableStream): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+/** A SKILL.md whose front matter passes the rules for a skill in folder `name`. */
+export function skillMd(name: string, description = `Use ${name} when asked.`, body = '# Steps\n'): string {
+  return `---\nname: ${name}\ndescription: ${description}\n---\n${body}`;
+}
+
+/**
+ * An archive with an entry named `hostileName`, which yazl would refuse to write: written under a
+ * placeholder of the same length, then renamed in both headers (the name is in no checksum).
+ */
+export async function zipWithName(hostileName: string, data = 'evil'): Promise<Buffer> {
+  const placeholder = hostileName.replace(/[^A-Za-z0-9]/g, 'x');
+  const zip = await buildZip([{ path: placeholder, data }]);
+  return replaceAll(zip, Buffer.from(placeholder), Buffer.from(hostileName));
+}
+
+function replaceAll(buffer: Buffer, from: Buffer, to: Buffer): Buffer {
+  const out = Buffer.from(buffer);
+  for (let at = out.indexOf(from); at !== -1; at = out.indexOf(from, at + from.length)) to.copy(out, at);
+  return out;
+}
+
+const CENTRAL_HEADER = 0x02014b50;
+const LOCAL_HEADER = 0x04034b50;
+
+/** Sets the uncompressed size an entry declares, in its local and central headers (a lying entry). */
+export function declareSize(zip: Buffer, path: string, uncompressedSize: number): Buffer {
+  const out = Buffer.from(zip);
+  const name = Buffer.from(path);
+  for (let at = 0; at + 46 <= out.length; at++) {
+    const signature = out.readUInt32LE(at);
+    if (signature === CENTRAL_HEADER && out.subarray(at + 46, at + 46 + name.length).equals(name))
+      out.writeUInt32LE(uncompressedSize, at + 24);
+    if (signature === LOCAL_HEADER && out.subarray(at + 30, at + 30 + name.length).equals(name))
+      out.writeUInt32LE(uncompressedSize, at + 22);
+  }
+  return out;
+}
+
+/** A file of `bytes` zeros, streamed into the archive (never whole in memory), deflated. */
+export async function zipOfZeros(path: string, bytes: number): Promise<Buffer> {
+  const zip = new yazl.ZipFile();
+  const chunk = Buffer.alloc(1024 * 1024);
+  let left = bytes;
+  const source = Readable.from(
+    (function* () {
+      while (left > 0) {
+        const size = Math.min(left, chunk.length);
+        left -= size;
+        yield chunk.subarray(0, size);
+      }
+    })(),
+  );
+  zip.addReadStream(source, path, { size: bytes });
+  zip.end();
+  return collect(zip.outputStream);
+}
 
 /** A ZIP holding `files` (path -> text), deflated. */
-export function zipOf(files: Record<string, string>): Promise<Buffer> {
-  const zip = new ZipFile();
-  for (const [path, content] of Object.entries(files)) zip.addBuffer(Buffer.from(content, 'utf8'), path);
-  zip.end();
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    zip.outputStream.on('data', (chunk: Buffer) => chunks.push(chunk));
-    zip.outputStream.on('error', reject);
-    zip.outputStream.on('end', () => resolve(Buffer.concat(chunks)));
-  });
-}
+export const zipOf = (files: Record<string, string>): Promise<Buffer> =>
+  buildZip(Object.entries(files).map(([path, data]) => ({ path, data })));
 
 /** A multipart/form-data body of text parts and at most one file part, as fetch would send it. */
 export async function formBody(
