@@ -1,6 +1,5 @@
 import { crc32 } from 'node:zlib';
 import yauzl from 'yauzl';
-import yazl from 'yazl';
 import { type AppError, badRequest, clip, payloadTooLarge } from '#shared/platform/errors.ts';
 import type { SkillFile } from './files.ts';
 import { isSkillFile } from './front-matter.ts';
@@ -18,8 +17,6 @@ export const PROVIDER_EXPORT_PREFIXES = ['.claude', '.agents', '.openclaw'] as c
 
 const SYMLINK = 0o120000;
 const FILE_TYPE_MASK = 0o170000;
-// A fixed time for every entry written: the same files always make the same bytes.
-const ARCHIVE_MTIME = new Date(Date.UTC(2000, 0, 1));
 
 interface Entry {
   path: string;
@@ -203,19 +200,3 @@ function commonTopFolder(files: readonly SkillFile[]): string | undefined {
 
 const strip = (files: readonly SkillFile[], folder: string) =>
   files.map((file) => ({ path: file.path.slice(folder.length + 1), content: file.content }));
-
-/** A ZIP of the files (deflated, regular files, one fixed timestamp), as readSkillArchive reads it back. */
-export async function writeSkillArchive(files: readonly SkillFile[]): Promise<Buffer> {
-  const zip = new yazl.ZipFile();
-  for (const file of files) {
-    zip.addBuffer(Buffer.from(file.content, 'utf8'), file.path, {
-      compress: true,
-      mtime: ARCHIVE_MTIME,
-      mode: 0o100644,
-    });
-  }
-  zip.end();
-  const chunks: Buffer[] = [];
-  for await (const chunk of zip.outputStream) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
-}

@@ -17,7 +17,8 @@ export interface SkillFile {
   content: string;
 }
 
-export { readSkillArchive, writeSkillArchive } from './archive.ts';
+export { readSkillArchive } from './archive.ts';
+export { writeSkillArchive } from './archive-write.ts';
 
 /**
  * Normalises and checks a collection's files (paths: NFC, no absolute paths, `..`, backslashes, NUL or

@@ -29,13 +29,9 @@ import {
 import { changesNothing, diffManifests, emitFilesChanged, type FileChanges } from './events.ts';
 import { checkSkillFiles, type SkillFile } from './files.ts';
 import { claimName, nameInUse, nameTaken, releaseName } from './names.ts';
+import { normaliseSkillPath } from './paths.ts';
 import { collectionNotFound, requireCollection } from './read.ts';
-import {
-  type CreateCollectionBody,
-  MAX_COLLECTION_FILES,
-  type RenameBody,
-  type SaveVersionBody,
-} from './schemas.ts';
+import type { CreateCollectionBody, RenameBody, SaveVersionBody } from './schemas.ts';
 import { toCollection, toVersion } from './views.ts';
 
 /**
@@ -193,19 +189,18 @@ function applyChanges(current: readonly SkillFile[], body: SaveVersionBody): Ski
   const files = new Map(current.map((file) => [file.path, file.content]));
   const missing = (path: string, loc: (string | number)[]) =>
     invalid(['body', ...loc], `${path} is not a file of the collection`);
+  // Paths named as they are stored (normalised); the result is checked whole afterwards.
   body.moves.forEach(({ old_path, new_path }, index) => {
-    if (!files.has(old_path)) throw missing(old_path, ['moves', index, 'old_path']);
-    const content = files.get(old_path)!;
-    files.delete(old_path);
+    const from = normaliseSkillPath(old_path);
+    if (!files.has(from)) throw missing(old_path, ['moves', index, 'old_path']);
+    const content = files.get(from)!;
+    files.delete(from);
     files.set(new_path, content);
   });
   body.deletes.forEach((path, index) => {
-    if (!files.delete(path)) throw missing(path, ['deletes', index]);
+    if (!files.delete(normaliseSkillPath(path))) throw missing(path, ['deletes', index]);
   });
   for (const { path, content } of body.file_updates) files.set(path, content);
-  if (files.size > MAX_COLLECTION_FILES) {
-    throw invalid(['body', 'file_updates'], `a collection holds at most ${MAX_COLLECTION_FILES} files`);
-  }
   return [...files].map(([path, content]) => ({ path, content }));
 }
 

@@ -13,10 +13,11 @@ import {
 
 /** Request and response schemas of the skill-collection routes (field names from the reference). */
 
-/** Files of one collection (and entries of one archive). */
-export const MAX_COLLECTION_FILES = 100;
-/** Path operations of one version request. */
-const MAX_OPERATIONS = 1_000;
+/**
+ * Entries of a request's file and path lists: a bound on the work of one request only. The limits of a
+ * collection (files, sizes, paths) are checkSkillFiles' (limits.ts), with its statuses.
+ */
+const MAX_LIST_ENTRIES = 1_000;
 
 /** A collection name: also an identifier in paths, so no `/`; at most 255 characters. */
 export const collectionNameSchema = wellFormedString()
@@ -25,27 +26,27 @@ export const collectionNameSchema = wellFormedString()
   .max(255)
   .refine((name) => !name.includes('/'), 'must not contain "/"');
 
-/** A path as sent; checkSkillFiles normalises and checks it. */
-const pathSchema = wellFormedString().min(1).max(1024);
+/** A path as sent; checkSkillFiles (or normaliseSkillPath) normalises and checks it. */
+const pathSchema = z.string().max(4096);
 const fileSchema = z.object({ path: pathSchema, content: z.string().default('') });
 
 export const createCollectionBodySchema = z.object({
   name: collectionNameSchema,
   folder_id: z.int().min(1).nullable().optional(),
   provider: wellFormedString().min(1).max(64).nullable().optional(),
-  files: z.array(fileSchema).max(MAX_COLLECTION_FILES).default([]),
+  files: z.array(fileSchema).max(MAX_LIST_ENTRIES).default([]),
   commit_message: wellFormedString().max(4096).nullable().optional(),
   external_ids: publishExternalIdsSchema.optional(),
 });
 export type CreateCollectionBody = z.infer<typeof createCollectionBodySchema>;
 
 export const saveVersionBodySchema = z.object({
-  file_updates: z.array(fileSchema).max(MAX_OPERATIONS).default([]),
+  file_updates: z.array(fileSchema).max(MAX_LIST_ENTRIES).default([]),
   moves: z
     .array(z.object({ old_path: pathSchema, new_path: pathSchema }))
-    .max(MAX_OPERATIONS)
+    .max(MAX_LIST_ENTRIES)
     .default([]),
-  deletes: z.array(pathSchema).max(MAX_OPERATIONS).default([]),
+  deletes: z.array(pathSchema).max(MAX_LIST_ENTRIES).default([]),
   commit_message: wellFormedString().max(4096).nullable().optional(),
   release_label: labelNameSchema.nullable().optional(),
 });

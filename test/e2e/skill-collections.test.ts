@@ -267,12 +267,17 @@ describe('POST /api/public/v2/skill-collections/{identifier}/versions', () => {
     await createNamed(name);
     const form = await formBody(
       { metadata: JSON.stringify({ commit_message: 'zip update', deletes: ['README.md'] }) },
-      { field: 'zip', data: await zipOf({ 'triage/references/guide.md': '# Guide v2\n' }) },
+      // Two top-level entries: an archive whose files share one top folder that is no skill loses it.
+      {
+        field: 'zip',
+        data: await zipOf({ 'triage/references/guide.md': '# Guide v2\n', 'NOTES.md': 'notes\n' }),
+      },
     );
     const answer = await service.call('POST', at(name, '/versions'), form);
     expect(answer.status, JSON.stringify(answer.body)).toBe(201);
     const files = (await get(name)).body.files;
     expect(files['triage/references/guide.md']).toBe('# Guide v2\n');
+    expect(files['NOTES.md']).toBe('notes\n');
     expect(files['README.md']).toBeUndefined();
   });
 
