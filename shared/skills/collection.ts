@@ -10,7 +10,7 @@ import { versionStore } from '#shared/versions/store.ts';
  * name pointer for uniqueness and reads by name (names.ts).
  *
  *   W#<ws>#SK#<uuid>     ~HEAD          collection_name, root_path, provider, folder_id, is_deleted, ...
- *   W#<ws>#SK#<uuid>     V#0000000001   a version: its manifest (path -> size, sha256, S3 key)
+ *   W#<ws>#SK#<uuid>     V#0000000001   a version: its manifest (path -> size, sha256, S3 pack, offset)
  *   W#<ws>#SK#<uuid>     L#<label>      the copy of the version a release label points at
  *   W#<ws>#SKID#<n>      SKID           internal entity number -> uuid (the module's id pointer)
  *   W#<ws>#SKL#<n>       SKL            label id -> (uuid, label)
@@ -21,11 +21,16 @@ import { versionStore } from '#shared/versions/store.ts';
  * clients only ever see the UUID.
  */
 
-/** One file of a version: its size in bytes, the sha256 of its UTF-8 bytes and the S3 object holding it. */
-export interface ManifestEntry {
+/** A file's size in bytes and the sha256 of its UTF-8 bytes. */
+export interface FileDigest {
   size: number;
   sha256: string;
+}
+
+/** One file of a version: its digest and where its bytes are (an S3 pack object and the offset in it). */
+export interface ManifestEntry extends FileDigest {
   key: string;
+  offset: number;
 }
 
 /** Path -> entry, paths sorted. */

@@ -1,6 +1,6 @@
 import { type EventActor, emitEvents } from '#shared/events/emit.ts';
 import { logger } from '#shared/platform/logger.ts';
-import type { Manifest } from './collection.ts';
+import type { FileDigest } from './collection.ts';
 
 /** What a version changed against the one before it, by path (each list sorted). */
 export interface FileChanges {
@@ -9,7 +9,10 @@ export interface FileChanges {
   deleted: string[];
 }
 
-export function diffManifests(before: Manifest, after: Manifest): FileChanges {
+export function diffManifests(
+  before: Record<string, FileDigest>,
+  after: Record<string, FileDigest>,
+): FileChanges {
   const added: string[] = [];
   const modified: string[] = [];
   for (const [path, entry] of Object.entries(after)) {

@@ -16,7 +16,7 @@ import {
   readForPublish,
 } from '#shared/versions/publish.ts';
 import { type HeadAndLatest, storedJsonBytes } from '#shared/versions/store.ts';
-import { loadManifest, manifestOf, readFiles, storeManifest, writeBlobs } from './blobs.ts';
+import { digestFiles, loadManifest, readFiles, storeFiles, storeManifest } from './blobs.ts';
 import {
   type Manifest,
   SKILL_KIND,
@@ -125,9 +125,8 @@ export async function createCollection(auth: AuthContext, body: CreateCollection
   if (taken) throw nameTaken(body.name);
 
   const collectionId = randomUUID();
-  const manifest = manifestOf(workspaceId, files);
   const state = await readForPublish(skillStore, workspaceId, collectionId, 0);
-  await writeBlobs(files, manifest);
+  const manifest = await storeFiles(workspaceId, files);
   await claimName(workspaceId, body.name, collectionId);
   const newHead: SkillHeadFields = {
     collection_name: body.name,
@@ -217,11 +216,10 @@ export async function saveCollectionVersion(auth: AuthContext, identifier: strin
   if (!state.head || !state.latest) throw collectionNotFound(identifier);
   const before = await loadManifest(state.latest);
   const files = checkSkillFiles(applyChanges(await readFiles(before), body));
-  const manifest = manifestOf(workspaceId, files);
-  const changes: FileChanges = diffManifests(before, manifest);
+  const changes: FileChanges = diffManifests(before, digestFiles(files));
   if (changesNothing(changes)) throw badRequest('The version changes no file', 'no_changes');
 
-  await writeBlobs(files, manifest, before);
+  const manifest = await storeFiles(workspaceId, files, before);
   const published = await publishCollection(workspaceId, auth, {
     collectionId: known.name,
     state,

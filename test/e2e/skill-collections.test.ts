@@ -262,6 +262,33 @@ describe('POST /api/public/v2/skill-collections/{identifier}/versions', () => {
     expect((await get(id, { version: 1, label: 'production' })).status).toBe(422);
   });
 
+  it('writes only contents it has not stored: a move writes no object, an update one pack', async () => {
+    const name = uniqueName('packed');
+    const before = await service.countObjects();
+    await createNamed(name);
+    expect(await service.countObjects()).toBe(before + 1);
+    const moved = await addVersion(name, { moves: [{ old_path: 'README.md', new_path: 'docs/README.md' }] });
+    expect(moved.status, JSON.stringify(moved.body)).toBe(201);
+    expect(await service.countObjects()).toBe(before + 1);
+    const updated = await addVersion(name, {
+      file_updates: [
+        { path: 'a.md', content: 'new a' },
+        { path: 'b.md', content: 'new b' },
+        { path: 'c.md', content: '' },
+      ],
+    });
+    expect(updated.status, JSON.stringify(updated.body)).toBe(201);
+    expect(await service.countObjects()).toBe(before + 2);
+    const files = (await get(name)).body.files;
+    expect(files).toMatchObject({
+      'a.md': 'new a',
+      'b.md': 'new b',
+      'c.md': '',
+      'docs/README.md': 'A collection.\n',
+    });
+    expect((await get(name, { version: 1 })).body.files).toEqual(filesOf('triage'));
+  });
+
   it('takes updated files from a ZIP sent as multipart/form-data', async () => {
     const name = uniqueName('zip-version');
     await createNamed(name);
