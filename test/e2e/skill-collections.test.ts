@@ -265,7 +265,9 @@ describe('POST /api/public/v2/skill-collections/{identifier}/versions', () => {
   it('writes only contents it has not stored: a move writes no object, an update one pack', async () => {
     const name = uniqueName('packed');
     const before = await service.countObjects();
-    await createNamed(name);
+    // Contents no other test stores (the same contents make the same pack, stored once).
+    const files = filesOf('triage', { 'unique.md': name });
+    await create({ name, files: asList(files) });
     expect(await service.countObjects()).toBe(before + 1);
     const moved = await addVersion(name, { moves: [{ old_path: 'README.md', new_path: 'docs/README.md' }] });
     expect(moved.status, JSON.stringify(moved.body)).toBe(201);
@@ -279,14 +281,13 @@ describe('POST /api/public/v2/skill-collections/{identifier}/versions', () => {
     });
     expect(updated.status, JSON.stringify(updated.body)).toBe(201);
     expect(await service.countObjects()).toBe(before + 2);
-    const files = (await get(name)).body.files;
-    expect(files).toMatchObject({
+    expect((await get(name)).body.files).toMatchObject({
       'a.md': 'new a',
       'b.md': 'new b',
       'c.md': '',
       'docs/README.md': 'A collection.\n',
     });
-    expect((await get(name, { version: 1 })).body.files).toEqual(filesOf('triage'));
+    expect((await get(name, { version: 1 })).body.files).toEqual(files);
   });
 
   it('takes updated files from a ZIP sent as multipart/form-data', async () => {
