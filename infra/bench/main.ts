@@ -21,6 +21,7 @@ const SECTIONS: Record<string, () => Promise<BenchRow[]>> = {
   throughput: async () => (await import('./throughput.ts')).benchThroughput(),
   filters: async () => (await import('./filter-engine.ts')).benchFilterEngine(),
   'file-parser': async () => (await import('./file-parser.ts')).benchFileParser(),
+  'skill-files': async () => (await import('./skill-files.ts')).benchSkillFiles(),
   prompts: async () => (await import('./prompts.ts')).benchPrompts(),
   search: async () => withLocalService(async () => (await import('./search.ts')).benchSearch()),
   datasets: async () => (await import('./datasets.ts')).benchDatasets(),

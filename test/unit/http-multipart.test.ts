@@ -234,6 +234,22 @@ describe('multipart route: refused bodies (nothing reaches the handler)', () => 
     }
   });
 
+  it('answers 400 for more parts than a file and the declared text parts, even parts it would skip', async () => {
+    const junk = '--b\r\nContent-Type: text/plain\r\n\r\nno disposition\r\n';
+    const body = `--b\r\nContent-Disposition: form-data; name="metadata"\r\n\r\n{"name":"x"}\r\n${junk.repeat(3)}--b--\r\n`;
+    const { status, body: error } = answer(
+      await upload(event(Buffer.from(body), 'multipart/form-data; boundary=b'), context),
+    );
+    expect({ status, error }).toEqual({
+      status: 400,
+      error: {
+        success: false,
+        message: 'A multipart body holds at most 3 parts (expected "archive", "zip", "metadata", "json")',
+        error: 'invalid_multipart',
+      },
+    });
+  });
+
   it('answers 400 for a multipart content type without a boundary', async () => {
     const { body } = multipartBody([metadata({ name: 'x' })]);
     const { status, body: error } = answer(await upload(event(body, 'multipart/form-data'), context));
