@@ -9,6 +9,7 @@ import { REPORT_RESULT_ROUTES } from './routes/report-results.ts';
 import { REPORT_RUN_JOB_QUEUES, REPORT_RUN_ROUTES } from './routes/report-runs.ts';
 import { REPORT_ROUTES } from './routes/reports.ts';
 import { REQUEST_LOG_ROUTES } from './routes/request-logs.ts';
+import { SKILL_COLLECTION_ROUTES } from './routes/skill-collections.ts';
 import { TOOL_ROUTES } from './routes/tools.ts';
 import { TRACE_ROUTES } from './routes/traces.ts';
 import { WEBHOOK_EVENT_RULES, WEBHOOK_JOB_QUEUES, WEBHOOK_ROUTES } from './routes/webhooks.ts';
@@ -37,6 +38,7 @@ export const ROUTE_GROUPS: Readonly<Record<string, readonly RouteDef[]>> = {
   'report-results': REPORT_RESULT_ROUTES,
   tools: TOOL_ROUTES,
   folders: FOLDER_ROUTES,
+  'skill-collections': SKILL_COLLECTION_ROUTES,
 };
 
 /**

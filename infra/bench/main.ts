@@ -21,6 +21,7 @@ const SECTIONS: Record<string, () => Promise<BenchRow[]>> = {
   throughput: async () => (await import('./throughput.ts')).benchThroughput(),
   filters: async () => (await import('./filter-engine.ts')).benchFilterEngine(),
   'file-parser': async () => (await import('./file-parser.ts')).benchFileParser(),
+  'skill-files': async () => (await import('./skill-files.ts')).benchSkillFiles(),
   prompts: async () => (await import('./prompts.ts')).benchPrompts(),
   search: async () => withLocalService(async () => (await import('./search.ts')).benchSearch()),
   datasets: async () => (await import('./datasets.ts')).benchDatasets(),
@@ -43,6 +44,7 @@ const SECTIONS: Record<string, () => Promise<BenchRow[]>> = {
     withLocalService(async (service) => (await import('./reports.ts')).benchReports(service)),
   folders: async () =>
     withLocalService(async (service) => (await import('./folders.ts')).benchFolders(service)),
+  skills: async () => (await import('./skill-collections.ts')).benchSkillCollectionUpload(),
 };
 
 /** Runs a section against the local runtime's emulators (in memory), which set the functions' env. */

@@ -17,7 +17,7 @@ import {
 import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { AUTHORIZER_CACHE_TTL_SECONDS } from '#shared/platform/config.ts';
+import { AUTHORIZER_CACHE_TTL_SECONDS, BINARY_MEDIA_TYPES } from '#shared/platform/config.ts';
 import type { RouteDef } from '../routes.ts';
 import { pascalCase, routeId } from './naming.ts';
 import { ServiceFunction, type ServiceResources } from './service-function.ts';
@@ -203,8 +203,9 @@ export class HttpApi extends Construct {
       restApiName: props.name,
       description: 'promptops HTTP API',
       endpointTypes: [EndpointType.REGIONAL],
-      // Multipart uploads reach the function intact (base64, `isBase64Encoded: true`).
-      binaryMediaTypes: ['multipart/form-data'],
+      // Multipart uploads reach the function intact (base64, `isBase64Encoded: true`), and a ZIP a
+      // function answers (base64) reaches a client that accepts application/zip as bytes.
+      binaryMediaTypes: [...BINARY_MEDIA_TYPES],
       // Access logs need API Gateway's account-level CloudWatch role; it is kept on destroy.
       cloudWatchRole: true,
       cloudWatchRoleRemovalPolicy: RemovalPolicy.RETAIN,

@@ -8,6 +8,7 @@ import type {
   APIGatewayRequestAuthorizerEvent,
   Context,
 } from 'aws-lambda';
+import { BINARY_MEDIA_TYPES } from '#shared/platform/config.ts';
 import { TtlCache } from '#shared/platform/ttl-cache.ts';
 import type { RouteDef } from '../routes.ts';
 
@@ -283,7 +284,22 @@ function headerValue(headers: Record<string, string>, name: string): string | un
   return undefined;
 }
 
-const TEXT_CONTENT = /^(application\/([\w.+-]+\+)?json|text\/|application\/x-www-form-urlencoded)/i;
+/**
+ * Whether API Gateway treats a body of this Content-Type as binary: its media type (parameters aside)
+ * matches an entry of the binary media types, where `*` stands for any type or subtype.
+ */
+export function isBinaryMediaType(
+  contentType: string | undefined,
+  binaryTypes = BINARY_MEDIA_TYPES,
+): boolean {
+  const type = contentType?.split(';')[0]?.trim().toLowerCase();
+  if (!type) return false;
+  const [main, sub] = type.split('/');
+  return binaryTypes.some((entry) => {
+    const [entryMain, entrySub] = entry.toLowerCase().split('/');
+    return (entryMain === '*' || entryMain === main) && (entrySub === '*' || entrySub === sub);
+  });
+}
 
 function toProxyEvent(
   req: IncomingMessage,
@@ -302,8 +318,8 @@ function toProxyEvent(
     query[name] = value;
     multiQuery[name] = [...(multiQuery[name] ?? []), value];
   }
-  const contentType = headerValue(headers, 'content-type') ?? 'application/json';
-  const binary = body.length > 0 && !TEXT_CONTENT.test(contentType);
+  // As API Gateway: a body of a binary media type arrives base64-encoded, any other as (UTF-8) text.
+  const binary = body.length > 0 && isBinaryMediaType(headerValue(headers, 'content-type'));
   const requestId = randomUUID();
   return {
     resource: match.def.path,

@@ -10,6 +10,12 @@ export function answerMismatch(handler: unknown, status: number, body: string | 
   if (status < 200 || status >= 300) return undefined;
   const definition = (handler as Partial<HttpHandler>).definition;
   if (!definition) return 'the handler has no httpRoute definition';
+  // Bytes (a base64 answer the gateway decoded) are checked against the statuses that declare them.
+  if (Buffer.isBuffer(body)) {
+    if (definition.binaryResponses?.[status]) return undefined;
+    const declared = Object.keys(definition.binaryResponses ?? {}).join(', ') || 'none';
+    return `answered ${status} with bytes, which it does not declare in binaryResponses (declared: ${declared})`;
+  }
   const schema = definition.responses?.[status];
   if (!schema) {
     const declared = Object.keys(definition.responses ?? {}).join(', ') || 'none';
@@ -18,7 +24,7 @@ export function answerMismatch(handler: unknown, status: number, body: string | 
   let parsed: unknown;
   try {
     // An empty body (a 204) is checked as undefined.
-    parsed = body.length === 0 ? undefined : JSON.parse(body.toString());
+    parsed = body.length === 0 ? undefined : JSON.parse(body);
   } catch {
     return `answered ${status} with a body that is not JSON`;
   }

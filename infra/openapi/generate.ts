@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import * as z from 'zod';
 import type { HttpHandler, RouteDefinition } from '#shared/platform/http.ts';
+import { MAX_MULTIPART_FIELD_BYTES } from '#shared/platform/multipart.ts';
 import { errorBodySchema } from '#shared/platform/response-schemas.ts';
 import type { RouteDef } from '../route-types.ts';
 
@@ -231,6 +232,33 @@ function withBodyApiKey(schema: JsonSchema | undefined): JsonSchema {
   return { ...base, type: 'object', properties, required: [...required] };
 }
 
+/**
+ * The request body's media types: JSON, and for a route that declares `multipart` the
+ * `multipart/form-data` alternative: one file part (under any of its names) and its text parts.
+ */
+function requestContent(definition: Definition, body: JsonSchema): Record<string, unknown> {
+  const content: Record<string, unknown> = { 'application/json': { schema: body } };
+  const multipart = definition.multipart;
+  if (!multipart) return content;
+  const properties: Record<string, JsonSchema> = {};
+  for (const name of multipart.fileFields) {
+    properties[name] = {
+      type: 'string',
+      contentMediaType: 'application/octet-stream',
+      description: `The file (at most ${multipart.maxFileBytes} bytes); one file per request, under one of: ${multipart.fileFields.join(', ')}`,
+    };
+  }
+  for (const name of multipart.textFields) {
+    properties[name] = {
+      type: 'string',
+      maxLength: MAX_MULTIPART_FIELD_BYTES,
+      description: `A text part (at most ${MAX_MULTIPART_FIELD_BYTES} bytes)`,
+    };
+  }
+  content['multipart/form-data'] = { schema: { type: 'object', properties } };
+  return content;
+}
+
 export function buildOpenApiDocument(routes: readonly DocumentedRoute[], options: OpenApiOptions = {}) {
   const schemas = new SchemaRegistry();
   const errorSchema = schemas.convert(errorBodySchema, 'output', 'Error');
@@ -288,6 +316,11 @@ export function buildOpenApiDocument(routes: readonly DocumentedRoute[], options
         },
       };
     }
+    for (const [status, type] of Object.entries(definition.binaryResponses ?? {})) {
+      responses[status] ??= { description: STATUS_TEXT[Number(status)] ?? 'Success', content: {} };
+      // OpenAPI 3.1 describes raw bytes by their media type alone, without a schema.
+      (responses[status] as { content: Record<string, unknown> }).content[type] = {};
+    }
     for (const status of errorStatuses(documented)) {
       usedErrors.add(status);
       responses[String(status)] = { $ref: `#/components/responses/${ERROR_RESPONSES[status]?.name}` };
@@ -311,7 +344,7 @@ export function buildOpenApiDocument(routes: readonly DocumentedRoute[], options
       tags: [tag],
       ...(bodyAuth ? { security: [] } : {}),
       ...(parameters.length > 0 ? { parameters } : {}),
-      ...(body ? { requestBody: { required: true, content: { 'application/json': { schema: body } } } } : {}),
+      ...(body ? { requestBody: { required: true, content: requestContent(definition, body) } } : {}),
       responses,
     };
   }

@@ -2,6 +2,7 @@ import { getGroup } from '#shared/datasets/repository.ts';
 import { getFolder } from '#shared/folders/store.ts';
 import { promptStore } from '#shared/prompts/kind.ts';
 import { getReport } from '#shared/reports/store.ts';
+import { headById } from '#shared/skills/collection.ts';
 import { toolStore } from '#shared/tools/registry.ts';
 import { findHeadById } from '#shared/versions/read.ts';
 import { workflowStore } from '#shared/workflows/registry.ts';
@@ -13,9 +14,7 @@ import type { EntityKind } from './kinds.ts';
  * loads every feature's store: only the functions that ask it bundle them.
  *
  * Ids are integers, except a skill collection's (a UUID string): an id of the wrong form exists for no
- * kind. Not implemented yet, so answering false (every id a 404): `skill_collection`, whose store is
- * not built yet (its feature adds its check here when it lands), and `ab_test`, `input_variable_set`,
- * which cannot exist here.
+ * kind. Answering false (every id a 404): `ab_test`, `input_variable_set`, which cannot exist here.
  */
 export const KIND_EXISTS: Readonly<
   Record<EntityKind, (workspaceId: number, id: number | string) => Promise<boolean>>
@@ -27,7 +26,8 @@ export const KIND_EXISTS: Readonly<
   report: async (ws, id) => validId(id) && (await getReport(ws, id)) !== undefined,
   workflow: async (ws, id) => validId(id) && (await findHeadById(workflowStore, ws, id)) !== undefined,
   tool: async (ws, id) => validId(id) && (await findHeadById(toolStore, ws, id)) !== undefined,
-  skill_collection: async () => false,
+  // A skill collection's id is its UUID.
+  skill_collection: async (ws, id) => typeof id === 'string' && (await headById(ws, id)) !== undefined,
   folder: async (ws, id) => validId(id) && (await getFolder(ws, id)) !== undefined,
   ab_test: async () => false,
   input_variable_set: async () => false,

@@ -5,9 +5,10 @@ import { batchGetItems } from '#shared/platform/batch.ts';
 import { promptStore } from '#shared/prompts/kind.ts';
 import { reportKey } from '#shared/reports/keys.ts';
 import { listReportHeads } from '#shared/reports/store.ts';
+import { isUuid, skillStore } from '#shared/skills/collection.ts';
 import { toolStore } from '#shared/tools/registry.ts';
 import type { TableKey } from '#shared/versions/keys.ts';
-import type { LabelEntryBase } from '#shared/versions/kind.ts';
+import type { Head, LabelEntryBase } from '#shared/versions/kind.ts';
 import type { VersionStore } from '#shared/versions/store.ts';
 import { workflowStore } from '#shared/workflows/registry.ts';
 import { ENTITY_KINDS, type EntityKind, type ExternalIdType } from './kinds.ts';
@@ -19,7 +20,8 @@ import { ENTITY_KINDS, type EntityKind, type ExternalIdType } from './kinds.ts';
  *
  * Finding heads costs at most two BatchGetItems for any mix of kinds: the first reads the id pointers
  * of the kinds whose heads are keyed by name (prompts, snippets, workflows, tools: `<tag>ID#<id>` ->
- * name) together with the heads of the kinds keyed by id (dataset groups, reports); the second reads
+ * name) together with the heads of the kinds keyed by id (dataset groups, reports, skill collections by
+ * their UUID); the second reads
  * the heads the pointers name. Folders (their own module: one Query of the tree) and the kinds that
  * cannot exist here are not in this table.
  */
@@ -35,6 +37,8 @@ export interface PlacedEntity {
   user_email: string | null;
   /** Whether to ask the mappings index for its external ids (false: it has none). */
   has_external_ids: boolean;
+  /** The integer its external ids are stored under, when its id is not one (a skill collection's UUID). */
+  external_id_owner?: number;
   /** Type-specific details (include_metadata), read only when asked for. */
   metadata?(): Promise<Record<string, unknown>>;
 }
@@ -76,28 +80,58 @@ function versioned<V, L extends LabelEntryBase, X extends { folder_id: number | 
     isLive: (head, id) => head.id === id,
     liveCondition: { condition: '#id = :id', values: (id) => ({ ':id': id }) },
     externalIdType: store.kind.externalIdEntity,
-    async list(ws) {
-      const heads = await store.listHeads(ws);
-      return heads.map((head) => ({
-        id: head.id,
-        name: head.name,
-        created_at: head.created_at,
-        updated_at: head.updated_at,
-        folder_id: head.folder_id ?? null,
-        user_email: (head as { user_email?: string | null }).user_email ?? null,
-        has_external_ids: head.has_external_ids,
-        async metadata() {
-          const latest = await store.getLatestVersion(ws, head.name);
-          const latestNumber = latest === undefined ? null : store.kind.placeOf(latest).number;
-          return {
-            latest_version_number: latestNumber,
-            ...(latest === undefined ? {} : options.metadata?.(latest)),
-          };
-        },
-      }));
+    list: async (ws) => (await store.listHeads(ws)).map((head) => placedHead(store, ws, head, options)),
+  };
+}
+
+/** A head of a versioned kind as a folder listing shows it (`as`: its client-facing id and name). */
+function placedHead<V, L extends LabelEntryBase, X extends { folder_id: number | null }>(
+  store: VersionStore<V, L, X>,
+  ws: number,
+  head: Head<L, X>,
+  options: { metadata?: (latest: V) => Record<string, unknown> },
+  as: { id: EntityId; name: string } = { id: head.id, name: head.name },
+): PlacedEntity {
+  return {
+    ...as,
+    created_at: head.created_at,
+    updated_at: head.updated_at,
+    folder_id: head.folder_id ?? null,
+    user_email: (head as { user_email?: string | null }).user_email ?? null,
+    has_external_ids: head.has_external_ids,
+    external_id_owner: head.id,
+    async metadata() {
+      const latest = await store.getLatestVersion(ws, head.name);
+      const latestNumber = latest === undefined ? null : store.kind.placeOf(latest).number;
+      return {
+        latest_version_number: latestNumber,
+        ...(latest === undefined ? {} : options.metadata?.(latest)),
+      };
     },
   };
 }
+
+/**
+ * Skill collections: a kind of the versions module keyed by its UUID (the head is read directly, no
+ * pointer), listed under its UUID and collection name; a deleted one is not there.
+ */
+const skillCollections: KindPlacement = {
+  firstKey: (ws, id) =>
+    typeof id === 'string' && isUuid(id) ? skillStore.keys.head(ws, id.toLowerCase()) : undefined,
+  headKey: (_ws, head) => ({ PK: head.PK as string, SK: head.SK as string }),
+  isLive: (head) => head.is_deleted !== true,
+  liveCondition: {
+    condition: 'attribute_exists(#id) AND (attribute_not_exists(#is_deleted) OR #is_deleted = :false)',
+    values: () => ({ ':false': false }),
+  },
+  externalIdType: skillStore.kind.externalIdEntity,
+  async list(ws) {
+    const heads = await skillStore.listHeads(ws);
+    return heads
+      .filter((head) => !head.is_deleted)
+      .map((head) => placedHead(skillStore, ws, head, {}, { id: head.name, name: head.collection_name }));
+  },
+};
 
 /** A kind whose head is keyed by its id, read directly in the first batch. */
 function byId(
@@ -177,15 +211,7 @@ export const KIND_PLACEMENT: Readonly<Record<PlacedKind, KindPlacement>> = {
     list: listReports,
     externalIdType: ENTITY_KINDS.report.externalId,
   }),
-  // Not built in this branch: every id answers "not found" and nothing is listed until the skill
-  // collections' store is wired here (their ids are UUID strings).
-  skill_collection: {
-    firstKey: () => undefined,
-    headKey: () => undefined,
-    isLive: () => false,
-    liveCondition: { condition: 'attribute_exists(#id)', values: () => ({}) },
-    list: async () => [],
-  },
+  skill_collection: skillCollections,
 };
 
 /** The external ids of a listed entity (none asked for when it has none). */
@@ -195,6 +221,7 @@ export async function placedExternalIds(
   entity: PlacedEntity,
 ): Promise<ExternalId[]> {
   const type = KIND_PLACEMENT[kind].externalIdType;
-  if (!type || !entity.has_external_ids || typeof entity.id !== 'number') return [];
-  return listExternalIds(workspaceId, type, entity.id);
+  const owner = entity.external_id_owner ?? entity.id;
+  if (!type || !entity.has_external_ids || typeof owner !== 'number') return [];
+  return listExternalIds(workspaceId, type, owner);
 }

@@ -61,6 +61,15 @@ export const EVENT_CATALOGUE = {
     overall_score: z.number().nullable(),
     status_counts: z.object({ COMPLETED: id, FAILED: id }),
   }),
+  /** A skill collection got a new version (its create included): the paths it added, modified and deleted. */
+  skill_collection_files_changed: z.object({
+    skill_collection_id: z.string(),
+    skill_collection_name: z.string(),
+    version_number: id,
+    added: z.array(z.string()),
+    modified: z.array(z.string()),
+    deleted: z.array(z.string()),
+  }),
   /** Sent by `POST /api/public/v2/webhooks/{id}/test` to that one webhook; never on the bus. */
   webhook_test: z.object({ webhook_id: id, message: z.string() }),
 } as const;

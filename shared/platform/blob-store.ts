@@ -75,15 +75,21 @@ export async function headObject(key: string): Promise<ObjectInfo | undefined> {
 
 /**
  * An object's body as a stream, read as it arrives. With `ifMatch`, S3 refuses (PreconditionFailed)
- * when the object is no longer the one that ETag names.
+ * when the object is no longer the one that ETag names. With `range`, only those bytes (`end` included).
  */
 export async function getObjectStream(
   key: string,
-  options: { ifMatch?: string } = {},
+  options: { ifMatch?: string; range?: { start: number; end: number } } = {},
 ): Promise<AsyncIterable<Uint8Array>> {
   const { s3: client, sdk } = await s3();
+  const { range } = options;
   const result = await client.send(
-    new sdk.GetObjectCommand({ Bucket: bucket(), Key: key, IfMatch: options.ifMatch }),
+    new sdk.GetObjectCommand({
+      Bucket: bucket(),
+      Key: key,
+      IfMatch: options.ifMatch,
+      Range: range && `bytes=${range.start}-${range.end}`,
+    }),
   );
   if (!result.Body) throw new Error(`Empty object body for ${key}`);
   return result.Body as AsyncIterable<Uint8Array>;

@@ -77,3 +77,10 @@ export const MAX_JSON_DEPTH = 256;
  * stack sets it, and a job's lease counts with it.
  */
 export const VISIBILITY_TIMEOUT_FACTOR = 6;
+
+/**
+ * Media types API Gateway hands over as bytes (base64, `isBase64Encoded: true`) instead of as text, in
+ * requests by their Content-Type and in answers when the client's Accept header names them (the stack's
+ * `binaryMediaTypes`; the local gateway does the same). Multipart uploads and ZIP downloads.
+ */
+export const BINARY_MEDIA_TYPES: readonly string[] = ['multipart/form-data', 'application/zip'];

@@ -16,7 +16,7 @@ import {
   validationError,
 } from './errors.ts';
 import { logger } from './logger.ts';
-import type { MultipartOptions } from './multipart.ts';
+import { isMultipart, type MultipartOptions, parseMultipart } from './multipart.ts';
 import { type Permission, requireAccess } from './permissions.ts';
 import { ILL_FORMED_UNICODE } from './schemas.ts';
 
@@ -26,7 +26,10 @@ import { ILL_FORMED_UNICODE } from './schemas.ts';
  */
 export interface RouteInput<B, Q, P> {
   body: B;
-  /** The body exactly as parsed from JSON, for storing what the client sent losslessly. */
+  /**
+   * The body exactly as parsed from JSON, for storing what the client sent losslessly (for a multipart
+   * body, what the route's `toBody` made of its parts).
+   */
   rawBody: unknown;
   query: Q;
   path: P;
@@ -68,9 +71,15 @@ export interface RouteDefinition<B, Q, P> {
   bodyApiKeyIsData?: boolean;
   /**
    * Also accept `multipart/form-data` (parsed with limits, turned into the value `body` validates by
-   * `toBody`); a route without it answers 415 to multipart. CONTRACT STUB: part skill-files implements it.
+   * `toBody`); a route without it answers 415 to multipart. Header-key routes only.
    */
   multipart?: MultipartOptions;
+  /**
+   * Success statuses that may answer bytes (an HttpResponse with a Buffer body) instead of their JSON
+   * body, with the bytes' content type, e.g. `{ 200: 'application/zip' }`: documented in the OpenAPI
+   * document, and the local gateway's answer check takes bytes only for them.
+   */
+  binaryResponses?: Readonly<Record<number, string>>;
   /** Success status when `handle` returns a plain value. */
   status?: number;
   /**
@@ -89,8 +98,9 @@ export interface RouteDefinition<B, Q, P> {
 
 /**
  * Returned by `handle` when the status depends on the outcome (e.g. 201 or 202). A Buffer body is sent
- * as binary (base64 with `isBase64Encoded`, its own Content-Type header): CONTRACT, part skill-files
- * implements it.
+ * as binary: base64 with `isBase64Encoded`, under the Content-Type of `headers` (application/octet-stream
+ * when it names none). API Gateway turns it back into bytes for a type in its binary media types
+ * (BINARY_MEDIA_TYPES) when the client's Accept header names that type.
  */
 export class HttpResponse {
   constructor(
@@ -128,9 +138,10 @@ export function httpRoute<B = undefined, Q = undefined, P = undefined>(
     .handler(async (event, context) => {
       const input = await parseRequest(def, event, context);
       const result = await def.handle(input);
-      return result instanceof HttpResponse
-        ? json(result.status, result.body, result.headers)
-        : json(def.status ?? 200, result);
+      if (!(result instanceof HttpResponse)) return json(def.status ?? 200, result);
+      return Buffer.isBuffer(result.body)
+        ? binary(result.status, result.body, result.headers)
+        : json(result.status, result.body, result.headers);
     });
   return Object.assign(handler, { definition: def }) as unknown as HttpHandler;
 }
@@ -143,7 +154,7 @@ async function parseRequest<B, Q, P>(
   const headers = lowerCaseHeaders(event.headers);
   // A body's `api_key` is a credential, on any route: taken out before anything else sees the body, so it
   // is never validated into an echo, stored (log-request keeps undefined fields) or logged.
-  let rawBody: Record<string, unknown> | undefined;
+  let rawBody: unknown;
   let auth: AuthContext | undefined;
   if (def.auth === 'body') {
     let bodyKey: unknown;
@@ -156,9 +167,13 @@ async function parseRequest<B, Q, P>(
   }
   if (typeof def.permission !== 'function') requireAccess(auth, ...def.permission);
   if (def.auth !== 'body' && def.body) {
-    const parsed = readJsonBody(event, headers, def.optionalBody);
-    const { api_key: _credential, ...rest } = parsed;
-    rawBody = def.bodyApiKeyIsData ? parsed : rest;
+    if (def.multipart && isMultipart(headers['content-type'])) {
+      rawBody = await readMultipartBody(event, headers['content-type']!, def.multipart);
+    } else {
+      const parsed = readJsonBody(event, headers, def.optionalBody, def.multipart !== undefined);
+      const { api_key: _credential, ...rest } = parsed;
+      rawBody = def.bodyApiKeyIsData ? parsed : rest;
+    }
   }
   const body = def.body ? validate(def.body, rawBody, 'body') : (undefined as B);
   if (typeof def.permission === 'function')
@@ -213,14 +228,35 @@ function lowerCaseHeaders(headers: APIGatewayProxyEvent['headers'] | null): Reco
 
 const JSON_CONTENT_TYPE = /^(application\/([\w.+-]+\+)?json|text\/plain)\b/i;
 
+/**
+ * A multipart body: its bytes (base64 when API Gateway lists the type as binary, as the stack does), its
+ * parts within the route's limits, then the route's own reading of them.
+ */
+async function readMultipartBody(
+  event: APIGatewayProxyEvent,
+  contentType: string,
+  multipart: MultipartOptions,
+): Promise<unknown> {
+  const bytes = Buffer.from(event.body ?? '', event.isBase64Encoded ? 'base64' : 'utf-8');
+  if (bytes.length > MAX_REQUEST_BODY_BYTES) {
+    throw payloadTooLarge(`Request body exceeds ${MAX_REQUEST_BODY_BYTES} bytes`);
+  }
+  return multipart.toBody(await parseMultipart(bytes, contentType, multipart));
+}
+
 function readJsonBody(
   event: APIGatewayProxyEvent,
   headers: Record<string, string>,
   optional = false,
+  multipartToo = false,
 ): Record<string, unknown> {
   const contentType = headers['content-type'];
   if (contentType && !JSON_CONTENT_TYPE.test(contentType.trim())) {
-    throw unsupportedMediaType('Request body must be JSON (Content-Type: application/json)');
+    throw unsupportedMediaType(
+      multipartToo
+        ? 'Request body must be JSON (Content-Type: application/json) or multipart/form-data'
+        : 'Request body must be JSON (Content-Type: application/json)',
+    );
   }
   const text = event.isBase64Encoded
     ? Buffer.from(event.body ?? '', 'base64').toString('utf-8')
@@ -287,6 +323,17 @@ function json(status: number, body: unknown, headers: Record<string, string> = {
   // A 204 has no body (`responses: { 204: z.undefined() }`).
   if (status === 204) return { statusCode: status, headers, body: '' };
   return { statusCode: status, headers: { ...JSON_HEADERS, ...headers }, body: JSON.stringify(body) };
+}
+
+/** Bytes answered as API Gateway's proxy integration takes them: base64, flagged. */
+function binary(status: number, body: Buffer, headers: Record<string, string>): APIGatewayProxyResult {
+  const hasType = Object.keys(headers).some((name) => name.toLowerCase() === 'content-type');
+  return {
+    statusCode: status,
+    headers: hasType ? headers : { 'Content-Type': 'application/octet-stream', ...headers },
+    body: body.toString('base64'),
+    isBase64Encoded: true,
+  };
 }
 
 /** The one place errors become HTTP: internals of a 5xx are logged, never returned. */

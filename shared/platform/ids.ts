@@ -27,7 +27,10 @@ export type IdKind =
   | 'tool'
   | 'tool_version'
   | 'tool_label'
-  | 'folder';
+  | 'folder'
+  | 'skill_collection'
+  | 'skill_collection_version'
+  | 'skill_collection_label';
 
 export const ID_BLOCK_SIZE = 100;
 

@@ -1,9 +1,14 @@
+import { badRequest, clip, payloadTooLarge } from '#shared/platform/errors.ts';
+import { checkSkillFrontMatter, isSkillFile } from './front-matter.ts';
+import { SKILL_FILE_LIMITS } from './limits.ts';
+import { normaliseSkillPath } from './paths.ts';
+
 /**
- * CONTRACT STUB (issue 11, part "skill-files" implements it): the files of a skill collection, whether
- * sent as JSON `files: [{path, content}]` or as a ZIP: paths normalised and checked, SKILL.md front
- * matter checked, ZIPs read safely (yauzl, with entry/size/ratio limits) and written for `format=zip`.
- * Every function throws AppErrors (400 bad path or archive, 413 over a size limit, 422 a SKILL.md that
- * breaks the Agent Skills rules, naming the file); nothing here touches storage.
+ * The files of a skill collection, whether sent as JSON `files: [{path, content}]` or as a ZIP: paths
+ * normalised and checked (paths.ts), SKILL.md front matter checked (front-matter.ts), ZIPs read safely
+ * (archive.ts: yauzl, with entry/size/ratio limits) and written for `format=zip`. Every function throws
+ * AppErrors (400 bad path or archive, 413 over a size limit, 422 a SKILL.md that breaks the Agent Skills
+ * rules, naming the file); nothing here touches storage.
  */
 
 /** One file of a collection: a normalised relative path and its UTF-8 text. */
@@ -12,27 +17,42 @@ export interface SkillFile {
   content: string;
 }
 
-/**
- * Reads a ZIP into files (text only), refusing zip-slip and absolute names, symlinks, more than 100
- * entries, a file over 5 MiB declared or actual, more than 20 MiB in all and a ratio above 100:1. One
- * common top folder that is not itself a skill, `__MACOSX/` and `.DS_Store` are dropped. The result
- * still goes through checkSkillFiles.
- */
-export async function readSkillArchive(_zip: Buffer): Promise<SkillFile[]> {
-  throw new Error('not implemented yet (part skill-files)');
-}
+export { readSkillArchive } from './archive.ts';
+export { writeSkillArchive } from './archive-write.ts';
 
 /**
  * Normalises and checks a collection's files (paths: NFC, no absolute paths, `..`, backslashes, NUL or
- * control characters, at most 512 characters, no duplicates; contents: within the size limits; every
- * `SKILL.md`: front matter `name` and `description` by the Agent Skills rules, `name` matching its
- * folder). Returns the files with normalised paths, sorted by path.
+ * control characters, at most 512 characters, no duplicates, 400; sizes: 5 MiB per file, 20 MiB in all,
+ * 100 files, 413; text: well-formed Unicode, 400; every `SKILL.md`: front matter `name` and
+ * `description` by the Agent Skills rules, `name` matching its folder, 422). Returns the files with
+ * normalised paths, sorted by path. An archive's files (readSkillArchive) go through it as JSON ones do.
  */
-export function checkSkillFiles(_files: readonly SkillFile[]): SkillFile[] {
-  throw new Error('not implemented yet (part skill-files)');
-}
-
-/** A ZIP of the files (for `GET .../{identifier}?format=zip`). */
-export async function writeSkillArchive(_files: readonly SkillFile[]): Promise<Buffer> {
-  throw new Error('not implemented yet (part skill-files)');
+export function checkSkillFiles(files: readonly SkillFile[]): SkillFile[] {
+  if (files.length > SKILL_FILE_LIMITS.maxFiles)
+    throw payloadTooLarge(
+      `A skill collection holds at most ${SKILL_FILE_LIMITS.maxFiles} files (${files.length} given)`,
+    );
+  const seen = new Set<string>();
+  let total = 0;
+  const checked = files.map((file) => {
+    const path = normaliseSkillPath(file.path);
+    if (seen.has(path)) throw badRequest(`Duplicate file path "${clip(path, 200)}"`, 'duplicate_file_path');
+    seen.add(path);
+    if (!file.content.isWellFormed())
+      throw badRequest(
+        `File "${clip(path, 200)}" is not valid UTF-8 text (a lone UTF-16 surrogate)`,
+        'invalid_file',
+      );
+    const bytes = Buffer.byteLength(file.content, 'utf8');
+    if (bytes > SKILL_FILE_LIMITS.maxFileBytes)
+      throw payloadTooLarge(
+        `File "${clip(path, 200)}" is ${bytes} bytes; a file holds at most ${SKILL_FILE_LIMITS.maxFileBytes}`,
+      );
+    total += bytes;
+    if (total > SKILL_FILE_LIMITS.maxTotalBytes)
+      throw payloadTooLarge(`The files hold more than ${SKILL_FILE_LIMITS.maxTotalBytes} bytes in all`);
+    return { path, content: file.content };
+  });
+  for (const file of checked) if (isSkillFile(file.path)) checkSkillFrontMatter(file.path, file.content);
+  return checked.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }

@@ -56,6 +56,11 @@ export interface VersionKind<V, L extends LabelEntryBase, X> {
   /** Attribute of a label pointer item that holds the entity name (e.g. `prompt_name`). */
   nameField: string;
   placeOf(version: V): VersionPlace;
+  /**
+   * The name a list sorts by when it is not the partition's `name` (a kind keyed by a stable id whose
+   * name is one of its own head fields and can change, like skill collections). Default: `name`.
+   */
+  listedName?(head: Head<L, X>): string;
   /** The kind's own head fields, from a head item. */
   headFields(item: Record<string, unknown>): X;
   /** The attributes a version item (and a label copy) stores the version in, and back. */

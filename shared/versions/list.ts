@@ -34,21 +34,25 @@ export const inTimeBounds = (
   within(head.updated_at, query.updated_after, query.updated_before);
 
 /** The order of a list; ties (same millisecond, same name) fall back to the id, so pages never overlap. */
-export function headComparator(sortBy: HeadSortField, order: 'asc' | 'desc') {
-  const key = (head: Listed): number | string => {
+export function headComparator<T extends Listed>(
+  sortBy: HeadSortField,
+  order: 'asc' | 'desc',
+  nameOf: (head: T) => string = (head) => head.name,
+) {
+  const key = (head: T): number | string => {
     switch (sortBy) {
       case 'created_at':
         return head.created_at;
       case 'updated_at':
         return head.updated_at;
       case 'name':
-        return head.name.toLowerCase();
+        return nameOf(head).toLowerCase();
       case 'id':
         return head.id;
     }
   };
   const sign = order === 'asc' ? 1 : -1;
-  return (a: Listed, b: Listed) => {
+  return (a: T, b: T) => {
     const ka = key(a);
     const kb = key(b);
     return sign * (ka < kb ? -1 : ka > kb ? 1 : a.id - b.id);
@@ -121,7 +125,10 @@ export async function listHeadsPage<V, L extends LabelEntryBase, X extends { fol
       inTimeBounds(head, query) &&
       keep(head),
   );
-  matching.sort(headComparator(query.sort_by ?? 'created_at', query.sort_order ?? 'desc'));
+  const { listedName } = store.kind;
+  matching.sort(
+    headComparator(query.sort_by ?? 'created_at', query.sort_order ?? 'desc', listedName?.bind(store.kind)),
+  );
   const page = paginate(matching, query.page, query.per_page);
   return { ...page, items: await withLatestAndExternalIds(store, workspaceId, page.items, toItem) };
 }

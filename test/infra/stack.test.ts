@@ -690,6 +690,12 @@ describe('API', () => {
     });
   });
 
+  it('hands multipart uploads over as bytes and answers ZIP archives as bytes (binary media types)', () => {
+    dev.hasResourceProperties('AWS::ApiGateway::RestApi', {
+      BinaryMediaTypes: Match.arrayEquals(['multipart/form-data', 'application/zip']),
+    });
+  });
+
   it('writes JSON access logs that carry no request header, so never the API key', () => {
     const [, stage] = only(resources(dev, 'AWS::ApiGateway::Stage'));
     const { DestinationArn, Format } = stage.Properties.AccessLogSetting;

@@ -1,0 +1,46 @@
+import { badRequest } from '#shared/platform/errors.ts';
+import type { MultipartOptions, MultipartParts } from '#shared/platform/multipart.ts';
+import { readSkillArchive } from './files.ts';
+
+/**
+ * The multipart form of the create and version routes: a ZIP in part `archive` or `zip` and the JSON
+ * metadata (the JSON body's fields) in part `metadata` or `json`. Both end in the route's JSON body
+ * schema: the archive's files are added to the metadata's `files` (create) or `file_updates` (version).
+ */
+
+/** The wrapper refuses a larger file part with a 413 (the gateway's 6 MB request limit comes first). */
+export const MAX_ARCHIVE_BYTES = 6 * 1024 * 1024;
+
+function metadataOf(parts: MultipartParts): Record<string, unknown> {
+  const given = (['metadata', 'json'] as const).filter((field) => parts.fields[field] !== undefined);
+  if (given.length > 1) throw badRequest('Send the metadata in one part, metadata or json, not both');
+  if (given.length === 0) return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(parts.fields[given[0]!]!);
+  } catch {
+    throw badRequest(`The ${given[0]} part is not valid JSON`);
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw badRequest(`The ${given[0]} part must be a JSON object`);
+  }
+  return value as Record<string, unknown>;
+}
+
+function skillMultipart(filesField: 'files' | 'file_updates'): MultipartOptions {
+  return {
+    fileFields: ['archive', 'zip'],
+    textFields: ['metadata', 'json'],
+    maxFileBytes: MAX_ARCHIVE_BYTES,
+    async toBody(parts) {
+      const metadata = metadataOf(parts);
+      if (!parts.file) return metadata;
+      const archived = await readSkillArchive(parts.file.data);
+      const listed = Array.isArray(metadata[filesField]) ? (metadata[filesField] as unknown[]) : [];
+      return { ...metadata, [filesField]: [...listed, ...archived] };
+    },
+  };
+}
+
+export const createMultipart = skillMultipart('files');
+export const versionMultipart = skillMultipart('file_updates');
