@@ -5,6 +5,7 @@ import {
   listExternalIds,
   uniqueExternalIds,
 } from '#shared/external-ids/external-ids.ts';
+import { withinAnswerLimit } from '#shared/platform/answer-limit.ts';
 import { forEachLimited } from '#shared/platform/concurrency.ts';
 import { checkWorkspaceParam, conflict, invalid, notFound } from '#shared/platform/errors.ts';
 import { nextId } from '#shared/platform/ids.ts';
@@ -96,7 +97,10 @@ export async function listFolders(workspaceId: number, query: { workspace_id?: n
   await forEachLimited(folders, EXTERNAL_ID_READS, async (folder, i) => {
     views[i] = folderView(workspaceId, tree, folder, await externalIdsOf(workspaceId, folder));
   });
-  return { success: true as const, folders: views };
+  return withinAnswerLimit(
+    { success: true as const, folders: views },
+    'list the children of one folder at a time with parent_id',
+  );
 }
 
 /** Why a folder cannot go under `parentId`: a 422 for itself or one of its descendants. */
