@@ -80,14 +80,19 @@ export async function findHeads<T>(
   return { heads: found, other };
 }
 
-/** Sets the entity's folder, if it is still the live entity read; false when it no longer is. */
-export function writePlacement(head: FoundHead, folderId: number | null): Promise<boolean> {
+/**
+ * Sets the entity's folder, if it is still the live entity read (and, given `from`, still in that
+ * folder: a cascade leaves an entity moved out of the subtree meanwhile where it was put); false when
+ * it no longer is.
+ */
+export function writePlacement(head: FoundHead, folderId: number | null, from?: number): Promise<boolean> {
   const placement = KIND_PLACEMENT[head.kind];
   const attribute = kindSpec(head.kind).folderAttribute as string;
+  const live = placement.liveCondition;
   return updateItem(head.key, {
     set: { [attribute]: folderId },
-    condition: placement.liveCondition.condition,
-    values: placement.liveCondition.values(head.id),
+    condition: from === undefined ? live.condition : `(${live.condition}) AND #${attribute} = :from`,
+    values: { ...live.values(head.id), ...(from === undefined ? {} : { ':from': from }) },
   });
 }
 
