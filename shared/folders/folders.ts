@@ -18,6 +18,7 @@ import {
   putFolder,
   readTree,
   releaseFolderName,
+  withTreeLease,
   writeFolderPlace,
 } from './store.ts';
 import type { FolderRecord, FolderTree } from './tree.ts';
@@ -117,7 +118,14 @@ export function intoItself(folderId: number, parentId: number) {
  * Renames and/or moves a folder (`parent_id` null: to the root). The new (parent, name) is claimed
  * before the folder changes and the old one released after, so the folder always holds its claim.
  */
-export async function updateFolder(workspaceId: number, folderId: number, body: UpdateFolderBody) {
+export function updateFolder(workspaceId: number, folderId: number, body: UpdateFolderBody) {
+  // A change of parent holds the tree lease (no cycle from two racing moves); a rename needs none.
+  return body.parent_id === undefined
+    ? placeFolder(workspaceId, folderId, body)
+    : withTreeLease(workspaceId, () => placeFolder(workspaceId, folderId, body));
+}
+
+async function placeFolder(workspaceId: number, folderId: number, body: UpdateFolderBody) {
   const tree = await readTree(workspaceId);
   const folder = tree.get(folderId);
   if (!folder) throw folderNotFound(folderId);

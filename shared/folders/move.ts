@@ -8,7 +8,14 @@ import type { TableKey } from '#shared/versions/keys.ts';
 import { folderNotFound } from './external-ids.ts';
 import { intoItself } from './folders.ts';
 import type { EntityReference, MoveEntitiesBody } from './schemas.ts';
-import { claimFolderName, nameTaken, readTree, releaseFolderName, writeFolderPlace } from './store.ts';
+import {
+  claimFolderName,
+  nameTaken,
+  readTree,
+  releaseFolderName,
+  withTreeLease,
+  writeFolderPlace,
+} from './store.ts';
 import type { FolderRecord, FolderTree } from './tree.ts';
 
 /**
@@ -189,8 +196,9 @@ export async function applyMove(workspaceId: number, plan: MovePlan): Promise<nu
 
 /** POST /api/public/v2/folders/entities. */
 export async function moveEntities(workspaceId: number, body: MoveEntitiesBody) {
-  const plan = await planMove(workspaceId, body);
-  return { moved_count: await applyMove(workspaceId, plan) };
+  const move = async () => ({ moved_count: await applyMove(workspaceId, await planMove(workspaceId, body)) });
+  // Folders change parent under the tree lease (no cycle from two racing moves); other kinds need none.
+  return body.entities.some((ref) => ref.type === 'FOLDER') ? withTreeLease(workspaceId, move) : move();
 }
 
 /** The permission types a move needs: edit on each kind named (ENTITY_KINDS' permission types). */

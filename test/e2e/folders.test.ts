@@ -234,6 +234,35 @@ describe('PATCH /api/public/v2/folders/{folder_id}', () => {
     ).toBe(404);
     expect((await service.rejected('PATCH', `${BASE}/${a.id}`, { body: {} })).status).toBe(422);
   });
+
+  it('never forms a cycle when two folders move into each other at once (one answers 422)', async () => {
+    const statuses = async (calls: Promise<{ status: number }>[]) =>
+      (await Promise.all(calls)).map((answer) => answer.status).sort();
+    const a = await createFolder(uniqueName('a'));
+    const b = await createFolder(uniqueName('b'));
+    expect(
+      await statuses([
+        service.call('PATCH', `${BASE}/${a.id}`, { body: { parent_id: b.id } }),
+        service.call('PATCH', `${BASE}/${b.id}`, { body: { parent_id: a.id } }),
+      ]),
+    ).toEqual([200, 422]);
+    const c = await createFolder(uniqueName('c'));
+    const d = await createFolder(uniqueName('d'));
+    expect(
+      await statuses([
+        service.call('PATCH', `${BASE}/${c.id}`, { body: { parent_id: d.id } }),
+        move([{ id: d.id, type: 'FOLDER' }], c.id),
+      ]),
+    ).toEqual([200, 422]);
+    // Each pair is one folder under the other at the root, both reachable with a path.
+    const all = await service.call('GET', BASE);
+    const pathOf = (id: number) => all.body.folders.find((folder: Folder) => folder.id === id).path;
+    for (const pair of [
+      [a, b],
+      [c, d],
+    ] as const)
+      expect(pair.map((folder) => pathOf(folder.id)?.length ?? 0).sort()).toEqual([0, 1]);
+  });
 });
 
 describe('folder external ids', () => {
