@@ -7,6 +7,6 @@ export const handler = httpRoute({
   query: listEntitiesQuerySchema,
   permission: ['folders', 'read'],
   responses: { 200: listEntitiesResponseSchema },
-  errors: [400, 404],
+  errors: [400, 404, 413],
   handle: ({ query, auth }) => listFolderEntities(auth, query),
 });

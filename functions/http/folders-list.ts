@@ -7,6 +7,6 @@ export const handler = httpRoute({
   query: listFoldersQuerySchema,
   permission: ['folders', 'read'],
   responses: { 200: listFoldersResponseSchema },
-  errors: [400, 404],
+  errors: [400, 404, 413],
   handle: ({ query, auth }) => listFolders(auth.workspaceId, query),
 });

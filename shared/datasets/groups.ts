@@ -1,6 +1,7 @@
 import type { KindExternalId, KindIdKind } from '#shared/entities/kinds.ts';
 import { claimExternalIds, type ExternalId, uniqueExternalIds } from '#shared/external-ids/external-ids.ts';
 import { externalIdOperations } from '#shared/external-ids/operations.ts';
+import { requireFolder } from '#shared/folders/store.ts';
 import { conflict, notFound } from '#shared/platform/errors.ts';
 import { nextId } from '#shared/platform/ids.ts';
 import { createDraft, newDraft } from './drafts.ts';
@@ -57,6 +58,7 @@ export async function createDatasetGroup(
   userId: number,
   input: { name: string; folderId: number | null; externalIds?: readonly ExternalId[] },
 ): Promise<{ group: DatasetGroupRecord; draft: DatasetRecord; externalIds: ExternalId[] }> {
+  await requireFolder(workspaceId, input.folderId);
   const groupId = await nextId('dataset_group' satisfies KindIdKind<'dataset'>);
   const externalIds = uniqueExternalIds(input.externalIds ?? []);
   const claimed = externalIds.length

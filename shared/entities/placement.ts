@@ -2,6 +2,7 @@ import { groupKey } from '#shared/datasets/keys.ts';
 import { groupFromItem, queryDatasets } from '#shared/datasets/repository.ts';
 import { type ExternalId, listExternalIds } from '#shared/external-ids/external-ids.ts';
 import { batchGetItems } from '#shared/platform/batch.ts';
+import { getItem } from '#shared/platform/items.ts';
 import { promptStore } from '#shared/prompts/kind.ts';
 import { reportKey } from '#shared/reports/keys.ts';
 import { listReportHeads } from '#shared/reports/store.ts';
@@ -213,6 +214,25 @@ export const KIND_PLACEMENT: Readonly<Record<PlacedKind, KindPlacement>> = {
   }),
   skill_collection: skillCollections,
 };
+
+/**
+ * Whether the entity of the kind with that id exists (is live) in the workspace, read as a move reads
+ * it (its first key, then its named head if the first was an id pointer), one at a time.
+ */
+export async function placedEntityExists(
+  workspaceId: number,
+  kind: PlacedKind,
+  id: EntityId,
+): Promise<boolean> {
+  const placement = KIND_PLACEMENT[kind];
+  const firstKey = placement.firstKey(workspaceId, id);
+  const first = firstKey && (await getItem(firstKey));
+  const headKey = first && placement.headKey(workspaceId, first);
+  if (!headKey) return false;
+  const named = headKey.PK !== firstKey.PK || headKey.SK !== firstKey.SK;
+  const head = named ? await getItem(headKey) : first;
+  return head !== undefined && placement.isLive(head, id);
+}
 
 /** The external ids of a listed entity (none asked for when it has none). */
 export async function placedExternalIds(

@@ -68,9 +68,11 @@ export async function deleteFolders(
     ref: `${entry.kind}#${entry.entity.id}`,
   }));
   const { heads } = await findHeads(workspaceId, refs, async () => undefined);
+  // Each only while still in the folder it was listed in (one moved out meanwhile stays where it went).
+  const listedIn = new Map(refs.map((ref, i) => [ref.ref, held[i]!.folderId!]));
   let movedToRoot = 0;
-  await forEachLimited([...heads.values()], WRITES_IN_FLIGHT, async (head) => {
-    if (await writePlacement(head, null)) movedToRoot++;
+  await forEachLimited([...heads], WRITES_IN_FLIGHT, async ([ref, head]) => {
+    if (await writePlacement(head, null, listedIn.get(ref))) movedToRoot++;
   });
   // Deepest first: the subtree orders put children before their parent.
   let deleted = 0;

@@ -13,6 +13,7 @@ import {
   placedExternalIds,
 } from '#shared/entities/placement.ts';
 import { type ExternalId, findExternalIdOwner, listExternalIds } from '#shared/external-ids/external-ids.ts';
+import { withinAnswerLimit } from '#shared/platform/answer-limit.ts';
 import { type AuthContext, allows, sameEmail } from '#shared/platform/auth-context.ts';
 import { forEachLimited } from '#shared/platform/concurrency.ts';
 import { checkWorkspaceParam } from '#shared/platform/errors.ts';
@@ -143,7 +144,10 @@ export async function listFolderEntities(
       external_ids: externalIds,
     };
   });
-  return { entities };
+  return withinAnswerLimit(
+    { entities },
+    'narrow the listing with folder_id (without flatten), filter_type, search_query or the time filters',
+  );
 }
 
 function externalIdsOf(

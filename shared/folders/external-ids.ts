@@ -1,9 +1,8 @@
 import { externalIdOperations } from '#shared/external-ids/operations.ts';
-import { notFound } from '#shared/platform/errors.ts';
-import { getFolder, markFolderExternalIds } from './store.ts';
+import { folderNotFound, getFolder, markFolderExternalIds } from './store.ts';
 import type { FolderRecord } from './tree.ts';
 
-export const folderNotFound = (folderId: number) => notFound(`Folder ${folderId} not found`);
+export { folderNotFound };
 
 /**
  * A create claims its mappings before the folder item exists, so a crash in between leaves mappings

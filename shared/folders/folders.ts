@@ -5,6 +5,7 @@ import {
   listExternalIds,
   uniqueExternalIds,
 } from '#shared/external-ids/external-ids.ts';
+import { withinAnswerLimit } from '#shared/platform/answer-limit.ts';
 import { forEachLimited } from '#shared/platform/concurrency.ts';
 import { checkWorkspaceParam, conflict, invalid, notFound } from '#shared/platform/errors.ts';
 import { nextId } from '#shared/platform/ids.ts';
@@ -17,6 +18,7 @@ import {
   putFolder,
   readTree,
   releaseFolderName,
+  withTreeLease,
   writeFolderPlace,
 } from './store.ts';
 import type { FolderRecord, FolderTree } from './tree.ts';
@@ -96,7 +98,10 @@ export async function listFolders(workspaceId: number, query: { workspace_id?: n
   await forEachLimited(folders, EXTERNAL_ID_READS, async (folder, i) => {
     views[i] = folderView(workspaceId, tree, folder, await externalIdsOf(workspaceId, folder));
   });
-  return { success: true as const, folders: views };
+  return withinAnswerLimit(
+    { success: true as const, folders: views },
+    'list the children of one folder at a time with parent_id',
+  );
 }
 
 /** Why a folder cannot go under `parentId`: a 422 for itself or one of its descendants. */
@@ -113,7 +118,14 @@ export function intoItself(folderId: number, parentId: number) {
  * Renames and/or moves a folder (`parent_id` null: to the root). The new (parent, name) is claimed
  * before the folder changes and the old one released after, so the folder always holds its claim.
  */
-export async function updateFolder(workspaceId: number, folderId: number, body: UpdateFolderBody) {
+export function updateFolder(workspaceId: number, folderId: number, body: UpdateFolderBody) {
+  // A change of parent holds the tree lease (no cycle from two racing moves); a rename needs none.
+  return body.parent_id === undefined
+    ? placeFolder(workspaceId, folderId, body)
+    : withTreeLease(workspaceId, () => placeFolder(workspaceId, folderId, body));
+}
+
+async function placeFolder(workspaceId: number, folderId: number, body: UpdateFolderBody) {
   const tree = await readTree(workspaceId);
   const folder = tree.get(folderId);
   if (!folder) throw folderNotFound(folderId);

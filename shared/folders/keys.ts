@@ -7,6 +7,9 @@
  *   W#<ws>#FOLDERNAME#<parent id|ROOT>#<name> FOLDERNAME  the name claimed in that parent: folder_id,
  *                                                        claimed_at
  *
+ *   W#<ws>#FOLDERS                          TREELEASE    the lease a folder changing parent holds (status,
+ *                                                        attempt, leaseUntil: shared/platform/lease.ts)
+ *
  * All of a workspace's folders share one partition, so the whole tree (paths, descendants, existence
  * of any folder) is one Query. The name claims live apart, so that Query reads folders only.
  */
@@ -24,3 +27,6 @@ export const folderNameKey = (workspaceId: number, parentId: number | null, name
   PK: `W#${workspaceId}#FOLDERNAME#${parentId ?? 'ROOT'}#${name}`,
   SK: 'FOLDERNAME',
 });
+
+/** The workspace's tree lease (not an `F#` item: the tree's Query does not read it). */
+export const treeLeaseKey = (workspaceId: number) => ({ PK: foldersPartition(workspaceId), SK: 'TREELEASE' });

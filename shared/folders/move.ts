@@ -8,7 +8,14 @@ import type { TableKey } from '#shared/versions/keys.ts';
 import { folderNotFound } from './external-ids.ts';
 import { intoItself } from './folders.ts';
 import type { EntityReference, MoveEntitiesBody } from './schemas.ts';
-import { claimFolderName, nameTaken, readTree, releaseFolderName, writeFolderPlace } from './store.ts';
+import {
+  claimFolderName,
+  nameTaken,
+  readTree,
+  releaseFolderName,
+  withTreeLease,
+  writeFolderPlace,
+} from './store.ts';
 import type { FolderRecord, FolderTree } from './tree.ts';
 
 /**
@@ -80,14 +87,19 @@ export async function findHeads<T>(
   return { heads: found, other };
 }
 
-/** Sets the entity's folder, if it is still the live entity read; false when it no longer is. */
-export function writePlacement(head: FoundHead, folderId: number | null): Promise<boolean> {
+/**
+ * Sets the entity's folder, if it is still the live entity read (and, given `from`, still in that
+ * folder: a cascade leaves an entity moved out of the subtree meanwhile where it was put); false when
+ * it no longer is.
+ */
+export function writePlacement(head: FoundHead, folderId: number | null, from?: number): Promise<boolean> {
   const placement = KIND_PLACEMENT[head.kind];
   const attribute = kindSpec(head.kind).folderAttribute as string;
+  const live = placement.liveCondition;
   return updateItem(head.key, {
     set: { [attribute]: folderId },
-    condition: placement.liveCondition.condition,
-    values: placement.liveCondition.values(head.id),
+    condition: from === undefined ? live.condition : `(${live.condition}) AND #${attribute} = :from`,
+    values: { ...live.values(head.id), ...(from === undefined ? {} : { ':from': from }) },
   });
 }
 
@@ -184,8 +196,9 @@ export async function applyMove(workspaceId: number, plan: MovePlan): Promise<nu
 
 /** POST /api/public/v2/folders/entities. */
 export async function moveEntities(workspaceId: number, body: MoveEntitiesBody) {
-  const plan = await planMove(workspaceId, body);
-  return { moved_count: await applyMove(workspaceId, plan) };
+  const move = async () => ({ moved_count: await applyMove(workspaceId, await planMove(workspaceId, body)) });
+  // Folders change parent under the tree lease (no cycle from two racing moves); other kinds need none.
+  return body.entities.some((ref) => ref.type === 'FOLDER') ? withTreeLease(workspaceId, move) : move();
 }
 
 /** The permission types a move needs: edit on each kind named (ENTITY_KINDS' permission types). */

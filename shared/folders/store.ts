@@ -1,8 +1,9 @@
 import { QueryCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { dynamo, table } from '#shared/platform/dynamo.ts';
-import { conflict } from '#shared/platform/errors.ts';
+import { conflict, notFound } from '#shared/platform/errors.ts';
 import { deleteItem, getItem, putNewItem, updateItem } from '#shared/platform/items.ts';
-import { FOLDER_SK_PREFIX, folderKey, folderNameKey, foldersPartition } from './keys.ts';
+import { claimLease } from '#shared/platform/lease.ts';
+import { FOLDER_SK_PREFIX, folderKey, folderNameKey, foldersPartition, treeLeaseKey } from './keys.ts';
 import { type FolderRecord, FolderTree } from './tree.ts';
 
 /**
@@ -57,6 +58,16 @@ export async function getFolder(workspaceId: number, folderId: number): Promise<
   const item = await getItem(folderKey(workspaceId, folderId));
   return item && folderFromItem(item);
 }
+
+/**
+ * For a create or publish that places an entity in a folder: the folder must exist in the workspace
+ * (404 otherwise, as for another workspace's folder); null or absent, the root, is always there.
+ */
+export async function requireFolder(workspaceId: number, folderId: number | null | undefined): Promise<void> {
+  if (folderId != null && !(await getFolder(workspaceId, folderId))) throw folderNotFound(folderId);
+}
+
+export const folderNotFound = (folderId: number) => notFound(`Folder ${folderId} not found`);
 
 export const nameTaken = (name: string, parentId: number | null) =>
   conflict(
@@ -136,4 +147,44 @@ export async function removeFolder(workspaceId: number, folder: FolderRecord): P
   // Its claim: the one of the place it had when read (a concurrent move left a claim that goes stale).
   await releaseFolderName(workspaceId, folder.parent_id, folder.name, folder.id);
   return deleted;
+}
+
+/** Longer than an HTTP function may run (10 s), so a lease lapses only once its holder is gone. */
+export const TREE_LEASE_MS = 30_000;
+/** Claims of a held lease before giving up: about 3 s of backoff in all. */
+const TREE_LEASE_TRIES = 15;
+
+const pause = (attempt: number) =>
+  new Promise((resolve) => setTimeout(resolve, Math.min(250, 10 * 2 ** attempt) * (0.5 + Math.random() / 2)));
+
+/**
+ * Runs `work` (which reads the tree, checks and writes) while holding the workspace's tree lease, so
+ * that no two folders change parent at once: two moves each into the other could otherwise both pass
+ * their checks and form a cycle. A held lease is waited for (with backoff); still held after that, a
+ * 409. A lease left by a crash lapses after TREE_LEASE_MS (and is then taken over).
+ */
+export async function withTreeLease<T>(workspaceId: number, work: () => Promise<T>): Promise<T> {
+  const key = treeLeaseKey(workspaceId);
+  for (let attempt = 0; ; attempt++) {
+    const held = await claimLease<{ attempt: number }>(key, {
+      now: Date.now(),
+      leaseMs: TREE_LEASE_MS,
+      absentIsQueued: true,
+    });
+    if (held) {
+      try {
+        return await work();
+      } finally {
+        // Deleted, not kept released, so a refused move leaves nothing behind. Only a holder that ran
+        // past TREE_LEASE_MS (longer than a function may run) could delete a later holder's lease.
+        await deleteItem(key, '#status = :running AND #attempt = :attempt', {
+          ':running': 'RUNNING',
+          ':attempt': held.attempt,
+        });
+      }
+    }
+    if (attempt === TREE_LEASE_TRIES)
+      throw conflict('Another folder is being moved in this workspace; try again', 'folder_tree_busy');
+    await pause(attempt);
+  }
 }

@@ -1,3 +1,4 @@
+import { answerTooLarge } from './errors.ts';
 import { storedJsonBytes } from './json.ts';
 
 /**
@@ -36,4 +37,18 @@ export function largestToOmit(
     total -= cost - replacement(index);
   }
   return omitted;
+}
+
+/** What an answer without pages may take: below Lambda's 6 MB, with room for its headers and envelope. */
+export const MAX_UNPAGED_ANSWER_BYTES = 5 * 1024 * 1024;
+
+/**
+ * The answer of a list without pages, when Lambda can return it; else a 413 `answer_too_large` whose
+ * message says how to narrow the list (`narrow`), rather than the 5xx Lambda would answer.
+ */
+export function withinAnswerLimit<T>(answer: T, narrow: string, limit = MAX_UNPAGED_ANSWER_BYTES): T {
+  const bytes = escapedJsonBytes(answer);
+  if (bytes > limit)
+    throw answerTooLarge(`The answer would take ${bytes} bytes, more than the ${limit} it may: ${narrow}`);
+  return answer;
 }

@@ -29,6 +29,8 @@ export const forbidden = (message: string) => new AppError(403, 'forbidden', mes
 export const notFound = (message: string) => new AppError(404, 'not_found', message);
 export const conflict = (message: string, code = 'conflict') => new AppError(409, code, message);
 export const payloadTooLarge = (message: string) => new AppError(413, 'payload_too_large', message);
+/** An answer Lambda could not return (over its 6 MB): the client narrows what it asks for. */
+export const answerTooLarge = (message: string) => new AppError(413, 'answer_too_large', message);
 export const unsupportedMediaType = (message: string) => new AppError(415, 'unsupported_media_type', message);
 
 /**

@@ -1,6 +1,7 @@
 import { withBlueprintDefaults } from '#shared/blueprints/schema.ts';
 import type { EventActor } from '#shared/events/emit.ts';
 import { uniqueExternalIds } from '#shared/external-ids/external-ids.ts';
+import { requireFolder } from '#shared/folders/store.ts';
 import { forbidden, payloadTooLarge } from '#shared/platform/errors.ts';
 import {
   type LabelChange,
@@ -42,6 +43,7 @@ export async function publishPromptTemplate(
   if (template.workspace_id != null && template.workspace_id !== workspaceId) {
     throw forbidden(`This API key may not publish to workspace ${template.workspace_id}`);
   }
+  await requireFolder(workspaceId, template.folder_id);
   const name = template.prompt_name;
   const labels = [...new Set(body.release_labels ?? [])];
   const externalIds = uniqueExternalIds(body.external_ids ?? []);

@@ -1,5 +1,6 @@
 import { getDataset } from '#shared/datasets/repository.ts';
 import { claimExternalIds, uniqueExternalIds } from '#shared/external-ids/external-ids.ts';
+import { requireFolder } from '#shared/folders/store.ts';
 import { badRequest, notFound } from '#shared/platform/errors.ts';
 import { columnReferences, placeColumn, supportedColumnType, validateColumns } from './columns.ts';
 import { generatedName, publishedVersion } from './dataset-version.ts';
@@ -54,6 +55,7 @@ export function orderedDefinitions(definitions: readonly ColumnDefinition[]): Ne
  * claimed before the report is written (a 409 writes nothing).
  */
 export async function createReport(caller: Caller, body: CreateReportBody) {
+  await requireFolder(caller.workspaceId, body.folder_id);
   const dataset = await publishedVersion(
     caller.workspaceId,
     body.dataset_group_id,

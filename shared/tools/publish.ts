@@ -1,4 +1,5 @@
 import { type ExternalId, uniqueExternalIds } from '#shared/external-ids/external-ids.ts';
+import { requireFolder } from '#shared/folders/store.ts';
 import { conflict, notFound, payloadTooLarge } from '#shared/platform/errors.ts';
 import { invalidateTool } from '#shared/prompts/template-cache.ts';
 import {
@@ -87,6 +88,7 @@ export async function createTool(
   body: CreateToolBody,
   userEmail: string | null,
 ) {
+  await requireFolder(workspaceId, body.folder_id);
   const state = await readForPublish(toolStore, workspaceId, body.name, 0);
   if (state.head || state.latest) throw conflict(`A tool named ${body.name} already exists`);
   const newHead: ToolHeadFields = {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { type ExternalId, uniqueExternalIds } from '#shared/external-ids/external-ids.ts';
+import { requireFolder } from '#shared/folders/store.ts';
 import { notFound, payloadTooLarge } from '#shared/platform/errors.ts';
 import {
   largestLabelEntry,
@@ -86,6 +87,7 @@ export async function publishGraph(
   userId: number,
   input: GraphPublish,
 ): Promise<CreatedView> {
+  await requireFolder(workspaceId, input.folderId);
   const { name, graph, labels } = input;
   const draft: Omit<WorkflowVersionRecord, 'id' | 'workflow_id' | 'number'> = {
     workflow_name: name,

@@ -102,8 +102,11 @@ async function allRows(datasetId: number, query: Record<string, string | number>
 
 describe('dataset groups', () => {
   it('creates a group with its first, empty draft', async () => {
+    const folder = await service.call('POST', '/api/public/v2/folders', {
+      body: { name: 'Evaluation sets' },
+    });
     const answer = await service.call('POST', GROUPS, {
-      body: { name: 'Customer support eval set', folder_id: 17 },
+      body: { name: 'Customer support eval set', folder_id: folder.body.folder.id },
     });
 
     expect(answer.status).toBe(201);

@@ -15,9 +15,6 @@ beforeAll(async () => {
 });
 afterAll(() => service?.stop());
 
-const FOLDER = 7101;
-const OTHER_FOLDER = 7102;
-
 interface ListCase {
   path: string;
   /** Creates one entity in `folderId` (null: the root) with the key: its id. */
@@ -93,8 +90,14 @@ const CASES: Record<string, ListCase> = {
 describe.each(Object.entries(CASES))('%s', (_route, list) => {
   it('filters by folder_id: a folder, null for the root, absent for all', async () => {
     const key = await service.otherWorkspaceKey(uniqueName('folders'));
-    const inFolder = await list.create(key, FOLDER);
-    const inOther = await list.create(key, OTHER_FOLDER);
+    const folder = async (name: string): Promise<number> => {
+      const answer = await service.call('POST', '/api/public/v2/folders', { body: { name }, key });
+      expect(answer.status, JSON.stringify(answer.body)).toBe(201);
+      return answer.body.folder.id;
+    };
+    const [folderId, otherFolderId] = [await folder('one'), await folder('other')];
+    const inFolder = await list.create(key, folderId);
+    const inOther = await list.create(key, otherFolderId);
     const atRoot = await list.create(key, null);
     const listed = async (query: Record<string, string | number> = {}) => {
       const answer = await service.call('GET', list.path, { query, key });
@@ -103,8 +106,8 @@ describe.each(Object.entries(CASES))('%s', (_route, list) => {
     };
     const sorted = (ids: number[]) => [...ids].sort((a, b) => a - b);
 
-    expect(await listed({ folder_id: FOLDER })).toEqual([inFolder]);
-    expect(await listed({ folder_id: OTHER_FOLDER })).toEqual([inOther]);
+    expect(await listed({ folder_id: folderId })).toEqual([inFolder]);
+    expect(await listed({ folder_id: otherFolderId })).toEqual([inOther]);
     expect(await listed({ folder_id: 'null' })).toEqual([atRoot]);
     expect(await listed({ folder_id: 999_999 })).toEqual([]);
     expect(await listed()).toEqual(sorted([inFolder, inOther, atRoot]));

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '#test/support/local-service.ts';
-import { publish, uniqueName } from '#test/support/prompts.ts';
-import { createDatasetGroup, reportOver } from '#test/support/reports.ts';
+import { publish, publishBody, uniqueName } from '#test/support/prompts.ts';
+import { createDatasetGroup, publishedDataset, reportOver } from '#test/support/reports.ts';
 import { workflowBody } from '#test/support/workflows.ts';
 
 /**
@@ -234,6 +234,35 @@ describe('PATCH /api/public/v2/folders/{folder_id}', () => {
     ).toBe(404);
     expect((await service.rejected('PATCH', `${BASE}/${a.id}`, { body: {} })).status).toBe(422);
   });
+
+  it('never forms a cycle when two folders move into each other at once (one answers 422)', async () => {
+    const statuses = async (calls: Promise<{ status: number }>[]) =>
+      (await Promise.all(calls)).map((answer) => answer.status).sort();
+    const a = await createFolder(uniqueName('a'));
+    const b = await createFolder(uniqueName('b'));
+    expect(
+      await statuses([
+        service.call('PATCH', `${BASE}/${a.id}`, { body: { parent_id: b.id } }),
+        service.call('PATCH', `${BASE}/${b.id}`, { body: { parent_id: a.id } }),
+      ]),
+    ).toEqual([200, 422]);
+    const c = await createFolder(uniqueName('c'));
+    const d = await createFolder(uniqueName('d'));
+    expect(
+      await statuses([
+        service.call('PATCH', `${BASE}/${c.id}`, { body: { parent_id: d.id } }),
+        move([{ id: d.id, type: 'FOLDER' }], c.id),
+      ]),
+    ).toEqual([200, 422]);
+    // Each pair is one folder under the other at the root, both reachable with a path.
+    const all = await service.call('GET', BASE);
+    const pathOf = (id: number) => all.body.folders.find((folder: Folder) => folder.id === id).path;
+    for (const pair of [
+      [a, b],
+      [c, d],
+    ] as const)
+      expect(pair.map((folder) => pathOf(folder.id)?.length ?? 0).sort()).toEqual([0, 1]);
+  });
 });
 
 describe('folder external ids', () => {
@@ -417,6 +446,44 @@ describe('moving entities: POST /api/public/v2/folders/entities', () => {
     });
     expect(taken.status).toBe(409);
     expect(await folderOf('TOOL', toolId)).toBeNull();
+  });
+});
+
+describe('placing an entity in a folder when it is created', () => {
+  it("answers 404 for an unknown or another workspace's folder, writing nothing, for every kind", async () => {
+    const key = await service.otherWorkspaceKey(uniqueName('neighbour'));
+    const theirs = await createFolder(uniqueName('theirs'), null, key);
+    const mine = await createFolder(uniqueName('mine'));
+    const { groupId } = await publishedDataset(service, 'question,expected\nq,a\n');
+    const tool = {
+      tool_definition: {
+        name: 'lookup',
+        description: 'Looks up',
+        parameters: { type: 'object', properties: {} },
+      },
+    };
+    const creates = (folderId: number): [string, string, Record<string, unknown>][] => [
+      [
+        'POST',
+        '/rest/prompt-templates',
+        publishBody(uniqueName('p'), undefined, {
+          prompt_template: { prompt_name: uniqueName('p'), folder_id: folderId },
+        }),
+      ],
+      ['POST', '/rest/workflows', workflowBody(uniqueName('wf'), { folder_id: folderId })],
+      ['POST', '/api/public/v2/tool-registry', { name: uniqueName('tool'), ...tool, folder_id: folderId }],
+      ['POST', '/api/public/v2/dataset-groups', { name: uniqueName('group'), folder_id: folderId }],
+      ['POST', '/reports', { dataset_group_id: groupId, folder_id: folderId }],
+    ];
+    for (const folderId of [987654321, theirs.id])
+      for (const [method, path, body] of creates(folderId)) {
+        const answer = await service.rejected(method, path, { body });
+        expect(answer.status, `${path}: ${JSON.stringify(answer.body)}`).toBe(404);
+        expect(answer.body.message).toBe(`Folder ${folderId} not found`);
+      }
+    for (const [method, path, body] of creates(mine.id))
+      expect((await service.call(method, path, { body })).status, path).toBe(201);
+    expect((await listEntities({ folder_id: mine.id })).body.entities).toHaveLength(5);
   });
 });
 

@@ -25,9 +25,12 @@ const freshWorkspaceKey = (name: string) => service.otherWorkspaceKey(`${name}-$
 describe('POST /rest/prompt-templates', () => {
   it('creates the template on the first publish and answers 201 with every documented field', async () => {
     const name = uniqueName('support');
+    const folder = await service.call('POST', '/api/public/v2/folders', {
+      body: { name: uniqueName('support') },
+    });
     const response = await service.call('POST', '/rest/prompt-templates', {
       body: {
-        prompt_template: { prompt_name: name, tags: ['support', 'en'], folder_id: 7 },
+        prompt_template: { prompt_name: name, tags: ['support', 'en'], folder_id: folder.body.folder.id },
         prompt_version: {
           prompt_template: {
             type: 'chat',

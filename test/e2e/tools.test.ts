@@ -40,11 +40,15 @@ describe('POST /api/public/v2/tool-registry', () => {
   it('creates a tool at version 1 (201) with its external ids', async () => {
     const name = uniqueName('tool');
     const mapping = { source: 'crm', external_id: uniqueName('T') };
+    const folder = await service.call('POST', '/api/public/v2/folders', {
+      body: { name: uniqueName('tools') },
+    });
+    const folderId = folder.body.folder.id;
     const created = await create({
       name,
       tool_definition: definition(),
       description: 'Weather lookups',
-      folder_id: 7,
+      folder_id: folderId,
       commit_message: 'first',
       external_ids: [mapping],
     });
@@ -55,7 +59,7 @@ describe('POST /api/public/v2/tool-registry', () => {
         name,
         description: 'Weather lookups',
         workspace_id: service.workspaceId,
-        folder_id: 7,
+        folder_id: folderId,
         latest_version_number: 1,
         created_at: expect.any(String),
         updated_at: expect.any(String),
@@ -73,7 +77,7 @@ describe('POST /api/public/v2/tool-registry', () => {
       external_ids: [mapping],
     });
     const read = await get(created.tool_registry.id);
-    expect(read.body.tool_registry).toMatchObject({ name, external_ids: [mapping], folder_id: 7 });
+    expect(read.body.tool_registry).toMatchObject({ name, external_ids: [mapping], folder_id: folderId });
   });
 
   it('answers 409 for a name the workspace has, and writes nothing', async () => {
