@@ -9,13 +9,11 @@
  *     repository's key builders); the child accepts the request and its worker turns every log into a
  *     row: wall time from request to event, and the child's peak RSS.
  */
-import { fork } from 'node:child_process';
 import { request } from 'node:http';
 import { Readable } from 'node:stream';
-import { fileURLToPath } from 'node:url';
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import type { BenchRow } from './support.ts';
-import { apiClient, type Call, fmt } from './support.ts';
+import { apiClient, type Call, fmt, runBenchChild, serveBenchChild } from './support.ts';
 
 const MB = 1024 * 1024;
 const FILE_BYTES = 100 * MB;
@@ -263,23 +261,13 @@ interface ChildResult {
   baselineRssMb: number;
 }
 
-function runChild(task: ChildTask): Promise<ChildResult> {
-  return new Promise((resolve, reject) => {
-    const child = fork(fileURLToPath(import.meta.url), ['--dataset-bench-child'], {
-      execArgv: [
-        '--import',
-        'tsx',
-        '--expose-gc',
-        ...(process.env.BENCH_PROF ? ['--cpu-prof', '--cpu-prof-dir=/tmp/ds/prof'] : []),
-      ],
-      env: process.env,
-      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-    });
-    child.once('message', (result) => resolve(result as ChildResult));
-    child.once('exit', (code) => reject(new Error(`bench child exited with ${code}`)));
-    child.send(task);
-  });
-}
+const CHILD_FLAG = '--dataset-bench-child';
+
+const runChild = (task: ChildTask) =>
+  runBenchChild<ChildTask, ChildResult>(import.meta.url, CHILD_FLAG, task, [
+    '--expose-gc',
+    ...(process.env.BENCH_PROF ? ['--cpu-prof', '--cpu-prof-dir=/tmp/ds/prof'] : []),
+  ]);
 
 /**
  * The child: queues of its own (the local runtime's messaging, fed the same queue rows) deliver the job
@@ -363,14 +351,4 @@ function proxyEvent(workspaceId: number, body: unknown): APIGatewayProxyEvent {
   };
 }
 
-if (process.argv.includes('--dataset-bench-child')) {
-  process.once('message', (task) => {
-    childMain(task as ChildTask).then(
-      (result) => process.send?.(result, () => process.exit(0)),
-      (error) => {
-        console.error(error);
-        process.exit(1);
-      },
-    );
-  });
-}
+serveBenchChild(CHILD_FLAG, childMain);

@@ -7,12 +7,10 @@
  *     gateway would hand it (base64 body), against this process's emulators: its peak RSS, which is
  *     what the Lambda's memory must hold.
  */
-import { fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { ZipFile } from 'yazl';
-import { type BenchRow, fmt } from './support.ts';
+import { type BenchRow, fmt, runBenchChild, serveBenchChild } from './support.ts';
 
 const MB = 1024 * 1024;
 const FILES = 100;
@@ -124,18 +122,15 @@ interface ChildResult {
   baselineRssMb: number;
 }
 
-function runChild(task: ChildTask): Promise<ChildResult> {
-  return new Promise((resolve, reject) => {
-    const child = fork(fileURLToPath(import.meta.url), ['--skills-bench-child'], {
-      execArgv: ['--import', 'tsx', '--expose-gc'],
-      env: process.env,
-      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-    });
-    child.once('message', (result) => resolve(result as ChildResult));
-    child.once('exit', (code) => reject(new Error(`bench child exited with ${code}`)));
-    child.send({ ...task, body: (task.body as Buffer).toString('base64') });
-  });
-}
+const CHILD_FLAG = '--skills-bench-child';
+
+const runChild = (task: ChildTask) =>
+  runBenchChild<ChildTask & { body: string }, ChildResult>(
+    import.meta.url,
+    CHILD_FLAG,
+    { ...task, body: (task.body as Buffer).toString('base64') },
+    ['--expose-gc'],
+  );
 
 async function childMain(task: ChildTask & { body: string }): Promise<ChildResult> {
   const { REPO_ROOT } = await import('../local/service.ts');
@@ -179,14 +174,4 @@ function proxyEvent(task: ChildTask & { body: string }): APIGatewayProxyEvent {
   };
 }
 
-if (process.argv.includes('--skills-bench-child')) {
-  process.once('message', (task) => {
-    childMain(task as ChildTask & { body: string }).then(
-      (result) => process.send?.(result, () => process.exit(0)),
-      (error) => {
-        console.error(error);
-        process.exit(1);
-      },
-    );
-  });
-}
+serveBenchChild(CHILD_FLAG, childMain);

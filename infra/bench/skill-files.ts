@@ -4,8 +4,6 @@
  * (readSkillArchive) and the files checked (checkSkillFiles). Wall time of the first run (cold, as in a
  * new Lambda) and of the best of three after it, and the process's peak RSS.
  */
-import { fork } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { deflateRawSync } from 'node:zlib';
 import { parseMultipart } from '#shared/platform/multipart.ts';
 import {
@@ -14,7 +12,9 @@ import {
   type SkillFile,
   writeSkillArchive,
 } from '#shared/skills/files.ts';
-import { type BenchRow, fmt } from './support.ts';
+import { type BenchRow, fmt, runBenchChild, serveBenchChild } from './support.ts';
+
+const CHILD_FLAG = '--skill-files-bench-child';
 
 const MB = 1024 * 1024;
 const FILES = 100;
@@ -140,18 +140,8 @@ export async function benchSkillFiles(): Promise<BenchRow[]> {
 }
 
 /** Runs the intake in a fresh process, as a new Lambda would: its peak RSS is the function's alone. */
-function runChild(task: ChildTask): Promise<ChildResult> {
-  return new Promise((resolve, reject) => {
-    const child = fork(fileURLToPath(import.meta.url), [CHILD_FLAG], {
-      execArgv: ['--import', 'tsx'],
-      env: process.env,
-      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-    });
-    child.once('message', (result) => resolve(result as ChildResult));
-    child.once('exit', (code) => reject(new Error(`bench child exited with ${code}`)));
-    child.send(task);
-  });
-}
+const runChild = (task: ChildTask) =>
+  runBenchChild<ChildTask, ChildResult>(import.meta.url, CHILD_FLAG, task);
 
 async function childMain(task: ChildTask): Promise<ChildResult> {
   // Loaded before the baseline, as a warm Lambda has its modules.
@@ -173,16 +163,4 @@ async function childMain(task: ChildTask): Promise<ChildResult> {
   };
 }
 
-const CHILD_FLAG = '--skill-files-bench-child';
-
-if (process.argv.includes(CHILD_FLAG)) {
-  process.once('message', (task) => {
-    childMain(task as ChildTask).then(
-      (result) => process.send?.(result, () => process.exit(0)),
-      (error) => {
-        console.error(error);
-        process.exit(1);
-      },
-    );
-  });
-}
+serveBenchChild(CHILD_FLAG, childMain);

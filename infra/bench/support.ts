@@ -1,3 +1,5 @@
+import { fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 
 /** Shared pieces of `npm run bench`: result rows, percentiles and a DynamoDB call counter. */
@@ -74,4 +76,41 @@ export function apiClient(baseUrl: string, apiKey: string): Call {
       throw new Error(`${method} ${path} answered ${response.status}: ${JSON.stringify(answer)}`);
     return answer;
   };
+}
+
+/**
+ * Runs a bench module's child part in a fresh process, as a new Lambda would run it (so its peak RSS is
+ * its own): the module (`moduleUrl`, its `import.meta.url`) started again with `flag`, sent `task`, and
+ * its one answer returned. The module calls serveBenchChild with the same flag.
+ */
+export function runBenchChild<T, R>(
+  moduleUrl: string,
+  flag: string,
+  task: T,
+  execArgv: readonly string[] = [],
+): Promise<R> {
+  return new Promise((resolve, reject) => {
+    const child = fork(fileURLToPath(moduleUrl), [flag], {
+      execArgv: ['--import', 'tsx', ...execArgv],
+      env: process.env,
+      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    });
+    child.once('message', (result) => resolve(result as R));
+    child.once('exit', (code) => reject(new Error(`bench child exited with ${code}`)));
+    child.send(task as object);
+  });
+}
+
+/** In a process runBenchChild started with `flag`: answers the parent's one task with `main`'s result. */
+export function serveBenchChild<T, R>(flag: string, main: (task: T) => Promise<R>): void {
+  if (!process.argv.includes(flag)) return;
+  process.once('message', (task) => {
+    main(task as T).then(
+      (result) => process.send?.(result as object, () => process.exit(0)),
+      (error) => {
+        console.error(error);
+        process.exit(1);
+      },
+    );
+  });
 }
