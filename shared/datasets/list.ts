@@ -1,10 +1,5 @@
 import * as z from 'zod';
-import {
-  type ExternalId,
-  externalIdSchema,
-  findExternalIdOwner,
-  listExternalIds,
-} from '#shared/external-ids/external-ids.ts';
+import { type ExternalId, findExternalIdOwner, listExternalIds } from '#shared/external-ids/external-ids.ts';
 import { checkWorkspaceParam, notFound } from '#shared/platform/errors.ts';
 import {
   givenTogether,
@@ -13,7 +8,8 @@ import {
   sortOrderNeedsSortBy,
   wellFormedString,
 } from '#shared/platform/schemas.ts';
-import { queryTimestampSchema, toIso } from '#shared/platform/time.ts';
+import { toIso } from '#shared/platform/time.ts';
+import { entityListFilters } from '#shared/versions/schemas.ts';
 import {
   type FilterParams,
   type FilterParamsListing,
@@ -195,12 +191,7 @@ export const listDatasetsQuerySchema = z
     ...paginationQuery(100, 10),
     sort_by: z.enum(LIST_SORT_FIELDS).optional(),
     sort_order: z.enum(['asc', 'desc']).optional(),
-    created_after: queryTimestampSchema.optional(),
-    created_before: queryTimestampSchema.optional(),
-    updated_after: queryTimestampSchema.optional(),
-    updated_before: queryTimestampSchema.optional(),
-    external_source: externalIdSchema.shape.source.optional(),
-    external_id: externalIdSchema.shape.external_id.optional(),
+    ...entityListFilters,
     workspace_id: idParam.optional(),
     prompt_id: idParam.optional(),
     prompt_version_id: idParam.optional(),

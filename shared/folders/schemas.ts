@@ -8,8 +8,8 @@ import {
   sortOrderNeedsSortBy,
   wellFormedString,
 } from '#shared/platform/schemas.ts';
-import { queryTimestampSchema } from '#shared/platform/time.ts';
 import { HEAD_SORT_FIELDS } from '#shared/versions/list.ts';
+import { entityListFilters } from '#shared/versions/schemas.ts';
 
 /** Request and answer shapes of the folder routes, with PromptLayer's field names. */
 
@@ -96,12 +96,7 @@ export const listEntitiesQuerySchema = z
     flatten: queryBoolean.default(false),
     include_metadata: queryBoolean.default(false),
     created_by_email: wellFormedString().max(320).optional(),
-    created_after: queryTimestampSchema.optional(),
-    created_before: queryTimestampSchema.optional(),
-    updated_after: queryTimestampSchema.optional(),
-    updated_before: queryTimestampSchema.optional(),
-    external_source: externalIdSchema.shape.source.optional(),
-    external_id: externalIdSchema.shape.external_id.optional(),
+    ...entityListFilters,
     sort_by: z.enum(HEAD_SORT_FIELDS).optional(),
     sort_order: z.enum(['asc', 'desc']).optional(),
     semantic_search: queryBoolean

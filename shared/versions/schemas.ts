@@ -41,6 +41,19 @@ export function versionOrLabel(
 }
 
 /**
+ * The filters every list of entities takes (inclusive time bounds, one external id): apply
+ * `givenTogether('external_source', 'external_id')` to the object that spreads them.
+ */
+export const entityListFilters = {
+  external_source: externalIdSchema.shape.source.optional(),
+  external_id: externalIdSchema.shape.external_id.optional(),
+  created_after: queryTimestampSchema.optional(),
+  created_before: queryTimestampSchema.optional(),
+  updated_after: queryTimestampSchema.optional(),
+  updated_before: queryTimestampSchema.optional(),
+};
+
+/**
  * The query of a list of versioned entities (list.ts, HeadListQuery) plus a kind's own filters:
  * page >= 1 (default 1), per_page 1..100 (default 30, or `defaultPerPage`), inclusive time bounds, external_source and
  * external_id only together, `folder_id` (a folder, `null` for the root; absent: all), sort_by
@@ -54,12 +67,7 @@ export function headListQuerySchema<T extends z.ZodRawShape>(
     .object({
       ...paginationQuery(100, options.defaultPerPage ?? 30),
       ...filters,
-      external_source: externalIdSchema.shape.source.optional(),
-      external_id: externalIdSchema.shape.external_id.optional(),
-      created_after: queryTimestampSchema.optional(),
-      created_before: queryTimestampSchema.optional(),
-      updated_after: queryTimestampSchema.optional(),
-      updated_before: queryTimestampSchema.optional(),
+      ...entityListFilters,
       folder_id: folderFilterParam.optional(),
       sort_by: z.enum(HEAD_SORT_FIELDS).optional(),
       sort_order: z.enum(['asc', 'desc']).optional(),
