@@ -23,7 +23,7 @@ export const handler = httpRoute({
   }),
   permission: ['datasets', 'edit'],
   responses: { 201: datasetGroupCreatedSchema },
-  errors: [409],
+  errors: [404, 409],
   status: 201,
   handle: async ({ body, auth }) => {
     if (body.workspace_id != null && body.workspace_id !== auth.workspaceId) {

@@ -7,7 +7,7 @@ export const handler = httpRoute({
   body: publishBodySchema,
   permission: ['prompts', 'edit'],
   responses: { 201: publishViewSchema },
-  errors: [409],
+  errors: [404, 409],
   status: 201,
   handle: ({ body, auth }) => publishPromptTemplate(auth.workspaceId, body, auth),
 });

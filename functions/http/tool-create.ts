@@ -7,7 +7,7 @@ export const handler = httpRoute({
   body: createToolBodySchema,
   permission: ['tools', 'edit'],
   responses: { 201: createToolResponseSchema },
-  errors: [409, 413],
+  errors: [404, 409, 413],
   status: 201,
   handle: ({ body, auth }) => createTool(auth.workspaceId, auth.userId, body, auth.userEmail),
 });

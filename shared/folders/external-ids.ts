@@ -1,9 +1,7 @@
 import { externalIdOperations } from '#shared/external-ids/operations.ts';
-import { notFound } from '#shared/platform/errors.ts';
+import { folderNotFound } from './require.ts';
 import { getFolder, markFolderExternalIds } from './store.ts';
 import type { FolderRecord } from './tree.ts';
-
-export const folderNotFound = (folderId: number) => notFound(`Folder ${folderId} not found`);
 
 /**
  * A create claims its mappings before the folder item exists, so a crash in between leaves mappings

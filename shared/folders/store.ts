@@ -3,6 +3,7 @@ import { dynamo, table } from '#shared/platform/dynamo.ts';
 import { conflict } from '#shared/platform/errors.ts';
 import { deleteItem, getItem, putNewItem, updateItem } from '#shared/platform/items.ts';
 import { FOLDER_SK_PREFIX, folderKey, folderNameKey, foldersPartition } from './keys.ts';
+import { getFolderItem } from './require.ts';
 import { type FolderRecord, FolderTree } from './tree.ts';
 
 /**
@@ -53,8 +54,7 @@ export async function readTree(workspaceId: number): Promise<FolderTree> {
 }
 
 export async function getFolder(workspaceId: number, folderId: number): Promise<FolderRecord | undefined> {
-  if (!Number.isSafeInteger(folderId) || folderId <= 0) return undefined;
-  const item = await getItem(folderKey(workspaceId, folderId));
+  const item = await getFolderItem(workspaceId, folderId);
   return item && folderFromItem(item);
 }
 
