@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createFolder } from '#test/support/folders.ts';
 import { logRequestBody, startTestService, type TestService } from '#test/support/local-service.ts';
 
 /**
@@ -103,7 +104,7 @@ async function allRows(datasetId: number, query: Record<string, string | number>
 describe('dataset groups', () => {
   it('creates a group with its first, empty draft', async () => {
     const answer = await service.call('POST', GROUPS, {
-      body: { name: 'Customer support eval set', folder_id: 17 },
+      body: { name: 'Customer support eval set', folder_id: await createFolder(service) },
     });
 
     expect(answer.status).toBe(201);

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createFolder } from '#test/support/folders.ts';
 import { startTestService, type TestService } from '#test/support/local-service.ts';
 import { chat, completion, OPENAI_MODEL, publish, publishBody, uniqueName } from '#test/support/prompts.ts';
 
@@ -27,7 +28,11 @@ describe('POST /rest/prompt-templates', () => {
     const name = uniqueName('support');
     const response = await service.call('POST', '/rest/prompt-templates', {
       body: {
-        prompt_template: { prompt_name: name, tags: ['support', 'en'], folder_id: 7 },
+        prompt_template: {
+          prompt_name: name,
+          tags: ['support', 'en'],
+          folder_id: await createFolder(service),
+        },
         prompt_version: {
           prompt_template: {
             type: 'chat',

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createFolder } from '#test/support/folders.ts';
 import { startTestService, type TestService } from '#test/support/local-service.ts';
 import { uniqueName } from '#test/support/prompts.ts';
 
@@ -40,11 +41,12 @@ describe('POST /api/public/v2/tool-registry', () => {
   it('creates a tool at version 1 (201) with its external ids', async () => {
     const name = uniqueName('tool');
     const mapping = { source: 'crm', external_id: uniqueName('T') };
+    const folderId = await createFolder(service);
     const created = await create({
       name,
       tool_definition: definition(),
       description: 'Weather lookups',
-      folder_id: 7,
+      folder_id: folderId,
       commit_message: 'first',
       external_ids: [mapping],
     });
@@ -55,7 +57,7 @@ describe('POST /api/public/v2/tool-registry', () => {
         name,
         description: 'Weather lookups',
         workspace_id: service.workspaceId,
-        folder_id: 7,
+        folder_id: folderId,
         latest_version_number: 1,
         created_at: expect.any(String),
         updated_at: expect.any(String),
@@ -73,7 +75,7 @@ describe('POST /api/public/v2/tool-registry', () => {
       external_ids: [mapping],
     });
     const read = await get(created.tool_registry.id);
-    expect(read.body.tool_registry).toMatchObject({ name, external_ids: [mapping], folder_id: 7 });
+    expect(read.body.tool_registry).toMatchObject({ name, external_ids: [mapping], folder_id: folderId });
   });
 
   it('answers 409 for a name the workspace has, and writes nothing', async () => {
