@@ -12,7 +12,7 @@ export const handler = httpRoute({
   multipart: createMultipart,
   permission: ['skills', 'edit'],
   responses: { 201: createCollectionResponseSchema },
-  errors: [409],
+  errors: [404, 409],
   status: 201,
   handle: ({ body, auth }) => createCollection(auth, body),
 });

@@ -1,7 +1,7 @@
 import type { KindExternalId, KindIdKind } from '#shared/entities/kinds.ts';
 import { claimExternalIds, type ExternalId, uniqueExternalIds } from '#shared/external-ids/external-ids.ts';
 import { externalIdOperations } from '#shared/external-ids/operations.ts';
-import { requireFolder } from '#shared/folders/store.ts';
+import { requireFolder } from '#shared/folders/require.ts';
 import { conflict, notFound } from '#shared/platform/errors.ts';
 import { nextId } from '#shared/platform/ids.ts';
 import { createDraft, newDraft } from './drafts.ts';
@@ -49,7 +49,8 @@ async function claimName(workspaceId: number, name: string, groupId: number): Pr
 }
 
 /**
- * Creates a group with its first draft, empty. Names are unique per workspace (exact match). External
+ * Creates a group with its first draft, empty, in a folder of the workspace (404 when it is none) or at
+ * the root. Names are unique per workspace (exact match). External
  * ids are claimed first, as a prompt publish claims them: a conflict is a 409 with nothing written, and
  * a name already taken releases them again (409 `name_taken`).
  */
@@ -58,6 +59,7 @@ export async function createDatasetGroup(
   userId: number,
   input: { name: string; folderId: number | null; externalIds?: readonly ExternalId[] },
 ): Promise<{ group: DatasetGroupRecord; draft: DatasetRecord; externalIds: ExternalId[] }> {
+  // The folder it is filed under must be one of the workspace's (404), before an id is taken.
   await requireFolder(workspaceId, input.folderId);
   const groupId = await nextId('dataset_group' satisfies KindIdKind<'dataset'>);
   const externalIds = uniqueExternalIds(input.externalIds ?? []);

@@ -18,7 +18,7 @@ import { type AuthContext, allows, sameEmail } from '#shared/platform/auth-conte
 import { forEachLimited } from '#shared/platform/concurrency.ts';
 import { checkWorkspaceParam } from '#shared/platform/errors.ts';
 import { within } from '#shared/versions/list.ts';
-import { folderNotFound } from './external-ids.ts';
+import { folderNotFound } from './require.ts';
 import type { ListEntitiesQuery } from './schemas.ts';
 import { readTree } from './store.ts';
 import type { FolderRecord, FolderTree } from './tree.ts';

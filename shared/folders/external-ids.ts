@@ -1,8 +1,7 @@
 import { externalIdOperations } from '#shared/external-ids/operations.ts';
-import { folderNotFound, getFolder, markFolderExternalIds } from './store.ts';
+import { folderNotFound } from './require.ts';
+import { getFolder, markFolderExternalIds } from './store.ts';
 import type { FolderRecord } from './tree.ts';
-
-export { folderNotFound };
 
 /**
  * A create claims its mappings before the folder item exists, so a crash in between leaves mappings

@@ -9,7 +9,8 @@ import { withinAnswerLimit } from '#shared/platform/answer-limit.ts';
 import { forEachLimited } from '#shared/platform/concurrency.ts';
 import { checkWorkspaceParam, conflict, invalid, notFound } from '#shared/platform/errors.ts';
 import { nextId } from '#shared/platform/ids.ts';
-import { FOLDER_MAPPINGS, folderNotFound } from './external-ids.ts';
+import { FOLDER_MAPPINGS } from './external-ids.ts';
+import { folderNotFound } from './require.ts';
 import type { CreateFolderBody, FolderView, UpdateFolderBody } from './schemas.ts';
 import {
   claimFolderName,

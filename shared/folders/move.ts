@@ -5,8 +5,8 @@ import { forEachLimited } from '#shared/platform/concurrency.ts';
 import { checkWorkspaceParam, notFound } from '#shared/platform/errors.ts';
 import { updateItem } from '#shared/platform/items.ts';
 import type { TableKey } from '#shared/versions/keys.ts';
-import { folderNotFound } from './external-ids.ts';
 import { intoItself } from './folders.ts';
+import { folderNotFound } from './require.ts';
 import type { EntityReference, MoveEntitiesBody } from './schemas.ts';
 import {
   claimFolderName,

@@ -1,9 +1,10 @@
 import { QueryCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { dynamo, table } from '#shared/platform/dynamo.ts';
-import { conflict, notFound } from '#shared/platform/errors.ts';
+import { conflict } from '#shared/platform/errors.ts';
 import { deleteItem, getItem, putNewItem, updateItem } from '#shared/platform/items.ts';
 import { claimLease } from '#shared/platform/lease.ts';
 import { FOLDER_SK_PREFIX, folderKey, folderNameKey, foldersPartition, treeLeaseKey } from './keys.ts';
+import { getFolderItem } from './require.ts';
 import { type FolderRecord, FolderTree } from './tree.ts';
 
 /**
@@ -54,20 +55,9 @@ export async function readTree(workspaceId: number): Promise<FolderTree> {
 }
 
 export async function getFolder(workspaceId: number, folderId: number): Promise<FolderRecord | undefined> {
-  if (!Number.isSafeInteger(folderId) || folderId <= 0) return undefined;
-  const item = await getItem(folderKey(workspaceId, folderId));
+  const item = await getFolderItem(workspaceId, folderId);
   return item && folderFromItem(item);
 }
-
-/**
- * For a create or publish that places an entity in a folder: the folder must exist in the workspace
- * (404 otherwise, as for another workspace's folder); null or absent, the root, is always there.
- */
-export async function requireFolder(workspaceId: number, folderId: number | null | undefined): Promise<void> {
-  if (folderId != null && !(await getFolder(workspaceId, folderId))) throw folderNotFound(folderId);
-}
-
-export const folderNotFound = (folderId: number) => notFound(`Folder ${folderId} not found`);
 
 export const nameTaken = (name: string, parentId: number | null) =>
   conflict(

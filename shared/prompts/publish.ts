@@ -1,7 +1,7 @@
 import { withBlueprintDefaults } from '#shared/blueprints/schema.ts';
 import type { EventActor } from '#shared/events/emit.ts';
 import { uniqueExternalIds } from '#shared/external-ids/external-ids.ts';
-import { requireFolder } from '#shared/folders/store.ts';
+import { requireFolder } from '#shared/folders/require.ts';
 import { forbidden, payloadTooLarge } from '#shared/platform/errors.ts';
 import {
   type LabelChange,
@@ -25,10 +25,10 @@ import { toPublishView } from './views.ts';
 /**
  * POST /rest/prompt-templates: publishes a new version, creating the template on its first publish.
  *
- * Everything that can refuse the publish (body, snippets, registry tool references, external ids) is checked before the first
+ * Everything that can refuse the publish (body, folder, snippets, registry tool references, external ids) is checked before the first
  * write that a client could see; the writes are the shared publish of versioned entities
  * (shared/versions/publish.ts: claims, the version with dense numbers, pointers and label copies, then
- * the head). Round trips: 1 for the snippet and tool-reference checks, the template as it stands and (cold container) the
+ * the head). Round trips: 1 for the folder, snippet and tool-reference checks, the template as it stands and (cold container) the
  * id blocks, together; then those of the shared publish.
  */
 
@@ -61,7 +61,9 @@ export async function publishPromptTemplate(
     throw payloadTooLarge(`A prompt version is at most ${MAX_VERSION_BYTES} bytes as JSON`);
   }
 
-  const [, , state] = await Promise.all([
+  const [, , , state] = await Promise.all([
+    // The folder it is filed under must be one of the workspace's (404).
+    requireFolder(workspaceId, template.folder_id),
     // Every snippet reference must resolve now; a chain that leads back to this template is a cycle.
     resolveSnippets(blueprint as PromptBlueprint, snippetLoader(workspaceId), { selfName: name }),
     // Every registry tool reference must name a tool (version, label) of the workspace now.

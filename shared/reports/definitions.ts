@@ -1,6 +1,6 @@
 import { getDataset } from '#shared/datasets/repository.ts';
 import { claimExternalIds, uniqueExternalIds } from '#shared/external-ids/external-ids.ts';
-import { requireFolder } from '#shared/folders/store.ts';
+import { requireFolder } from '#shared/folders/require.ts';
 import { badRequest, notFound } from '#shared/platform/errors.ts';
 import { columnReferences, placeColumn, supportedColumnType, validateColumns } from './columns.ts';
 import { generatedName, publishedVersion } from './dataset-version.ts';
@@ -51,16 +51,16 @@ export function orderedDefinitions(definitions: readonly ColumnDefinition[]): Ne
 
 /**
  * POST /reports: a blueprint over a published version of the group (the latest unless a version
- * number is given), its columns checked as a whole before anything is written, its external ids
- * claimed before the report is written (a 409 writes nothing).
+ * number is given), its folder (one of the workspace's, else 404) and its columns checked as a whole
+ * before anything is written, its external ids claimed before the report is written (a 409 writes
+ * nothing).
  */
 export async function createReport(caller: Caller, body: CreateReportBody) {
-  await requireFolder(caller.workspaceId, body.folder_id);
-  const dataset = await publishedVersion(
-    caller.workspaceId,
-    body.dataset_group_id,
-    body.dataset_version_number,
-  );
+  const [dataset] = await Promise.all([
+    publishedVersion(caller.workspaceId, body.dataset_group_id, body.dataset_version_number),
+    // The folder it is filed under must be one of the workspace's (404).
+    requireFolder(caller.workspaceId, body.folder_id),
+  ]);
   const columns = orderedDefinitions(body.columns ?? []);
   validateColumns(dataset.columns, columns);
   const scoreConfiguration = scoreConfigurationOf(body.score_configuration);

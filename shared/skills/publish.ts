@@ -6,6 +6,7 @@ import {
   listExternalIds,
   uniqueExternalIds,
 } from '#shared/external-ids/external-ids.ts';
+import { requireFolder } from '#shared/folders/require.ts';
 import type { AuthContext } from '#shared/platform/auth-context.ts';
 import { badRequest, conflict, invalid, payloadTooLarge } from '#shared/platform/errors.ts';
 import {
@@ -121,6 +122,8 @@ export async function createCollection(auth: AuthContext, body: CreateCollection
   const [taken] = await Promise.all([
     nameInUse(workspaceId, body.name),
     checkExternalIdsFree(workspaceId, externalIds),
+    // The folder it is filed under must be one of the workspace's (404).
+    requireFolder(workspaceId, body.folder_id),
   ]);
   if (taken) throw nameTaken(body.name);
 

@@ -1,5 +1,5 @@
 import { type ExternalId, uniqueExternalIds } from '#shared/external-ids/external-ids.ts';
-import { requireFolder } from '#shared/folders/store.ts';
+import { requireFolder } from '#shared/folders/require.ts';
 import { conflict, notFound, payloadTooLarge } from '#shared/platform/errors.ts';
 import { invalidateTool } from '#shared/prompts/template-cache.ts';
 import {
@@ -88,8 +88,11 @@ export async function createTool(
   body: CreateToolBody,
   userEmail: string | null,
 ) {
-  await requireFolder(workspaceId, body.folder_id);
-  const state = await readForPublish(toolStore, workspaceId, body.name, 0);
+  const [state] = await Promise.all([
+    readForPublish(toolStore, workspaceId, body.name, 0),
+    // The folder it is filed under must be one of the workspace's (404).
+    requireFolder(workspaceId, body.folder_id),
+  ]);
   if (state.head || state.latest) throw conflict(`A tool named ${body.name} already exists`);
   const newHead: ToolHeadFields = {
     description: body.description ?? null,

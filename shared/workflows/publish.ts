@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { type ExternalId, uniqueExternalIds } from '#shared/external-ids/external-ids.ts';
-import { requireFolder } from '#shared/folders/store.ts';
+import { requireFolder } from '#shared/folders/require.ts';
 import { notFound, payloadTooLarge } from '#shared/platform/errors.ts';
 import {
   largestLabelEntry,
@@ -21,8 +21,8 @@ import { toCreatedView } from './views.ts';
 /**
  * POST /rest/workflows: a new workflow, or a new version of one, on the shared publish of versioned
  * entities (shared/versions/publish.ts: external ids claimed first, versions 1..N without gaps under
- * concurrent publishes, labels moved by compare-and-set). The graph is checked whole (graph.ts) before
- * anything is written. A version is stored in one item: one larger than MAX_VERSION_BYTES as JSON is a
+ * concurrent publishes, labels moved by compare-and-set). The graph is checked whole (graph.ts), and the
+ * folder given (a folder of the workspace, else 404), before anything is written. A version is stored in one item: one larger than MAX_VERSION_BYTES as JSON is a
  * 413.
  */
 export type CreatedView = ReturnType<typeof toCreatedView>;
@@ -54,8 +54,13 @@ export async function createWorkflow(
     required_input_variables: body.required_input_variables ?? {},
   };
   validateGraph(graph);
+  // The folder it is filed under must be one of the workspace's (404), checked with the target.
+  const [name] = await Promise.all([
+    targetName(workspaceId, body),
+    requireFolder(workspaceId, body.folder_id),
+  ]);
   return publishGraph(workspaceId, userId, {
-    name: await targetName(workspaceId, body),
+    name,
     graph,
     commitMessage: body.commit_message ?? null,
     folderId: body.folder_id,

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createFolder } from '#test/support/folders.ts';
 import { logRequestBody, startTestService, type TestService } from '#test/support/local-service.ts';
 
 /**
@@ -102,11 +103,8 @@ async function allRows(datasetId: number, query: Record<string, string | number>
 
 describe('dataset groups', () => {
   it('creates a group with its first, empty draft', async () => {
-    const folder = await service.call('POST', '/api/public/v2/folders', {
-      body: { name: 'Evaluation sets' },
-    });
     const answer = await service.call('POST', GROUPS, {
-      body: { name: 'Customer support eval set', folder_id: folder.body.folder.id },
+      body: { name: 'Customer support eval set', folder_id: await createFolder(service) },
     });
 
     expect(answer.status).toBe(201);

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createFolder } from '#test/support/folders.ts';
 import { startTestService, type TestService } from '#test/support/local-service.ts';
 import { publishBody, uniqueName } from '#test/support/prompts.ts';
 import { createReport, publishedDataset } from '#test/support/reports.ts';
@@ -90,14 +91,10 @@ const CASES: Record<string, ListCase> = {
 describe.each(Object.entries(CASES))('%s', (_route, list) => {
   it('filters by folder_id: a folder, null for the root, absent for all', async () => {
     const key = await service.otherWorkspaceKey(uniqueName('folders'));
-    const folder = async (name: string): Promise<number> => {
-      const answer = await service.call('POST', '/api/public/v2/folders', { body: { name }, key });
-      expect(answer.status, JSON.stringify(answer.body)).toBe(201);
-      return answer.body.folder.id;
-    };
-    const [folderId, otherFolderId] = [await folder('one'), await folder('other')];
-    const inFolder = await list.create(key, folderId);
-    const inOther = await list.create(key, otherFolderId);
+    const folder = await createFolder(service, { key });
+    const otherFolder = await createFolder(service, { key });
+    const inFolder = await list.create(key, folder);
+    const inOther = await list.create(key, otherFolder);
     const atRoot = await list.create(key, null);
     const listed = async (query: Record<string, string | number> = {}) => {
       const answer = await service.call('GET', list.path, { query, key });
@@ -106,8 +103,8 @@ describe.each(Object.entries(CASES))('%s', (_route, list) => {
     };
     const sorted = (ids: number[]) => [...ids].sort((a, b) => a - b);
 
-    expect(await listed({ folder_id: folderId })).toEqual([inFolder]);
-    expect(await listed({ folder_id: otherFolderId })).toEqual([inOther]);
+    expect(await listed({ folder_id: folder })).toEqual([inFolder]);
+    expect(await listed({ folder_id: otherFolder })).toEqual([inOther]);
     expect(await listed({ folder_id: 'null' })).toEqual([atRoot]);
     expect(await listed({ folder_id: 999_999 })).toEqual([]);
     expect(await listed()).toEqual(sorted([inFolder, inOther, atRoot]));

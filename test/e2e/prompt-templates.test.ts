@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createFolder } from '#test/support/folders.ts';
 import { startTestService, type TestService } from '#test/support/local-service.ts';
 import { chat, completion, OPENAI_MODEL, publish, publishBody, uniqueName } from '#test/support/prompts.ts';
 
@@ -25,12 +26,13 @@ const freshWorkspaceKey = (name: string) => service.otherWorkspaceKey(`${name}-$
 describe('POST /rest/prompt-templates', () => {
   it('creates the template on the first publish and answers 201 with every documented field', async () => {
     const name = uniqueName('support');
-    const folder = await service.call('POST', '/api/public/v2/folders', {
-      body: { name: uniqueName('support') },
-    });
     const response = await service.call('POST', '/rest/prompt-templates', {
       body: {
-        prompt_template: { prompt_name: name, tags: ['support', 'en'], folder_id: folder.body.folder.id },
+        prompt_template: {
+          prompt_name: name,
+          tags: ['support', 'en'],
+          folder_id: await createFolder(service),
+        },
         prompt_version: {
           prompt_template: {
             type: 'chat',

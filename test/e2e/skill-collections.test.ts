@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createFolder } from '#test/support/folders.ts';
 import { startTestService, type TestService } from '#test/support/local-service.ts';
 import { uniqueName } from '#test/support/prompts.ts';
 import { type Receiver, startReceiver } from '#test/support/receiver.ts';
@@ -68,9 +69,10 @@ describe('POST /api/public/v2/skill-collections', () => {
   it('creates a collection at version 1 from JSON files (201), readable by id and by name', async () => {
     const name = uniqueName('support');
     const mapping = { source: 'git', external_id: uniqueName('repo') };
+    const folderId = await createFolder(service);
     const created = await create({
       name,
-      folder_id: 12,
+      folder_id: folderId,
       provider: 'claude',
       files: asList(filesOf('triage')),
       commit_message: 'first',
@@ -81,7 +83,7 @@ describe('POST /api/public/v2/skill-collections', () => {
       skill_collection: {
         id: expect.stringMatching(/^[0-9a-f-]{36}$/),
         workspace_id: service.workspaceId,
-        folder_id: 12,
+        folder_id: folderId,
         root_path: name,
         name,
         provider: 'claude',
@@ -399,7 +401,7 @@ describe('PATCH /api/public/v2/skill-collections/{identifier}', () => {
 
 describe('GET /api/public/v2/skill-collections', () => {
   it('filters by folder, time and external id, sorts by name, pages', async () => {
-    const folder = 1000 + Math.floor(Math.random() * 1_000_000);
+    const folder = await createFolder(service);
     const prefix = uniqueName('listed');
     const mapping = { source: 'git', external_id: uniqueName('listed') };
     const b = await createNamed(`${prefix}-b`, { folder_id: folder });

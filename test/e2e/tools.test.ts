@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createFolder } from '#test/support/folders.ts';
 import { startTestService, type TestService } from '#test/support/local-service.ts';
 import { uniqueName } from '#test/support/prompts.ts';
 
@@ -40,10 +41,7 @@ describe('POST /api/public/v2/tool-registry', () => {
   it('creates a tool at version 1 (201) with its external ids', async () => {
     const name = uniqueName('tool');
     const mapping = { source: 'crm', external_id: uniqueName('T') };
-    const folder = await service.call('POST', '/api/public/v2/folders', {
-      body: { name: uniqueName('tools') },
-    });
-    const folderId = folder.body.folder.id;
+    const folderId = await createFolder(service);
     const created = await create({
       name,
       tool_definition: definition(),
