@@ -115,6 +115,8 @@ export const getCollectionResponseSchema = z.object({
   success: z.literal(true),
   skill_collection: skillCollectionSchema,
   files: z.record(z.string(), z.string()),
+  /** Files left out of an answer that would pass Lambda's 6 MB, with their sizes (read them as a ZIP). */
+  omitted_files: z.record(z.string(), z.int()).optional(),
   version: skillVersionSchema,
 });
 
