@@ -60,3 +60,69 @@ describe('a collection larger than one answer', () => {
     expect(v1.body).not.toHaveProperty('omitted_files');
   });
 });
+
+describe('version paths', () => {
+  it('updates a file named in another Unicode form, as stored (NFC), instead of refusing a duplicate', async () => {
+    const name = uniqueName('forms');
+    await create(name, { 'caf\u00e9.md': 'one' });
+    const version = await addVersion(name, { file_updates: [{ path: 'cafe\u0301.md', content: 'two' }] });
+    expect(version.status, JSON.stringify(version.body)).toBe(201);
+    expect((await service.call('GET', at(name))).body.files).toEqual({ 'caf\u00e9.md': 'two' });
+    const moved = await addVersion(name, {
+      moves: [{ old_path: 'cafe\u0301.md', new_path: 'cafe\u0301-2.md' }],
+    });
+    expect(moved.status, JSON.stringify(moved.body)).toBe(201);
+    expect(moved.body.version.file_paths).toEqual(['caf\u00e9-2.md']);
+  });
+
+  it('refuses a move onto an existing file (422, naming it) and a path updated twice (400), writing nothing', async () => {
+    const name = uniqueName('onto');
+    await create(name, { 'a.md': 'A', 'b.md': 'B' });
+    const onto = await addVersion(name, { moves: [{ old_path: 'a.md', new_path: 'b.md' }] });
+    expect(onto.status).toBe(422);
+    expect(onto.body.detail[0]).toMatchObject({ loc: ['body', 'moves', 0, 'new_path'] });
+    expect(onto.body.message).toMatch(/b\.md is already a file of the collection/);
+    const chain = await addVersion(name, {
+      moves: [
+        { old_path: 'a.md', new_path: 'b.md' },
+        { old_path: 'b.md', new_path: 'c.md' },
+      ],
+    });
+    expect(chain.status).toBe(422);
+    const twice = await addVersion(name, {
+      file_updates: [
+        { path: 'c.md', content: 'first' },
+        { path: 'c.md', content: 'second' },
+      ],
+    });
+    expect(twice).toMatchObject({ status: 400, body: { error: 'duplicate_file_path' } });
+    const read = await service.call('GET', at(name));
+    expect(read.body).toMatchObject({ version: { number: 1 }, files: { 'a.md': 'A', 'b.md': 'B' } });
+
+    // A chain that frees each path before it is taken is fine.
+    const freed = await addVersion(name, {
+      moves: [
+        { old_path: 'b.md', new_path: 'c.md' },
+        { old_path: 'a.md', new_path: 'b.md' },
+      ],
+    });
+    expect(freed.status).toBe(201);
+    expect((await service.call('GET', at(name))).body.files).toEqual({ 'b.md': 'A', 'c.md': 'B' });
+  });
+
+  it('refuses a path that is also the folder of another (400), at create and in a version', async () => {
+    const files = [
+      { path: 'docs', content: 'a file' },
+      { path: 'docs/guide.md', content: 'a file in a folder of that name' },
+    ];
+    const name = uniqueName('clash');
+    const created = await service.call('POST', BASE, { body: { name, files } });
+    expect(created).toMatchObject({ status: 400, body: { error: 'invalid_file_path' } });
+    expect(created.body.message).toMatch(/"docs" is also the folder of "docs\/guide.md"/);
+    expect((await service.call('GET', at(name))).status).toBe(404);
+
+    await create(name, { docs: 'a file' });
+    const version = await addVersion(name, { file_updates: [{ path: 'docs/guide.md', content: 'x' }] });
+    expect(version).toMatchObject({ status: 400, body: { error: 'invalid_file_path' } });
+  });
+});
