@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '#test/support/local-service.ts';
 import { uniqueName } from '#test/support/prompts.ts';
+import { formBody, zipOf } from '#test/support/skill-archives.ts';
 
 /**
  * Skill collections at their edges, through the local gateway: reads of a collection larger than one
@@ -124,5 +125,32 @@ describe('version paths', () => {
     await create(name, { docs: 'a file' });
     const version = await addVersion(name, { file_updates: [{ path: 'docs/guide.md', content: 'x' }] });
     expect(version).toMatchObject({ status: 400, body: { error: 'invalid_file_path' } });
+  });
+});
+
+describe('multipart metadata', () => {
+  it('refuses metadata whose files (or file_updates) is not a list (422) instead of dropping it for the archive', async () => {
+    const name = uniqueName('meta');
+    const zip = await zipOf({ 'x.md': 'x' });
+    const created = await service.call(
+      'POST',
+      BASE,
+      await formBody({ metadata: JSON.stringify({ name, files: 'oops' }) }, { field: 'archive', data: zip }),
+    );
+    expect(created.status).toBe(422);
+    expect(created.body.detail[0].loc).toEqual(['body', 'files']);
+    expect((await service.call('GET', at(name))).status).toBe(404);
+
+    await create(name, { 'a.md': 'A' });
+    const version = await service.call(
+      'POST',
+      at(name, '/versions'),
+      await formBody(
+        { metadata: JSON.stringify({ file_updates: { path: 'y.md' } }) },
+        { field: 'zip', data: zip },
+      ),
+    );
+    expect(version.status).toBe(422);
+    expect((await service.call('GET', at(name))).body.version.number).toBe(1);
   });
 });
