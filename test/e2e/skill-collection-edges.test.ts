@@ -154,3 +154,24 @@ describe('multipart metadata', () => {
     expect((await service.call('GET', at(name))).body.version.number).toBe(1);
   });
 });
+
+describe('collection names', () => {
+  it.each([
+    ['..', 'must not be "." or ".."'],
+    ['.', 'must not be "." or ".."'],
+    ['line\nbreak', 'must not contain control characters'],
+  ])(
+    'refuses the name %j at create and rename (422), as a URL or an export could not use it',
+    async (name, rule) => {
+      const created = await service.call('POST', BASE, { body: { name, files: [] } });
+      expect(created.status).toBe(422);
+      expect(created.body.detail[0]).toMatchObject({ loc: ['body', 'name'], msg: rule });
+      const { skill_collection } = await create(uniqueName('named'), {});
+      const renamed = await service.call('PATCH', at(skill_collection.id), { body: { name } });
+      expect(renamed.status).toBe(422);
+      expect((await service.call('GET', at(skill_collection.id))).body.skill_collection.name).toBe(
+        skill_collection.name,
+      );
+    },
+  );
+});
