@@ -175,3 +175,37 @@ describe('collection names', () => {
     },
   );
 });
+
+describe('the ZIP round trip', () => {
+  it('gives back the same paths when every file sits in one folder that is not a skill, as a create and as a version', async () => {
+    const files = { 'docs/a.md': 'A', 'docs/b.md': 'B' };
+    const name = uniqueName('docs');
+    const { skill_collection } = await create(name, files);
+    const url = new URL(at(skill_collection.id), service.baseUrl);
+    url.searchParams.set('format', 'zip');
+    const response = await fetch(url, {
+      headers: { 'X-API-KEY': service.apiKey, Accept: 'application/zip' },
+    });
+    expect(response.status).toBe(200);
+    const zip = Buffer.from(await response.arrayBuffer());
+
+    const copy = uniqueName('copy');
+    const created = await service.call(
+      'POST',
+      BASE,
+      await formBody({ metadata: JSON.stringify({ name: copy }) }, { field: 'archive', data: zip }),
+    );
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect((await service.call('GET', at(copy))).body.files).toEqual(files);
+
+    // Sent back as a version of a collection that changed since, it restores those files where they were.
+    await addVersion(name, { file_updates: [{ path: 'docs/a.md', content: 'changed' }] });
+    const restored = await service.call(
+      'POST',
+      at(name, '/versions'),
+      await formBody({}, { field: 'archive', data: zip }),
+    );
+    expect(restored.status, JSON.stringify(restored.body)).toBe(201);
+    expect((await service.call('GET', at(name))).body.files).toEqual(files);
+  });
+});
