@@ -25,7 +25,7 @@ export async function writeSkillArchive(files: readonly SkillFile[]): Promise<Bu
     });
   }
   // Marks the paths as from the collection root: reading it back strips no folder.
-  zip.end({ comment: SKILL_ARCHIVE_COMMENT });
+  zip.end({ comment: SKILL_ARCHIVE_COMMENT, forceZip64Format: false });
   const chunks: Buffer[] = [];
   for await (const chunk of zip.outputStream) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks);
