@@ -87,9 +87,12 @@ function withinAnswerLimit<T extends { files: Record<string, string> }>(
   limit = MAX_JSON_ANSWER_BYTES,
 ): T & { omitted_files?: Record<string, number> } {
   const sizes = files.map((file) => Buffer.byteLength(file.content, 'utf8'));
+  // Counted file by file (a `"path":"content",` each, escaped as Lambda's result carries it), never as
+  // one string of up to 20 MiB escaped twice.
+  const costs = files.map((file) => escapedJsonBytes(file.path) + escapedJsonBytes(file.content) + 4);
   const omitted = largestToOmit(
-    files.map((file) => escapedJsonBytes(file.path) + escapedJsonBytes(file.content) + 4),
-    escapedJsonBytes(answer),
+    costs,
+    escapedJsonBytes({ ...answer, files: {} }) + costs.reduce((sum, cost) => sum + cost, 0),
     limit,
     (i) => escapedJsonBytes(files[i]!.path) + escapedJsonBytes(sizes[i]) + 4,
   );
