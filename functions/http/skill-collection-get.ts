@@ -16,6 +16,8 @@ export const handler = httpRoute({
   query: getCollectionQuerySchema,
   permission: ['skills', 'read'],
   responses: { 200: getCollectionResponseSchema },
+  // A ZIP past what one answer carries.
+  errors: [413],
   // A client asks for the archive with `Accept: application/zip` (API Gateway then answers bytes).
   binaryResponses: { 200: 'application/zip' },
   async handle({ path, query, auth }) {

@@ -1,3 +1,4 @@
+import { SKILL_ARCHIVE_COMMENT } from './archive.ts';
 import type { SkillFile } from './files.ts';
 
 /**
@@ -9,7 +10,10 @@ import type { SkillFile } from './files.ts';
 // A fixed time for every entry written: the same files always make the same bytes.
 const ARCHIVE_MTIME = new Date(Date.UTC(2000, 0, 1));
 
-/** A ZIP of the files (deflated, regular files, one fixed timestamp), as readSkillArchive reads it back. */
+/**
+ * A ZIP of the files (deflated, regular files, one fixed timestamp), as readSkillArchive reads it back:
+ * the same paths, whatever folders they share.
+ */
 export async function writeSkillArchive(files: readonly SkillFile[]): Promise<Buffer> {
   const { default: yazl } = await import('yazl');
   const zip = new yazl.ZipFile();
@@ -20,7 +24,8 @@ export async function writeSkillArchive(files: readonly SkillFile[]): Promise<Bu
       mode: 0o100644,
     });
   }
-  zip.end();
+  // Marks the paths as from the collection root: reading it back strips no folder.
+  zip.end({ comment: SKILL_ARCHIVE_COMMENT, forceZip64Format: false });
   const chunks: Buffer[] = [];
   for await (const chunk of zip.outputStream) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks);

@@ -15,6 +15,13 @@ import { normaliseSkillPath, parentFolder } from './paths.ts';
 /** Top folders of PromptLayer's per-tool exports (Claude Code, Codex/universal, OpenClaw). */
 export const PROVIDER_EXPORT_PREFIXES = ['.claude', '.agents', '.openclaw'] as const;
 
+/**
+ * The comment of the archives `format=zip` writes (archive-write.ts): their paths are already relative
+ * to the collection root, so reading one back strips no folder (a collection whose files all sit in
+ * `docs/` comes back as `docs/...`, not at the root).
+ */
+export const SKILL_ARCHIVE_COMMENT = 'promptops skill collection: paths relative to the collection root';
+
 const SYMLINK = 0o120000;
 const FILE_TYPE_MASK = 0o170000;
 
@@ -29,7 +36,8 @@ interface Entry {
  * files or 1000 entries of any kind, a file over 5 MiB declared or actual, more than 20 MiB in all, a
  * ratio above 100:1 (413). Directory entries are skipped, `__MACOSX/` and `.DS_Store` dropped; then one
  * common top folder that is not itself a skill (no SKILL.md directly in it) and a provider export prefix
- * (`.claude/`, `.agents/`, `.openclaw/`) are stripped. Paths come back normalised by the path rules; the
+ * (`.claude/`, `.agents/`, `.openclaw/`) are stripped, unless the archive is one `format=zip` wrote
+ * (SKILL_ARCHIVE_COMMENT: its paths are from the collection root already). Paths come back normalised by the path rules; the
  * caller runs checkSkillFiles on the collection's files (front matter, totals), as for JSON.
  */
 export async function readSkillArchive(zip: Buffer): Promise<SkillFile[]> {
@@ -46,10 +54,10 @@ export async function readSkillArchive(zip: Buffer): Promise<SkillFile[]> {
       `The archive lists ${zipfile.entryCount} entries; it may list at most ${SKILL_FILE_LIMITS.maxArchiveEntries}`,
     );
   }
+  const ours = zipfile.comment === SKILL_ARCHIVE_COMMENT;
   const entries = await readEntries(zipfile);
-  return stripCommonFolders(
-    entries.map((entry) => ({ path: normaliseSkillPath(entry.path), content: entry.content })),
-  );
+  const files = entries.map((entry) => ({ path: normaliseSkillPath(entry.path), content: entry.content }));
+  return ours ? files : stripCommonFolders(files);
 }
 
 function invalidArchive(error: Error): AppError {

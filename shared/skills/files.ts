@@ -53,6 +53,16 @@ export function checkSkillFiles(files: readonly SkillFile[]): SkillFile[] {
       throw payloadTooLarge(`The files hold more than ${SKILL_FILE_LIMITS.maxTotalBytes} bytes in all`);
     return { path, content: file.content };
   });
+  for (const path of seen) {
+    // A path that is also a folder of another (`a` and `a/b.md`) cannot be written out as files.
+    for (let slash = path.indexOf('/'); slash !== -1; slash = path.indexOf('/', slash + 1)) {
+      if (seen.has(path.slice(0, slash)))
+        throw badRequest(
+          `File path "${clip(path.slice(0, slash), 200)}" is also the folder of "${clip(path, 200)}"`,
+          'invalid_file_path',
+        );
+    }
+  }
   for (const file of checked) if (isSkillFile(file.path)) checkSkillFrontMatter(file.path, file.content);
   return checked.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }

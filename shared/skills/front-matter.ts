@@ -17,6 +17,12 @@ export const FRONT_MATTER_LIMITS = {
   compatibilityLength: 500,
   /** Aliases a front matter may expand (a billion-laughs document is refused long before). */
   maxAliasCount: 10,
+  /**
+   * Bytes of the YAML block: the spec's fields take about 2 KB (4 KB in a multi-byte script). YAML
+   * parsing costs more than linear time on hostile input (thousands of keys checked for uniqueness,
+   * deep nesting), so a larger block is refused before it is parsed.
+   */
+  maxBytes: 8192,
 } as const;
 
 const NAME = /^[a-z0-9]+(-[a-z0-9]+)*$/;
@@ -52,7 +58,10 @@ export function checkSkillFrontMatter(path: string, content: string): SkillFront
         : 'must start with a YAML front matter block between --- lines (name and description)',
     );
   }
-  const document = parseDocument(block[1] ?? '', {
+  const yaml = block[1] ?? '';
+  if (Buffer.byteLength(yaml, 'utf8') > FRONT_MATTER_LIMITS.maxBytes)
+    throw refuse(`the front matter is longer than ${FRONT_MATTER_LIMITS.maxBytes} bytes`);
+  const document = parseDocument(yaml, {
     schema: 'core',
     uniqueKeys: true,
     prettyErrors: false,

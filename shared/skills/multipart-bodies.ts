@@ -34,9 +34,10 @@ function skillMultipart(filesField: 'files' | 'file_updates'): MultipartOptions 
     maxFileBytes: MAX_ARCHIVE_BYTES,
     async toBody(parts) {
       const metadata = metadataOf(parts);
-      if (!parts.file) return metadata;
+      const listed = metadata[filesField] ?? [];
+      // Not a list: left as sent, for the body schema to refuse (422) rather than dropped.
+      if (!parts.file || !Array.isArray(listed)) return metadata;
       const archived = await readSkillArchive(parts.file.data);
-      const listed = Array.isArray(metadata[filesField]) ? (metadata[filesField] as unknown[]) : [];
       return { ...metadata, [filesField]: [...listed, ...archived] };
     },
   };

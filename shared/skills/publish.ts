@@ -8,7 +8,7 @@ import {
 } from '#shared/external-ids/external-ids.ts';
 import { requireFolder } from '#shared/folders/require.ts';
 import type { AuthContext } from '#shared/platform/auth-context.ts';
-import { badRequest, conflict, invalid, payloadTooLarge } from '#shared/platform/errors.ts';
+import { badRequest, clip, conflict, invalid, payloadTooLarge } from '#shared/platform/errors.ts';
 import {
   largestLabelEntry,
   MAX_HEAD_BYTES,
@@ -186,23 +186,39 @@ export async function createCollection(auth: AuthContext, body: CreateCollection
   };
 }
 
-/** The files after the body's moves, deletes and updates (in that order); a 422 naming a missing path. */
+/**
+ * The files after the body's moves, deletes and updates (in that order), every path named as it is
+ * stored (normalised): a 422 naming a path to move or delete that is not there, or a move onto a file
+ * that is (its content would be lost); a 400 for a path updated twice.
+ */
 function applyChanges(current: readonly SkillFile[], body: SaveVersionBody): SkillFile[] {
   const files = new Map(current.map((file) => [file.path, file.content]));
   const missing = (path: string, loc: (string | number)[]) =>
     invalid(['body', ...loc], `${path} is not a file of the collection`);
-  // Paths named as they are stored (normalised); the result is checked whole afterwards.
   body.moves.forEach(({ old_path, new_path }, index) => {
     const from = normaliseSkillPath(old_path);
+    const to = normaliseSkillPath(new_path);
     if (!files.has(from)) throw missing(old_path, ['moves', index, 'old_path']);
-    const content = files.get(from)!;
+    if (to === from) return;
+    if (files.has(to))
+      throw invalid(
+        ['body', 'moves', index, 'new_path'],
+        `${new_path} is already a file of the collection (a move does not replace a file)`,
+      );
+    files.set(to, files.get(from)!);
     files.delete(from);
-    files.set(new_path, content);
   });
   body.deletes.forEach((path, index) => {
     if (!files.delete(normaliseSkillPath(path))) throw missing(path, ['deletes', index]);
   });
-  for (const { path, content } of body.file_updates) files.set(path, content);
+  const updated = new Set<string>();
+  for (const { path: given, content } of body.file_updates) {
+    const path = normaliseSkillPath(given);
+    if (updated.has(path))
+      throw badRequest(`File path "${clip(path, 200)}" is updated twice`, 'duplicate_file_path');
+    updated.add(path);
+    files.set(path, content);
+  }
   return [...files].map(([path, content]) => ({ path, content }));
 }
 

@@ -1,13 +1,23 @@
 import { listExternalIds } from '#shared/external-ids/external-ids.ts';
-import { notFound } from '#shared/platform/errors.ts';
+import { escapedJsonBytes, largestToOmit } from '#shared/platform/answer-limit.ts';
+import { notFound, payloadTooLarge } from '#shared/platform/errors.ts';
 import { lookupByName, type Selector } from '#shared/versions/read.ts';
 import { loadManifest, readFiles } from './blobs.ts';
 import { headById, isUuid, type SkillHead, skillStore } from './collection.ts';
-import { writeSkillArchive } from './files.ts';
+import { type SkillFile, writeSkillArchive } from './files.ts';
 import { headByName } from './names.ts';
 import { toCollection, toVersion } from './views.ts';
 
 /** Reading skill collections: by UUID or by name (a collection's root path is its name). */
+
+/**
+ * A collection holds up to 20 MiB of files, more than one answer carries: Lambda returns at most 6 MB,
+ * in which a JSON body is escaped once more and a binary one is base64 (4/3 of its bytes). A JSON read
+ * leaves the largest contents out past MAX_JSON_ANSWER_BYTES (naming them in `omitted_files`); a ZIP
+ * over MAX_ZIP_ANSWER_BYTES is a 413. Either way never a 502.
+ */
+export const MAX_JSON_ANSWER_BYTES = 5 * 1024 * 1024;
+export const MAX_ZIP_ANSWER_BYTES = 4 * 1024 * 1024;
 
 export const collectionNotFound = (identifier: string) =>
   notFound(`Skill collection ${identifier} not found`);
@@ -46,19 +56,55 @@ export async function getCollection(
   const { head, version } = await readCollectionVersion(workspaceId, identifier, select);
   const files = await readFiles(await loadManifest(version));
   if (format === 'zip') {
-    return { zip: await writeSkillArchive(files), name: head.collection_name };
+    const zip = await writeSkillArchive(files);
+    if (zip.length > MAX_ZIP_ANSWER_BYTES)
+      throw payloadTooLarge(
+        `The ZIP of version ${version.number} of skill collection ${identifier} is ${zip.length} bytes; an answer holds at most ${MAX_ZIP_ANSWER_BYTES}`,
+      );
+    return { zip, name: head.collection_name };
   }
   const pinned = select.version !== undefined || select.label !== undefined;
   const [latest, externalIds] = await Promise.all([
     pinned ? skillStore.getLatestVersion(workspaceId, head.name) : version,
     head.has_external_ids ? listExternalIds(workspaceId, 'skill_collection', head.id) : [],
   ]);
+  const answer = {
+    success: true as const,
+    skill_collection: toCollection(workspaceId, head, latest?.number ?? version.number, externalIds),
+    files: Object.fromEntries(files.map((file) => [file.path, file.content])),
+    version: toVersion(workspaceId, version, head),
+  };
+  return { json: withinAnswerLimit(answer, files) };
+}
+
+/**
+ * The answer within MAX_JSON_ANSWER_BYTES: the largest contents left out first until it fits, each
+ * named with its size in bytes in `omitted_files` (read them with `format=zip`).
+ */
+function withinAnswerLimit<T extends { files: Record<string, string> }>(
+  answer: T,
+  files: readonly SkillFile[],
+  limit = MAX_JSON_ANSWER_BYTES,
+): T & { omitted_files?: Record<string, number> } {
+  const sizes = files.map((file) => Buffer.byteLength(file.content, 'utf8'));
+  // Counted file by file (a `"path":"content",` each, escaped as Lambda's result carries it), never as
+  // one string of up to 20 MiB escaped twice.
+  const costs = files.map((file) => escapedJsonBytes(file.path) + escapedJsonBytes(file.content) + 4);
+  const omitted = largestToOmit(
+    costs,
+    escapedJsonBytes({ ...answer, files: {} }) + costs.reduce((sum, cost) => sum + cost, 0),
+    limit,
+    (i) => escapedJsonBytes(files[i]!.path) + escapedJsonBytes(sizes[i]) + 4,
+  );
+  if (omitted.size === 0) return answer;
   return {
-    json: {
-      success: true as const,
-      skill_collection: toCollection(workspaceId, head, latest?.number ?? version.number, externalIds),
-      files: Object.fromEntries(files.map((file) => [file.path, file.content])),
-      version: toVersion(workspaceId, version, head),
-    },
+    ...answer,
+    // Rebuilt with fromEntries: a path may be called `__proto__`.
+    files: Object.fromEntries(
+      files.filter((_, i) => !omitted.has(i)).map((file) => [file.path, file.content]),
+    ),
+    omitted_files: Object.fromEntries(
+      files.flatMap((file, i) => (omitted.has(i) ? [[file.path, sizes[i]!]] : [])),
+    ),
   };
 }

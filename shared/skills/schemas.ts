@@ -19,12 +19,18 @@ import {
  */
 const MAX_LIST_ENTRIES = 1_000;
 
-/** A collection name: also an identifier in paths, so no `/`; at most 255 characters. */
+/**
+ * A collection name: also an identifier in URL paths and the root path (the folder its files sit in once
+ * exported), so no `/`, no control character, not `.` or `..` (a URL would resolve it away, an export
+ * would climb out of its folder); at most 255 characters.
+ */
 export const collectionNameSchema = wellFormedString()
   .trim()
   .min(1)
   .max(255)
-  .refine((name) => !name.includes('/'), 'must not contain "/"');
+  .refine((name) => !name.includes('/'), 'must not contain "/"')
+  .refine((name) => !/\p{Cc}/u.test(name), 'must not contain control characters')
+  .refine((name) => name !== '.' && name !== '..', 'must not be "." or ".."');
 
 /** A path as sent; checkSkillFiles (or normaliseSkillPath) normalises and checks it. */
 const pathSchema = z.string().max(4096);
@@ -115,6 +121,8 @@ export const getCollectionResponseSchema = z.object({
   success: z.literal(true),
   skill_collection: skillCollectionSchema,
   files: z.record(z.string(), z.string()),
+  /** Files left out of an answer that would pass Lambda's 6 MB, with their sizes (read them as a ZIP). */
+  omitted_files: z.record(z.string(), z.int()).optional(),
   version: skillVersionSchema,
 });
 

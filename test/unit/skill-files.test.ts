@@ -285,6 +285,17 @@ describe('checkSkillFiles: SKILL.md front matter (422 naming the file and the ru
     expect(result.message).toMatch(/^triage\/SKILL\.md: the front matter is not valid YAML: .*alias/i);
   });
 
+  it('refuses a front matter over 8 KiB before parsing it (YAML costs more than linear time on hostile input)', () => {
+    const keys = Array.from({ length: 2000 }, (_, i) => `k${i}: v`).join('\n');
+    const result = refusal(skill(`name: triage\ndescription: d\n${keys}`));
+    expect(result).toMatchObject({ status: 422, error: 'invalid_skill' });
+    expect(result.message).toBe('triage/SKILL.md: the front matter is longer than 8192 bytes');
+    const nested = refusal(skill(`name: triage\ndescription: d\nm: ${'['.repeat(100_000)}`));
+    expect(nested.message).toBe('triage/SKILL.md: the front matter is longer than 8192 bytes');
+    // A long description in a multi-byte script still fits.
+    expect(() => checkSkillFiles(skill(`name: triage\ndescription: ${'説'.repeat(1024)}`))).not.toThrow();
+  });
+
   it('names the SKILL.md that breaks a rule among several', () => {
     const files = [
       { path: 'a/SKILL.md', content: skillMd('a') },
