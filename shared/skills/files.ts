@@ -1,5 +1,5 @@
 import { badRequest, clip, payloadTooLarge } from '#shared/platform/errors.ts';
-import { checkSkillFrontMatter, isSkillFile } from './front-matter.ts';
+import { checkSkillFrontMatter, FRONT_MATTER_LIMITS, frontMatterBytes, isSkillFile } from './front-matter.ts';
 import { SKILL_FILE_LIMITS } from './limits.ts';
 import { normaliseSkillPath } from './paths.ts';
 
@@ -63,6 +63,12 @@ export function checkSkillFiles(files: readonly SkillFile[]): SkillFile[] {
         );
     }
   }
-  for (const file of checked) if (isSkillFile(file.path)) checkSkillFrontMatter(file.path, file.content);
+  const skills = checked.filter((file) => isSkillFile(file.path));
+  const frontMatter = skills.reduce((sum, file) => sum + frontMatterBytes(file.content), 0);
+  if (frontMatter > FRONT_MATTER_LIMITS.maxTotalBytes)
+    throw payloadTooLarge(
+      `The SKILL.md front matter blocks hold ${frontMatter} bytes in all; a collection holds at most ${FRONT_MATTER_LIMITS.maxTotalBytes}`,
+    );
+  for (const file of skills) checkSkillFrontMatter(file.path, file.content);
   return checked.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }

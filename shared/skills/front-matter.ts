@@ -23,7 +23,19 @@ export const FRONT_MATTER_LIMITS = {
    * deep nesting), so a larger block is refused before it is parsed.
    */
   maxBytes: 8192,
+  /**
+   * Bytes of all of a collection's front matter blocks together (checkSkillFiles): 100 skills with full
+   * descriptions in a multi-byte script fit, while parsing a collection's worth of hostile blocks stays
+   * around a second, far inside a function's timeout.
+   */
+  maxTotalBytes: 256 * 1024,
 } as const;
+
+/** The bytes of the front matter block of a SKILL.md (0 when it has none: its check says why). */
+export function frontMatterBytes(content: string): number {
+  const block = BLOCK.exec(content);
+  return block ? Buffer.byteLength(block[1] ?? '', 'utf8') : 0;
+}
 
 const NAME = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 // The block: `---` alone on the first line (after an optional byte-order mark), then YAML up to the next

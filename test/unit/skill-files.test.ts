@@ -296,6 +296,22 @@ describe('checkSkillFiles: SKILL.md front matter (422 naming the file and the ru
     expect(() => checkSkillFiles(skill(`name: triage\ndescription: ${'説'.repeat(1024)}`))).not.toThrow();
   });
 
+  it('refuses (413) a collection whose front matter blocks hold more than 256 KiB together, before parsing any', () => {
+    // 40 skills of 7.5 KB of keys each: every block alone is within its limit.
+    const keys = Array.from({ length: 950 }, (_, i) => `k${i}: v`).join('\n');
+    const files = Array.from({ length: 40 }, (_, i) => ({
+      path: `skill-${i}/SKILL.md`,
+      content: `---\nname: skill-${i}\ndescription: d\n${keys}\n---\nBody\n`,
+    }));
+    const result = refusal(files);
+    expect(result.status).toBe(413);
+    expect(result.message).toMatch(
+      /^The SKILL\.md front matter blocks hold \d+ bytes in all; a collection holds at most 262144$/,
+    );
+    // 30 of them fit.
+    expect(checkSkillFiles(files.slice(0, 30))).toHaveLength(30);
+  });
+
   it('names the SKILL.md that breaks a rule among several', () => {
     const files = [
       { path: 'a/SKILL.md', content: skillMd('a') },
