@@ -4,6 +4,7 @@ import { externalIdSchema } from '#shared/external-ids/external-ids.ts';
 import {
   givenTogether,
   idParam,
+  isUuid,
   queryBoolean,
   sortOrderNeedsSortBy,
   wellFormedString,
@@ -49,12 +50,16 @@ export const deleteFolderQuerySchema = z.object({ cascade: queryBoolean.default(
 
 // ------------------------------------------------------------------------------------ entities
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** `{id, type}`: a positive integer id, a UUID for a skill collection. */
+/** `{id, type}`: a positive integer id, a UUID for a skill collection (lower-cased: one collection, one id). */
 export const entityReferenceSchema = z
   .object({
-    id: z.union([z.int().positive().max(Number.MAX_SAFE_INTEGER), z.string().regex(UUID, 'must be a UUID')]),
+    id: z.union([
+      z.int().positive().max(Number.MAX_SAFE_INTEGER),
+      z
+        .string()
+        .refine(isUuid, 'must be a UUID')
+        .transform((id) => id.toLowerCase()),
+    ]),
     type: z.enum(FOLDER_TYPES as unknown as [FolderType, ...FolderType[]]),
   })
   .superRefine((ref, ctx) => {

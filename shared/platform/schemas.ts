@@ -16,6 +16,10 @@ export const wellFormedString = () =>
   z.string().refine((text) => text.isWellFormed(), { message: ILL_FORMED_UNICODE, abort: true });
 
 /** Any JSON object (values unchecked): parameters, variables, attributes, provider payloads. */
+/** Whether a string is a UUID (any version; either case), as the ids of skill collections are. */
+export const isUuid = (text: string) => UUID_PATTERN.test(text);
+const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 export const jsonObject = z.record(z.string(), z.unknown());
 
 /**

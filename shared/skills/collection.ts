@@ -1,3 +1,4 @@
+import { isUuid } from '#shared/platform/schemas.ts';
 import type { StoredJson } from '#shared/platform/stored-json.ts';
 import { type Head, jsonDocVersions, type VersionKind } from '#shared/versions/kind.ts';
 import { versionStore } from '#shared/versions/store.ts';
@@ -115,9 +116,6 @@ export const SKILL_KIND: VersionKind<SkillVersionRecord, SkillLabelEntry, SkillH
 };
 
 export const skillStore = versionStore(SKILL_KIND);
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-export const isUuid = (text: string) => UUID.test(text);
 
 /** A collection's head by its UUID (a deleted one is not there). */
 export async function headById(workspaceId: number, id: string): Promise<SkillHead | undefined> {

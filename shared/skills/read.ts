@@ -1,9 +1,10 @@
 import { listExternalIds } from '#shared/external-ids/external-ids.ts';
 import { escapedJsonBytes, largestToOmit } from '#shared/platform/answer-limit.ts';
 import { notFound, payloadTooLarge } from '#shared/platform/errors.ts';
+import { isUuid } from '#shared/platform/schemas.ts';
 import { lookupByName, type Selector } from '#shared/versions/read.ts';
 import { loadManifest, readFiles } from './blobs.ts';
-import { headById, isUuid, type SkillHead, skillStore } from './collection.ts';
+import { headById, type SkillHead, skillStore } from './collection.ts';
 import { type SkillFile, writeSkillArchive } from './files.ts';
 import { headByName } from './names.ts';
 import { toCollection, toVersion } from './views.ts';

@@ -478,7 +478,14 @@ describe('skill collections in folders', () => {
     const id: string = created.skill_collection.id;
 
     const moved = await service.call('POST', '/api/public/v2/folders/entities', {
-      body: { entities: [{ id: id.toUpperCase(), type: 'SKILL_COLLECTION' }], folder_id: folderId },
+      body: {
+        // One collection named twice, in either case: moved (and counted) once.
+        entities: [
+          { id: id.toUpperCase(), type: 'SKILL_COLLECTION' },
+          { id, type: 'SKILL_COLLECTION' },
+        ],
+        folder_id: folderId,
+      },
     });
     expect(moved.status, JSON.stringify(moved.body)).toBe(200);
     expect(moved.body.moved_count).toBe(1);
