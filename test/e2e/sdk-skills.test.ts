@@ -206,8 +206,12 @@ describe('refusals', () => {
     await pl.skills.publish({ name, provider: 'claude_code', files: asList(filesOf('triage')) });
     await expect(
       pl.skills.publish({ name, provider: 'claude_code', files: asList(filesOf('triage')) }),
-    ).rejects.toThrow(/already|taken|exists/i);
+    ).rejects.toThrow(`A skill collection named ${name} already exists`);
     await expect(pl.skills.pull(uniqueName('sdk-skills-missing'))).rejects.toThrow(/not found/i);
+    // A label alone makes no version (the files would not change).
+    await expect(pl.skills.update(name, { releaseLabel: 'production' })).rejects.toThrow(
+      'The version changes no file',
+    );
     await expect(pl.skills.update(name, { moves: [{ from: 'nope.md', to: 'yes.md' }] })).rejects.toThrow(
       /nope\.md/,
     );
