@@ -70,6 +70,22 @@ describe('skills.publish', () => {
     expect(published?.version).toMatchObject({ commit_message: 'first', provider: 'claude_code' });
   });
 
+  it('publishes into a folder (folderId)', async () => {
+    const folder = await service.call('POST', '/api/public/v2/folders', {
+      body: { name: uniqueName('sdk-skills-folder') },
+    });
+    expect(folder.status, JSON.stringify(folder.body)).toBe(201);
+    const folderId = folder.body.folder.id as number;
+    const name = uniqueName('sdk-skills-in-folder');
+    const published = await pl.skills.publish({
+      name,
+      provider: 'openai',
+      folderId,
+      files: asList(filesOf('triage')),
+    });
+    expect(published?.skill_collection.folder_id).toBe(folderId);
+  });
+
   it.each([
     ['a Uint8Array', (zip: Buffer) => new Uint8Array(zip)],
     ['a Blob', (zip: Buffer) => new Blob([new Uint8Array(zip)], { type: 'application/zip' })],
