@@ -3,9 +3,9 @@ import type { MultipartOptions, MultipartParts } from '#shared/platform/multipar
 import { readSkillArchive } from './files.ts';
 
 /**
- * The multipart form of the create and version routes: a ZIP in part `archive` or `zip` and the JSON
- * metadata (the JSON body's fields) in part `metadata` or `json`. Both end in the route's JSON body
- * schema: the archive's files are added to the metadata's `files` (create) or `file_updates` (version).
+ * The multipart form of the create and version routes: a ZIP in part `archive`, `zip` or `files` (the
+ * part PromptLayer's JS SDK sends) and the JSON metadata (the JSON body's fields) in part `metadata` or
+ * `json`. Both end in the route's JSON body schema: the archive's files are added to the metadata's `files` (create) or `file_updates` (version).
  */
 
 /** The wrapper refuses a larger file part with a 413 (the gateway's 6 MB request limit comes first). */
@@ -29,7 +29,7 @@ function metadataOf(parts: MultipartParts): Record<string, unknown> {
 
 function skillMultipart(filesField: 'files' | 'file_updates'): MultipartOptions {
   return {
-    fileFields: ['archive', 'zip'],
+    fileFields: ['archive', 'zip', 'files'],
     textFields: ['metadata', 'json'],
     maxFileBytes: MAX_ARCHIVE_BYTES,
     async toBody(parts) {

@@ -91,7 +91,8 @@ async function publishCollection(
         entity_id: entityId,
         number,
         commit_message: input.commitMessage,
-        provider: head.provider,
+        // A version's provider, when it sets one, is the collection's from then on.
+        provider: input.headUpdate.provider !== undefined ? input.headUpdate.provider : head.provider,
         root_path: head.root_path,
         manifest,
         file_paths: Object.keys(input.manifest),
@@ -236,7 +237,11 @@ export async function saveCollectionVersion(auth: AuthContext, identifier: strin
   const before = await loadManifest(state.latest);
   const files = checkSkillFiles(applyChanges(await readFiles(before), body));
   const changes: FileChanges = diffManifests(before, digestFiles(files));
-  if (changesNothing(changes)) throw badRequest('The version changes no file', 'no_changes');
+  const provider =
+    body.provider !== undefined && body.provider !== state.head.provider ? body.provider : undefined;
+  if (changesNothing(changes) && provider === undefined) {
+    throw badRequest('The version changes no file', 'no_changes');
+  }
 
   const manifest = await storeFiles(workspaceId, files, before);
   const published = await publishCollection(workspaceId, auth, {
@@ -248,23 +253,40 @@ export async function saveCollectionVersion(auth: AuthContext, identifier: strin
     labels,
     externalIds: [],
     newHead: state.head,
-    headUpdate: { updated_by: auth.userId },
+    headUpdate: { updated_by: auth.userId, ...(provider !== undefined && { provider }) },
   });
   // The labels this version carries are the ones the publish created or moved onto it.
-  const head = {
+  const versionHead = {
     labels: Object.fromEntries(published.labelChanges.map(({ label, entry }) => [label, entry])),
   };
-  await emitFilesChanged(
-    workspaceId,
-    {
-      collectionId: known.name,
-      name: state.head.collection_name,
-      versionNumber: published.version.number,
-      changes,
-    },
-    auth,
-  );
-  return { success: true as const, version: toVersion(workspaceId, published.version, head) };
+  if (!changesNothing(changes)) {
+    await emitFilesChanged(
+      workspaceId,
+      {
+        collectionId: known.name,
+        name: state.head.collection_name,
+        versionNumber: published.version.number,
+        changes,
+      },
+      auth,
+    );
+  }
+  // The collection as the version left it (its provider, updated_at), read back once.
+  const head = (await skillStore.getHead(workspaceId, known.name)) ?? state.head;
+  return {
+    success: true as const,
+    skill_collection: await collectionView(workspaceId, head, published.version.number),
+    version: toVersion(workspaceId, published.version, versionHead),
+  };
+}
+
+/** A collection's answer: its head, the latest version's number and its external ids (when it has any). */
+async function collectionView(workspaceId: number, head: SkillHead, latest: number | Promise<number>) {
+  const [latestNumber, externalIds] = await Promise.all([
+    latest,
+    head.has_external_ids ? listExternalIds(workspaceId, 'skill_collection', head.id) : [],
+  ]);
+  return toCollection(workspaceId, head, latestNumber, externalIds);
 }
 
 /** PATCH /api/public/v2/skill-collections/{identifier}: a new name (409 when taken); no name, no change. */
@@ -285,12 +307,6 @@ export async function renameCollection(auth: AuthContext, identifier: string, bo
     await releaseName(workspaceId, oldName, head.name);
     head = { ...before, ...set, updated_at: now };
   }
-  const [latest, externalIds] = await Promise.all([
-    skillStore.getLatestVersion(workspaceId, head.name),
-    head.has_external_ids ? listExternalIds(workspaceId, 'skill_collection', head.id) : [],
-  ]);
-  return {
-    success: true as const,
-    skill_collection: toCollection(workspaceId, head, latest?.number ?? 1, externalIds),
-  };
+  const latest = skillStore.getLatestVersion(workspaceId, head.name).then((version) => version?.number ?? 1);
+  return { success: true as const, skill_collection: await collectionView(workspaceId, head, latest) };
 }

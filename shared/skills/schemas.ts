@@ -34,27 +34,42 @@ export const collectionNameSchema = wellFormedString()
 
 /** A path as sent; checkSkillFiles (or normaliseSkillPath) normalises and checks it. */
 const pathSchema = z.string().max(4096);
+/** A provider: any short name (PromptLayer's SDK sends `claude_code`, `openai` or `openclaw`). */
+const providerSchema = wellFormedString().min(1).max(64);
 const fileSchema = z.object({ path: pathSchema, content: z.string().default('') });
 
 export const createCollectionBodySchema = z.object({
   name: collectionNameSchema,
   folder_id: z.int().min(1).nullable().optional(),
-  provider: wellFormedString().min(1).max(64).nullable().optional(),
+  provider: providerSchema.nullable().optional(),
   files: z.array(fileSchema).max(MAX_LIST_ENTRIES).default([]),
   commit_message: wellFormedString().max(4096).nullable().optional(),
   external_ids: publishExternalIdsSchema.optional(),
 });
 export type CreateCollectionBody = z.infer<typeof createCollectionBodySchema>;
 
+/**
+ * A move: `{old_path, new_path}` (the reference's field names) or `{from, to}` (what PromptLayer's JS
+ * SDK sends); both end as `{old_path, new_path}`.
+ */
+const moveSchema = z.union(
+  [
+    z.object({ old_path: pathSchema, new_path: pathSchema }),
+    z
+      .object({ from: pathSchema, to: pathSchema })
+      .transform(({ from, to }) => ({ old_path: from, new_path: to })),
+  ],
+  { error: 'A move is {old_path, new_path} or {from, to}, paths as strings' },
+);
+
 export const saveVersionBodySchema = z.object({
   file_updates: z.array(fileSchema).max(MAX_LIST_ENTRIES).default([]),
-  moves: z
-    .array(z.object({ old_path: pathSchema, new_path: pathSchema }))
-    .max(MAX_LIST_ENTRIES)
-    .default([]),
+  moves: z.array(moveSchema).max(MAX_LIST_ENTRIES).default([]),
   deletes: z.array(pathSchema).max(MAX_LIST_ENTRIES).default([]),
   commit_message: wellFormedString().max(4096).nullable().optional(),
   release_label: labelNameSchema.nullable().optional(),
+  /** The collection's provider from this version on (absent: unchanged). */
+  provider: providerSchema.nullable().optional(),
 });
 export type SaveVersionBody = z.infer<typeof saveVersionBodySchema>;
 
@@ -98,6 +113,8 @@ export const skillVersionSchema = z
     skill_collection_id: z.uuid(),
     workspace_id: z.int(),
     number: z.int(),
+    /** The same as `number`: the field PromptLayer's SDK declares. */
+    version: z.int(),
     root_path_at_version: z.string(),
     provider: z.string().nullable(),
     file_paths: z.array(z.string()),
@@ -132,7 +149,11 @@ export const listCollectionsResponseSchema = z.object({
   ...pageFields,
 });
 
-export const saveVersionResponseSchema = z.object({ success: z.literal(true), version: skillVersionSchema });
+export const saveVersionResponseSchema = z.object({
+  success: z.literal(true),
+  skill_collection: skillCollectionSchema,
+  version: skillVersionSchema,
+});
 
 export const renameResponseSchema = z.object({
   success: z.literal(true),

@@ -38,6 +38,7 @@ export function toVersion(workspaceId: number, version: SkillVersionRecord, head
     skill_collection_id: version.collection_id,
     workspace_id: workspaceId,
     number: version.number,
+    version: version.number,
     root_path_at_version: version.root_path,
     provider: version.provider,
     file_paths: version.file_paths,

@@ -162,7 +162,7 @@ describe('malformed multipart bodies through the gateway', () => {
     [
       'the file under an undeclared name',
       [metadata(), { name: 'upload', filename: 'skills.zip', data: Buffer.from('PK') }],
-      'Unexpected file part "upload" (expected "archive", "zip", "metadata", "json")',
+      'Unexpected file part "upload" (expected "archive", "zip", "files", "metadata", "json")',
     ],
     [
       'two files',
@@ -172,7 +172,7 @@ describe('malformed multipart bodies through the gateway', () => {
     [
       'an undeclared text part',
       [metadata(), { name: 'name', data: 'x' }],
-      'Unexpected text part "name" (expected "archive", "zip", "metadata", "json")',
+      'Unexpected text part "name" (expected "archive", "zip", "files", "metadata", "json")',
     ],
   ])('answers 400 to %s', async (_label, parts, message) => {
     expect(await refusedUpload(parts)).toEqual({ status: 400, message, error: 'invalid_multipart' });

@@ -227,6 +227,7 @@ describe('POST /api/public/v2/skill-collections/{identifier}/versions', () => {
     expect(second.status, JSON.stringify(second.body)).toBe(201);
     expect(second.body).toEqual({
       success: true,
+      skill_collection: expect.objectContaining({ id, name, latest_version_number: 2 }),
       version: expect.objectContaining({
         number: 2,
         commit_message: 'second',
