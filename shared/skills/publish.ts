@@ -226,7 +226,7 @@ function applyChanges(current: readonly SkillFile[], body: SaveVersionBody): Ski
 /**
  * POST /api/public/v2/skill-collections/{identifier}/versions: the next version, from the latest one
  * and the body's moves, deletes and file updates; the result is checked whole. A body that changes no
- * file is a 400 (nothing is written): every version differs from the one before it.
+ * file, names no release label or commit message and keeps the provider is a 400 (nothing is written).
  */
 export async function saveCollectionVersion(auth: AuthContext, identifier: string, body: SaveVersionBody) {
   const { workspaceId } = auth;
@@ -239,7 +239,10 @@ export async function saveCollectionVersion(auth: AuthContext, identifier: strin
   const changes: FileChanges = diffManifests(before, digestFiles(files));
   const provider =
     body.provider !== undefined && body.provider !== state.head.provider ? body.provider : undefined;
-  if (changesNothing(changes) && provider === undefined) {
+  // A version that keeps the files still means something when it names a release label, a commit
+  // message or a new provider (the PromptLayer SDK's update sends any of them alone); with none: a 400.
+  const marksRelease = labels.length > 0 || Boolean(body.commit_message);
+  if (changesNothing(changes) && provider === undefined && !marksRelease) {
     throw badRequest('The version changes no file', 'no_changes');
   }
 

@@ -224,8 +224,14 @@ describe('refusals', () => {
       pl.skills.publish({ name, provider: 'claude_code', files: asList(filesOf('triage')) }),
     ).rejects.toThrow(`A skill collection named ${name} already exists`);
     await expect(pl.skills.pull(uniqueName('sdk-skills-missing'))).rejects.toThrow(/not found/i);
-    // A label alone makes no version (the files would not change).
-    await expect(pl.skills.update(name, { releaseLabel: 'production' })).rejects.toThrow(
+    // A label alone makes a version of the same files under it; nothing at all is refused.
+    const labelled = await pl.skills.update(name, { releaseLabel: 'production' });
+    expectVersion(labelled?.version, 2);
+    expect(await pl.skills.pull(name, { label: 'production' })).toMatchObject({
+      files: filesOf('triage'),
+      version: { version: 2 },
+    });
+    await expect(pl.skills.update(name, { provider: 'claude_code' })).rejects.toThrow(
       'The version changes no file',
     );
     await expect(pl.skills.update(name, { moves: [{ from: 'nope.md', to: 'yes.md' }] })).rejects.toThrow(
