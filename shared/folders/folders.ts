@@ -105,10 +105,17 @@ export async function listFolders(workspaceId: number, query: { workspace_id?: n
   );
 }
 
-/** Why a folder cannot go under `parentId`: a 422 for itself or one of its descendants. */
-export function intoItself(folderId: number, parentId: number) {
+/**
+ * Why a folder cannot go under `parentId`: a 422 for itself or one of its descendants, at the body
+ * field that named the parent (`parent_id` of a folder update, `folder_id` of an entities move).
+ */
+export function intoItself(
+  folderId: number,
+  parentId: number,
+  field: 'parent_id' | 'folder_id' = 'parent_id',
+) {
   return invalid(
-    ['body', 'parent_id'],
+    ['body', field],
     parentId === folderId
       ? `folder ${folderId} cannot be moved into itself`
       : `folder ${folderId} cannot be moved into its descendant ${parentId}`,

@@ -430,10 +430,17 @@ describe('moving entities: POST /api/public/v2/folders/entities', () => {
       },
     });
     expect(intoChild.status).toBe(422);
+    // The detail points at the move's own field (its body has no parent_id).
+    expect(intoChild.body.detail).toEqual([
+      expect.objectContaining({ loc: ['body', 'folder_id'], msg: expect.stringContaining('descendant') }),
+    ]);
     const intoItself = await service.rejected('POST', ENTITIES, {
       body: { entities: [{ id: a.id, type: 'FOLDER' }], folder_id: a.id },
     });
     expect(intoItself.status).toBe(422);
+    expect(intoItself.body.message).toBe(
+      `Invalid body.folder_id: folder ${a.id} cannot be moved into itself`,
+    );
     const sameName = await createFolder('child');
     const taken = await service.rejected('POST', ENTITIES, {
       body: {
