@@ -235,14 +235,18 @@ export async function placedEntityExists(
   return head !== undefined && placement.isLive(head, id);
 }
 
+/** The number an entity's external ids are stored under (its id, or a skill collection's internal number). */
+export const externalIdOwner = (entity: PlacedEntity): EntityId => entity.external_id_owner ?? entity.id;
+
 /** The external ids of a listed entity (none asked for when it has none). */
+
 export async function placedExternalIds(
   workspaceId: number,
   kind: PlacedKind,
   entity: PlacedEntity,
 ): Promise<ExternalId[]> {
   const type = KIND_PLACEMENT[kind].externalIdType;
-  const owner = entity.external_id_owner ?? entity.id;
+  const owner = externalIdOwner(entity);
   if (!type || !entity.has_external_ids || typeof owner !== 'number') return [];
   return listExternalIds(workspaceId, type, owner);
 }

@@ -7,6 +7,7 @@ import {
 } from '#shared/entities/kinds.ts';
 import { requirePermission } from '#shared/entities/permissions.ts';
 import {
+  externalIdOwner,
   KIND_PLACEMENT,
   type PlacedEntity,
   type PlacedKind,
@@ -123,7 +124,7 @@ export async function listFolderEntities(
       within(entity.updated_at, query.updated_after, query.updated_before) &&
       (query.created_by_email === undefined ||
         (entity.user_email !== null && sameEmail(entity.user_email, query.created_by_email))) &&
-      (owners === undefined || owners.get(kind) === entity.id),
+      (owners === undefined || owners.get(kind) === externalIdOwner(entity)),
   );
   matching.sort(entityOrder(query));
   const entities = new Array(matching.length);

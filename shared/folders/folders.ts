@@ -89,10 +89,13 @@ export async function createFolder(workspaceId: number, body: CreateFolderBody) 
 }
 
 /** Every folder of the workspace, or the children of one (404 when that one does not exist). */
-export async function listFolders(workspaceId: number, query: { workspace_id?: number; parent_id?: number }) {
+export async function listFolders(
+  workspaceId: number,
+  query: { workspace_id?: number; parent_id?: number | null },
+) {
   checkWorkspaceParam(query.workspace_id, workspaceId);
   const tree = await readTree(workspaceId);
-  if (query.parent_id !== undefined && !tree.get(query.parent_id)) throw folderNotFound(query.parent_id);
+  if (query.parent_id != null && !tree.get(query.parent_id)) throw folderNotFound(query.parent_id);
   const folders = query.parent_id === undefined ? [...tree.folders] : [...tree.children(query.parent_id)];
   folders.sort((a, b) => a.created_at - b.created_at || a.id - b.id);
   const views: FolderView[] = new Array(folders.length);
@@ -105,10 +108,17 @@ export async function listFolders(workspaceId: number, query: { workspace_id?: n
   );
 }
 
-/** Why a folder cannot go under `parentId`: a 422 for itself or one of its descendants. */
-export function intoItself(folderId: number, parentId: number) {
+/**
+ * Why a folder cannot go under `parentId`: a 422 for itself or one of its descendants, at the body
+ * field that named the parent (`parent_id` of a folder update, `folder_id` of an entities move).
+ */
+export function intoItself(
+  folderId: number,
+  parentId: number,
+  field: 'parent_id' | 'folder_id' = 'parent_id',
+) {
   return invalid(
-    ['body', 'parent_id'],
+    ['body', field],
     parentId === folderId
       ? `folder ${folderId} cannot be moved into itself`
       : `folder ${folderId} cannot be moved into its descendant ${parentId}`,

@@ -145,7 +145,8 @@ export async function planMove(workspaceId: number, body: MoveEntitiesBody): Pro
     }
   });
   if (target !== null)
-    for (const folder of folders) if (tree!.isWithin(target, folder.id)) throw intoItself(folder.id, target);
+    for (const folder of folders)
+      if (tree!.isWithin(target, folder.id)) throw intoItself(folder.id, target, 'folder_id');
   // Folders changing parent must find their name free there (moved folders count as gone).
   const moving = new Set(folders.map((folder) => folder.id));
   const arriving = new Map<string, number>();

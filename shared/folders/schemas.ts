@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { folderFilterParam } from '#shared/entities/folder-filter.ts';
 import { FOLDER_TYPES, type FolderType } from '#shared/entities/kinds.ts';
 import { externalIdSchema } from '#shared/external-ids/external-ids.ts';
 import {
@@ -38,7 +39,11 @@ export const folderPathParams = z.object({ folder_id: idParam });
 
 export const listFoldersQuerySchema = z.object({
   workspace_id: idParam.optional(),
-  parent_id: idParam.optional(),
+  parent_id: folderFilterParam
+    .meta({
+      description: 'Only the children of this folder; `null`: the folders at the root. Absent: every folder.',
+    })
+    .optional(),
 });
 
 export const resolveFolderQuerySchema = z.object({
@@ -95,7 +100,9 @@ const folderTypeQuery = z.enum(FOLDER_TYPES as unknown as [FolderType, ...Folder
 export const listEntitiesQuerySchema = z
   .object({
     workspace_id: idParam.optional(),
-    folder_id: idParam.optional(),
+    folder_id: folderFilterParam
+      .meta({ description: 'The folder listed; `null` or absent: the workspace root.' })
+      .optional(),
     filter_type: z.union([folderTypeQuery.transform((type) => [type]), z.array(folderTypeQuery)]).optional(),
     search_query: wellFormedString().max(1024).optional(),
     flatten: queryBoolean.default(false),

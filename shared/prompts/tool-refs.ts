@@ -142,6 +142,12 @@ const referencesOf = (blueprint: PromptBlueprint): { index: number; tool: Tool }
     : [];
 
 /**
+ * Whether a template names registry tools. A publish that does needs `tools: read`: every read of the
+ * template answers the definitions it names, so a key without it could read tools through a template.
+ */
+export const hasToolReferences = (blueprint: PromptBlueprint): boolean => referencesOf(blueprint).length > 0;
+
+/**
  * At most this many registry references in one template (OpenAI's bound on the tools of a request): a
  * publish checks no more, and a read looks up no more (the rest are left out with a warning).
  */

@@ -172,6 +172,13 @@ describe('GET /api/public/v2/folders and resolve-id', () => {
     const children = await service.call('GET', BASE, { query: { parent_id: top.id } });
     expect(children.body.folders.map((folder: Folder) => folder.id)).toEqual([child.id]);
     expect((await service.call('GET', BASE, { query: { parent_id: 987654321 } })).status).toBe(404);
+    // null names the workspace root, as in every list's folder_id filter.
+    const atRoot = await service.call('GET', BASE, { query: { parent_id: 'null' } });
+    expect(atRoot.status, JSON.stringify(atRoot.body)).toBe(200);
+    const rootIds = atRoot.body.folders.map((folder: Folder) => folder.id);
+    expect(rootIds).toContain(top.id);
+    expect(rootIds).not.toContain(child.id);
+    expect(atRoot.body.folders.every((folder: Folder) => folder.parent_id === null)).toBe(true);
   });
 
   it('resolves a dot-separated path of names, names with dots included', async () => {
@@ -430,10 +437,17 @@ describe('moving entities: POST /api/public/v2/folders/entities', () => {
       },
     });
     expect(intoChild.status).toBe(422);
+    // The detail points at the move's own field (its body has no parent_id).
+    expect(intoChild.body.detail).toEqual([
+      expect.objectContaining({ loc: ['body', 'folder_id'], msg: expect.stringContaining('descendant') }),
+    ]);
     const intoItself = await service.rejected('POST', ENTITIES, {
       body: { entities: [{ id: a.id, type: 'FOLDER' }], folder_id: a.id },
     });
     expect(intoItself.status).toBe(422);
+    expect(intoItself.body.message).toBe(
+      `Invalid body.folder_id: folder ${a.id} cannot be moved into itself`,
+    );
     const sameName = await createFolder('child');
     const taken = await service.rejected('POST', ENTITIES, {
       body: {
@@ -545,6 +559,11 @@ describe('GET /api/public/v2/folders/entities', () => {
       expect.objectContaining({ id: prompt, external_ids: [mapping] }),
     ]);
     expect((await listEntities({ folder_id: 987654321 })).status).toBe(404);
+    // folder_id=null is the root, as absent is (and as in every list's folder_id filter).
+    const atRoot = await listEntities({ folder_id: 'null', filter_type: 'FOLDER' });
+    expect(atRoot.status, JSON.stringify(atRoot.body)).toBe(200);
+    expect(entityIds(atRoot)).toEqual(entityIds(await listEntities({ filter_type: 'FOLDER' })));
+    expect(entityIds(atRoot)).toContain(`FOLDER:${top.id}`);
     expect((await listEntities({ sort_order: 'asc' })).status).toBe(422);
     expect((await listEntities({ external_source: 'crm' })).status).toBe(422);
   });

@@ -505,6 +505,14 @@ describe('skill collections in folders', () => {
         external_ids: [mapping],
       }),
     ]);
+    // The listing's external id filter finds it by its mapping (stored under its internal number).
+    const byMapping = await service.call('GET', '/api/public/v2/folders/entities', {
+      query: { folder_id: folderId, external_source: mapping.source, external_id: mapping.external_id },
+    });
+    expect(byMapping.status, JSON.stringify(byMapping.body)).toBe(200);
+    expect(byMapping.body.entities.map((e: { id: string; type: string }) => [e.type, e.id])).toEqual([
+      ['SKILL_COLLECTION', id],
+    ]);
 
     const missing = await service.call('POST', '/api/public/v2/folders/entities', {
       body: { entities: [{ id: crypto.randomUUID(), type: 'SKILL_COLLECTION' }], folder_id: folderId },

@@ -176,6 +176,30 @@ describe('publishing a template that references registry tools', () => {
     expect((await getTemplate(name)).status).toBe(404);
   });
 
+  it('answers 403 to a key that may not read tools, which cannot read a definition through a template', async () => {
+    const tool = await createTool();
+    const promptsOnly = await service.keyWithPermissions({ prompts: 'edit' });
+    expect((await service.rejected('GET', `${TOOLS}/${tool.name}`, { key: promptsOnly })).status).toBe(403);
+    const name = uniqueName('forecast-forbidden');
+    const answer = await service.rejected('POST', '/rest/prompt-templates', {
+      body: publishBody(name, withTools([{ type: 'registry', name: tool.name }])),
+      key: promptsOnly,
+    });
+    expect(answer.status).toBe(403);
+    expect(answer.body).toEqual({
+      success: false,
+      error: 'forbidden',
+      message: 'This API key may not read tools',
+    });
+    expect((await getTemplate(name)).status).toBe(404);
+    // Inline tools need no tools permission.
+    const inline = await service.call('POST', '/rest/prompt-templates', {
+      body: publishBody(name, withTools([expandedTool('inline')])),
+      key: promptsOnly,
+    });
+    expect(inline.status, JSON.stringify(inline.body)).toBe(201);
+  });
+
   it('answers 422 to a tool referenced twice or named like an inline function, and writes nothing', async () => {
     const tool = await createTool([{ description: 'v2', release_labels: ['prod'] }]);
     const name = uniqueName('forecast-twice');
