@@ -8,6 +8,7 @@ import { ENV } from '#shared/platform/config.ts';
 import { resetDeploymentCredentials } from '#shared/providers/deployment-credentials.ts';
 import { startTestService, type TestService } from '#test/support/local-service.ts';
 import { chat } from '#test/support/prompts.ts';
+import { runToResults } from '#test/support/workflows.ts';
 
 /**
  * The deployment's provider keys from its provider credentials secret, through the local gateway: no
@@ -68,18 +69,7 @@ describe("the deployment's provider credentials secret", () => {
       },
     });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
-    const started = await service.call('POST', '/workflows/deployment-keys/run', {
-      body: { input_variables: { question: 'hi' }, return_all_outputs: true },
-    });
-    expect(started.status, JSON.stringify(started.body)).toBe(201);
-    await service.messaging.idle();
-
-    const results = await service.call('GET', '/workflow-version-execution-results', {
-      query: {
-        workflow_version_execution_id: started.body.workflow_version_execution_id,
-        return_all_outputs: true,
-      },
-    });
+    const results = await runToResults(service, 'deployment-keys', { question: 'hi' });
     expect(results.status).toBe(200);
     expect(results.body.gpt).toMatchObject({ status: 'SUCCESS', value: 'gpt: hi', error_message: null });
     expect(results.body.claude).toMatchObject({ status: 'FAILED', value: null });

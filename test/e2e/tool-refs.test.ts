@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LlmStub, startLlmStub } from '#infra/local/llm-stub.ts';
 import { startTestService, type TestService } from '#test/support/local-service.ts';
 import { chat, publish, publishBody, uniqueName } from '#test/support/prompts.ts';
+import { runToResults } from '#test/support/workflows.ts';
 
 /**
  * Prompt templates that reference registry tools in their `tools` (`{"type": "registry",
@@ -330,17 +331,7 @@ describe('PROMPT_TEMPLATE nodes', () => {
     });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     const before = stub.requests.length;
-    const started = await service.call('POST', `/workflows/${workflow}/run`, {
-      body: { input_variables: { q: 'Paris?' }, return_all_outputs: true },
-    });
-    expect(started.status, JSON.stringify(started.body)).toBe(201);
-    await service.messaging.idle();
-    const results = await service.call('GET', '/workflow-version-execution-results', {
-      query: {
-        workflow_version_execution_id: started.body.workflow_version_execution_id,
-        return_all_outputs: true,
-      },
-    });
+    const results = await runToResults(service, workflow, { q: 'Paris?' });
     expect(results.status).toBe(200);
     expect(results.body.registry.status, JSON.stringify(results.body)).toBe('SUCCESS');
     expect(results.body.inline.status, JSON.stringify(results.body)).toBe('SUCCESS');

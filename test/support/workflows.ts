@@ -1,3 +1,5 @@
+import type { TestService } from './local-service.ts';
+
 /** Bodies for workflow-definition tests. */
 
 export const variableNode = (name: string, value: string, extra: Record<string, unknown> = {}) => ({
@@ -41,4 +43,27 @@ export function twoNodeBody(name: string): Record<string, unknown> {
     edges: [edgeFrom('a', 'compare')],
     required_input_variables: { expected: 'string' },
   };
+}
+
+/**
+ * Runs a workflow through the gateway, lets the queues drain, and answers every node's result (the
+ * run itself must answer 201).
+ */
+export async function runToResults(
+  service: TestService,
+  workflowName: string,
+  inputVariables: Record<string, unknown>,
+): Promise<{ status: number; body: Record<string, any> }> {
+  const started = await service.call('POST', `/workflows/${encodeURIComponent(workflowName)}/run`, {
+    body: { input_variables: inputVariables, return_all_outputs: true },
+  });
+  if (started.status !== 201)
+    throw new Error(`run answered ${started.status}: ${JSON.stringify(started.body)}`);
+  await service.messaging.idle();
+  return service.call('GET', '/workflow-version-execution-results', {
+    query: {
+      workflow_version_execution_id: started.body.workflow_version_execution_id,
+      return_all_outputs: true,
+    },
+  });
 }
