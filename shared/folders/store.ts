@@ -1,8 +1,9 @@
 import { QueryCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { dynamo, table } from '#shared/platform/dynamo.ts';
 import { conflict } from '#shared/platform/errors.ts';
-import { deleteItem, getItem, putNewItem, updateItem } from '#shared/platform/items.ts';
+import { deleteItem, putNewItem, updateItem } from '#shared/platform/items.ts';
 import { claimLease } from '#shared/platform/lease.ts';
+import { claimUniqueName, type NameClaim, releaseUniqueName } from '#shared/platform/name-claims.ts';
 import { FOLDER_SK_PREFIX, folderKey, folderNameKey, foldersPartition, treeLeaseKey } from './keys.ts';
 import { getFolderItem } from './require.ts';
 import { type FolderRecord, FolderTree } from './tree.ts';
@@ -15,12 +16,11 @@ import { type FolderRecord, FolderTree } from './tree.ts';
  * - a rename or move claims the new (parent, name), updates the folder (conditioned on the revision it
  *   read) and only then releases the old claim;
  * - a delete removes the folder item first and its claim after.
- * A claim whose folder does not hold that (parent, name) is stale once CLAIM_GRACE_MS old (longer than
- * any of those sequences takes), and the next claim of the name takes it over.
+ * A claim whose folder does not hold that (parent, name) is stale once NAME_CLAIM_GRACE_MS old (longer
+ * than any of those sequences takes), and the next claim of the name takes it over
+ * (shared/platform/name-claims.ts).
  */
 type Item = Record<string, unknown>;
-
-export const NAME_CLAIM_GRACE_MS = 60_000;
 
 export function folderFromItem(item: Item): FolderRecord {
   return {
@@ -65,41 +65,32 @@ export const nameTaken = (name: string, parentId: number | null) =>
     'folder_exists',
   );
 
-/**
- * Claims (parent, name) for the folder: true when it now holds it (or already did). A claim held by
- * another folder answers the 409, unless stale (see above), which is taken over.
- */
-export async function claimFolderName(
+/** The claim of (parent, name) among a workspace's folders (shared/platform/name-claims.ts). */
+const folderNameClaim = (workspaceId: number, parentId: number | null, name: string): NameClaim<number> => ({
+  key: folderNameKey(workspaceId, parentId, name),
+  ownerAttribute: 'folder_id',
+  holds: async (id) => {
+    const holder = await getFolder(workspaceId, Number(id));
+    return holder !== undefined && holder.parent_id === parentId && holder.name === name;
+  },
+  taken: () => nameTaken(name, parentId),
+});
+
+/** Claims (parent, name) for the folder; a 409 when another folder holds it. */
+export const claimFolderName = (
   workspaceId: number,
   parentId: number | null,
   name: string,
   folderId: number,
-): Promise<void> {
-  const key = folderNameKey(workspaceId, parentId, name);
-  for (;;) {
-    if (await putNewItem({ ...key, folder_id: folderId, claimed_at: Date.now() })) return;
-    const held = await getItem(key);
-    if (!held) continue; // released between the put and the read
-    if (Number(held.folder_id) === folderId) return;
-    const holder = await getFolder(workspaceId, Number(held.folder_id));
-    const holds = holder !== undefined && holder.parent_id === parentId && holder.name === name;
-    if (holds || Date.now() - Number(held.claimed_at) < NAME_CLAIM_GRACE_MS) throw nameTaken(name, parentId);
-    await deleteItem(key, '#folder_id = :id AND #claimed_at = :at', {
-      ':id': held.folder_id,
-      ':at': held.claimed_at,
-    });
-  }
-}
+): Promise<void> => claimUniqueName(folderNameClaim(workspaceId, parentId, name), folderId);
 
 /** Gives a claim up, if the folder still holds it. */
-export async function releaseFolderName(
+export const releaseFolderName = (
   workspaceId: number,
   parentId: number | null,
   name: string,
   folderId: number,
-): Promise<void> {
-  await deleteItem(folderNameKey(workspaceId, parentId, name), '#folder_id = :id', { ':id': folderId });
-}
+): Promise<void> => releaseUniqueName(folderNameClaim(workspaceId, parentId, name), folderId);
 
 /** Writes a new folder's item (its name already claimed). */
 export async function putFolder(workspaceId: number, folder: FolderRecord): Promise<void> {

@@ -8,13 +8,13 @@ import { uniqueName } from '#test/support/prompts.ts';
  * its own claim.
  */
 let service: TestService;
-let store: typeof import('#shared/folders/store.ts');
+let claims: typeof import('#shared/platform/name-claims.ts');
 let keys: typeof import('#shared/folders/keys.ts');
 let folders: typeof import('#shared/folders/folders.ts');
 let items: typeof import('#shared/platform/items.ts');
 beforeAll(async () => {
   service = await startTestService();
-  store = await import('#shared/folders/store.ts');
+  claims = await import('#shared/platform/name-claims.ts');
   keys = await import('#shared/folders/keys.ts');
   folders = await import('#shared/folders/folders.ts');
   items = await import('#shared/platform/items.ts');
@@ -37,7 +37,7 @@ describe('folder name claims', () => {
     });
 
     const stale = uniqueName('stale');
-    await leftClaim(stale, 987_654_321, store.NAME_CLAIM_GRACE_MS + 1000);
+    await leftClaim(stale, 987_654_321, claims.NAME_CLAIM_GRACE_MS + 1000);
     const created = await folders.createFolder(service.workspaceId, { name: stale });
     expect(created.folder.name).toBe(stale);
     const claim = await items.getItem(keys.folderNameKey(service.workspaceId, null, stale));
