@@ -5,7 +5,7 @@
  * new Lambda) and of the best of three after it, and the process's peak RSS.
  */
 import { deflateRawSync } from 'node:zlib';
-import { parseMultipart } from '#shared/platform/multipart.ts';
+import { parseMultipart } from '#shared/platform/multipart-parse.ts';
 import {
   checkSkillFiles,
   readSkillArchive,

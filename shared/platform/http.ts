@@ -16,7 +16,7 @@ import {
   validationError,
 } from './errors.ts';
 import { logger } from './logger.ts';
-import { isMultipart, type MultipartOptions, parseMultipart } from './multipart.ts';
+import { isMultipart, type MultipartOptions } from './multipart.ts';
 import { type Permission, requireAccess } from './permissions.ts';
 import { ILL_FORMED_UNICODE } from './schemas.ts';
 
@@ -241,7 +241,7 @@ async function readMultipartBody(
   if (bytes.length > MAX_REQUEST_BODY_BYTES) {
     throw payloadTooLarge(`Request body exceeds ${MAX_REQUEST_BODY_BYTES} bytes`);
   }
-  return multipart.toBody(await parseMultipart(bytes, contentType, multipart));
+  return multipart.toBody(await multipart.parse(bytes, contentType, multipart));
 }
 
 function readJsonBody(

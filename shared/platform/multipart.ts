@@ -1,11 +1,8 @@
-import busboy from 'busboy';
-import { type AppError, badRequest, clip, payloadTooLarge } from './errors.ts';
-
 /**
- * `multipart/form-data` bodies for routes that declare `multipart` (RouteDefinition in http.ts), parsed
- * with busboy inside the HTTP wrapper, with limits: one file, a few text fields, bounded sizes. The
- * wrapper answers 415 to a content type the route does not take; here a part over its limit is a 413
- * and a malformed body, an undeclared part, a second file or a missing boundary a 400.
+ * `multipart/form-data` bodies for routes that declare `multipart` (RouteDefinition in http.ts): what
+ * the HTTP wrapper needs to know of them. The wrapper answers 415 to a content type the route does not
+ * take; the parser (multipart-parse.ts, busboy) comes with a route's options, so only the functions
+ * whose routes take multipart bundle and load it.
  */
 
 /** The parts of one multipart request, as the wrapper hands them to a route's `toBody`. */
@@ -29,6 +26,12 @@ export interface MultipartOptions {
    * one validation path serves both formats. May throw AppErrors (400/413/422).
    */
   toBody(parts: MultipartParts): unknown | Promise<unknown>;
+  /** The parser (parseMultipart of multipart-parse.ts). */
+  parse(
+    body: Buffer,
+    contentType: string,
+    options: Pick<MultipartOptions, 'fileFields' | 'textFields' | 'maxFileBytes'>,
+  ): Promise<MultipartParts>;
 }
 
 /** Text parts a route may declare, and the largest one (a JSON metadata part is far smaller). */
@@ -40,107 +43,4 @@ const MULTIPART_CONTENT_TYPE = /^multipart\/form-data\s*(;|$)/i;
 /** Whether a Content-Type header names a `multipart/form-data` body. */
 export function isMultipart(contentType: string | undefined): boolean {
   return contentType !== undefined && MULTIPART_CONTENT_TYPE.test(contentType.trim());
-}
-
-/**
- * Parses a whole multipart body (API Gateway hands it over at once, base64-decoded by the wrapper). Every
- * part is read to its end, so the first violation is the one answered; nothing of a refused body is
- * returned.
- */
-export async function parseMultipart(
-  body: Buffer,
-  contentType: string,
-  options: Pick<MultipartOptions, 'fileFields' | 'textFields' | 'maxFileBytes'>,
-): Promise<MultipartParts> {
-  const { fileFields, textFields, maxFileBytes } = options;
-  if (textFields.length > MAX_MULTIPART_TEXT_FIELDS)
-    throw new Error(`A multipart route declares at most ${MAX_MULTIPART_TEXT_FIELDS} text fields`);
-  const expected = `expected ${[...fileFields, ...textFields].map((name) => `"${name}"`).join(', ')}`;
-  let parser: busboy.Busboy;
-  try {
-    parser = busboy({
-      headers: { 'content-type': contentType },
-      defParamCharset: 'utf8',
-      limits: {
-        files: 1,
-        fields: textFields.length,
-        fieldSize: MAX_MULTIPART_FIELD_BYTES,
-        // busboy signals when this many parts have been read: one more than a file and each text part.
-        parts: textFields.length + 2,
-        // One byte more than allowed, so the file's `limit` event tells an overflow from an exact fit.
-        fileSize: maxFileBytes + 1,
-      },
-    });
-  } catch (error) {
-    throw badRequest(`Malformed multipart Content-Type: ${(error as Error).message}`, 'invalid_multipart');
-  }
-
-  return new Promise<MultipartParts>((resolve, reject) => {
-    const fields: Record<string, string> = Object.create(null);
-    let file: MultipartParts['file'];
-    let failure: AppError | undefined;
-    let settled = false;
-    const fail = (error: AppError) => {
-      failure ??= error;
-    };
-    const settle = (error?: AppError) => {
-      if (settled) return;
-      settled = true;
-      if (error ?? failure) reject(error ?? failure);
-      else resolve({ file, fields });
-    };
-    const partName = (name: string | undefined) =>
-      name === undefined ? 'a part without a name' : `part "${clip(name, 64)}"`;
-
-    parser.on('file', (name, stream, info) => {
-      // A body cut short fails the file stream too; the parser's own error answers it.
-      stream.on('error', () => undefined);
-      if (!fileFields.includes(name)) {
-        fail(badRequest(`Unexpected file ${partName(name)} (${expected})`, 'invalid_multipart'));
-        stream.resume();
-        return;
-      }
-      const chunks: Buffer[] = [];
-      let size = 0;
-      stream.on('data', (chunk: Buffer) => {
-        size += chunk.length;
-        if (size <= maxFileBytes) chunks.push(chunk);
-      });
-      stream.on('end', () => {
-        if (size > maxFileBytes) {
-          fail(payloadTooLarge(`File part "${name}" exceeds ${maxFileBytes} bytes`));
-          return;
-        }
-        file = { field: name, filename: info.filename, data: Buffer.concat(chunks, size) };
-      });
-    });
-    parser.on('field', (name, value, info) => {
-      if (!textFields.includes(name)) {
-        fail(badRequest(`Unexpected text ${partName(name)} (${expected})`, 'invalid_multipart'));
-      } else if (info.valueTruncated) {
-        fail(payloadTooLarge(`Text part "${name}" exceeds ${MAX_MULTIPART_FIELD_BYTES} bytes`));
-      } else if (Object.hasOwn(fields, name)) {
-        fail(badRequest(`Text part "${name}" is sent twice`, 'invalid_multipart'));
-      } else fields[name] = value;
-    });
-    parser.on('filesLimit', () =>
-      fail(badRequest('A multipart body may hold only one file', 'invalid_multipart')),
-    );
-    parser.on('fieldsLimit', () =>
-      fail(badRequest(`Too many text parts in the multipart body (${expected})`, 'invalid_multipart')),
-    );
-    parser.on('partsLimit', () =>
-      fail(
-        badRequest(
-          `A multipart body holds at most ${textFields.length + 1} parts (${expected})`,
-          'invalid_multipart',
-        ),
-      ),
-    );
-    parser.on('error', (error: Error) =>
-      settle(failure ?? badRequest(`Malformed multipart body: ${error.message}`, 'invalid_multipart')),
-    );
-    parser.on('close', () => settle());
-    parser.end(body);
-  });
 }

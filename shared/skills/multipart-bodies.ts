@@ -1,5 +1,6 @@
 import { badRequest } from '#shared/platform/errors.ts';
 import type { MultipartOptions, MultipartParts } from '#shared/platform/multipart.ts';
+import { parseMultipart } from '#shared/platform/multipart-parse.ts';
 import { readSkillArchive } from './files.ts';
 
 /**
@@ -32,6 +33,7 @@ function skillMultipart(filesField: 'files' | 'file_updates'): MultipartOptions 
     fileFields: ['archive', 'zip', 'files'],
     textFields: ['metadata', 'json'],
     maxFileBytes: MAX_ARCHIVE_BYTES,
+    parse: parseMultipart,
     async toBody(parts) {
       const metadata = metadataOf(parts);
       const listed = metadata[filesField] ?? [];

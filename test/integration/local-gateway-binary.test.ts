@@ -6,6 +6,7 @@ import { answerMismatch } from '#infra/openapi/answers.ts';
 import type { RouteDef } from '#infra/routes.ts';
 import { toAuthorizerContext } from '#shared/platform/auth-context.ts';
 import { HttpResponse, httpRoute } from '#shared/platform/http.ts';
+import { parseMultipart } from '#shared/platform/multipart-parse.ts';
 import { multipartBody } from '#test/support/multipart.ts';
 
 /**
@@ -27,6 +28,7 @@ const upload = httpRoute({
     fileFields: ['archive'],
     textFields: ['metadata'],
     maxFileBytes: 1024,
+    parse: parseMultipart,
     toBody: (parts) => ({
       name: JSON.parse(parts.fields.metadata ?? '{}').name,
       bytes: parts.file?.data.toString('hex') ?? '',

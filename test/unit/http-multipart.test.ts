@@ -9,6 +9,7 @@ import { badRequest } from '#shared/platform/errors.ts';
 import { type HttpHandler, HttpResponse, httpRoute } from '#shared/platform/http.ts';
 import { logger } from '#shared/platform/logger.ts';
 import { MAX_MULTIPART_FIELD_BYTES, type MultipartParts } from '#shared/platform/multipart.ts';
+import { parseMultipart } from '#shared/platform/multipart-parse.ts';
 import { multipartBody, type TestPart } from '#test/support/multipart.ts';
 
 /**
@@ -42,6 +43,7 @@ const upload = httpRoute({
     fileFields: ['archive', 'zip'],
     textFields: ['metadata', 'json'],
     maxFileBytes: MAX_FILE,
+    parse: parseMultipart,
     toBody,
   },
   status: 201,
