@@ -19,7 +19,12 @@ export interface RequestLogRecord {
   prompt_input_variables: Record<string, unknown>;
   input_tokens: number;
   output_tokens: number;
+  /** The cost in USD: `cost.total` when the log has a cost breakdown (PromptLayer's field name). */
   price: number;
+  /** Token usage in one meaning (DESIGN.md 13, docs/cost.md); absent in logs stored before it existed. */
+  usage?: Usage;
+  /** How `price` was arrived at; absent in logs stored before cost existed. */
+  cost?: CostBreakdown;
   score: number;
   scores: Record<string, number>;
   status: 'SUCCESS' | 'WARNING' | 'ERROR';
@@ -32,4 +37,40 @@ export interface RequestLogRecord {
   group_id?: number | null;
   /** Top-level fields of the request that the API does not define, kept as sent (e.g. an SDK's trace_id). */
   extra?: Record<string, unknown>;
+}
+
+/**
+ * Token usage in the OpenTelemetry GenAI meaning: `input_tokens` includes the cached and cache-written
+ * tokens, `output_tokens` includes the reasoning tokens; the subsets stand beside their totals
+ * (cache_read + cache_write <= input, reasoning <= output, checked at write).
+ */
+export interface Usage {
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_tokens: number;
+  cache_write_tokens: number;
+  reasoning_tokens: number;
+  input_audio_tokens?: number;
+  output_audio_tokens?: number;
+  input_image_tokens?: number;
+}
+
+/** Where a cost came from: the client's price, the bundled price table (its version), an override, or nothing. */
+export type CostSource = 'client' | `price_table@${string}` | 'workspace_override' | 'unknown_model';
+
+/**
+ * A cost in USD and its parts: `total` = input + cached_input + cache_write + output + reasoning (each
+ * part prices only its own tokens: `input` the uncached input, `output` the non-reasoning output). A
+ * client's price has no parts (all 0 but total).
+ */
+export interface CostBreakdown {
+  total: number;
+  input: number;
+  cached_input: number;
+  cache_write: number;
+  output: number;
+  reasoning: number;
+  source: CostSource;
+  /** The price entry applied: the table's model id, or the override's model; null for client and unknown. */
+  priced_as: string | null;
 }
