@@ -29,6 +29,11 @@ export const SANDBOX_LIMITS = {
   maxInputBytes: 8 * 1024 * 1024,
   /** The JSON of the value a run returns (UTF-8 bytes): more is an error, never a cut. */
   maxOutputBytes: 1024 * 1024,
+  /**
+   * How deeply the returned value's arrays and objects may nest: what stores and reads it later walks it
+   * recursively, and a value thousands of levels deep would overflow their stack.
+   */
+  maxOutputDepth: 128,
   /** A regular expression's pattern, in characters. */
   maxPatternLength: 4_096,
   /** The text a regular expression runs on, in characters. */

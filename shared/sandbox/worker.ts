@@ -185,7 +185,33 @@ function jsonOutcome(context: QuickJSContext, handle: QuickJSHandle): WorkerOutc
       error: `the returned value is too large: ${bytes} bytes of JSON, the limit is ${SANDBOX_LIMITS.maxOutputBytes / MIB} MB`,
     };
   }
+  const depth = nestingDepth(json);
+  if (depth > SANDBOX_LIMITS.maxOutputDepth) {
+    return {
+      ok: false,
+      reason: 'error',
+      error: `the returned value nests ${depth} levels deep, the limit is ${SANDBOX_LIMITS.maxOutputDepth}`,
+    };
+  }
   return { ok: true, json };
+}
+
+/** The deepest nesting of arrays and objects in a JSON text (brackets inside strings do not count). */
+function nestingDepth(json: string): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < json.length; i++) {
+    const char = json.charCodeAt(i);
+    if (inString) {
+      // A backslash escapes the next character.
+      if (char === 0x5c) i++;
+      else if (char === 0x22) inString = false;
+    } else if (char === 0x22) inString = true;
+    else if (char === 0x5b || char === 0x7b) deepest = Math.max(deepest, ++depth);
+    else if (char === 0x5d || char === 0x7d) depth--;
+  }
+  return deepest;
 }
 
 /** A value thrown inside QuickJS, as the user should read it. */

@@ -222,6 +222,12 @@ describe('POST /workflows/{workflow_name}/run and the results', () => {
     expect(
       (await service.rejected('POST', '/workflows/refusals/run', { body: { timeout_seconds: 3601 } })).status,
     ).toBe(422);
+    // Metadata lives on the execution's item: 450,000 characters once answered 500 after writing nodes.
+    const huge = await service.rejected('POST', '/workflows/refusals/run', {
+      body: { metadata: { note: 'x'.repeat(450_000) } },
+    });
+    expect(huge.status).toBe(422);
+    expect(JSON.stringify(huge.body)).toContain('metadata is at most 65536 bytes');
     for (const url of [
       'https://10.0.0.1/hook',
       'http://example.com/hook',

@@ -186,6 +186,18 @@ describe('sandbox: JavaScript', () => {
     expect(await run(`return 'x'.repeat(${SANDBOX_LIMITS.maxOutputBytes - 2})`)).toMatchObject({ ok: true });
   });
 
+  it('refuses a value nested deeper than the limit (it once overflowed the stack of what stored it)', async () => {
+    const nest = (depth: number) => `let v = []; for (let i = 1; i < ${depth}; i++) v = [v]; return v`;
+    expect(await run(nest(5000))).toEqual({
+      ok: false,
+      reason: 'error',
+      error: `the returned value nests 5000 levels deep, the limit is ${SANDBOX_LIMITS.maxOutputDepth}`,
+    });
+    expect(await run(nest(SANDBOX_LIMITS.maxOutputDepth))).toMatchObject({ ok: true });
+    // Brackets inside strings are text, not nesting.
+    expect(await run(`return { s: '${'['.repeat(500)}' }`)).toMatchObject({ ok: true });
+  });
+
   it('refuses input data over the limit', async () => {
     const result = await run('return 1', 'x'.repeat(SANDBOX_LIMITS.maxInputBytes));
     expect(result).toMatchObject({

@@ -19,13 +19,28 @@ import { createExecution, type ExecutionMeta, inputsObjectKey, type NodeItem } f
 export const DEFAULT_RUN_TIMEOUT_SECONDS = 900;
 export const MAX_RUN_TIMEOUT_SECONDS = 3600;
 
+/**
+ * A run's metadata is kept on the execution's item (DynamoDB's 400 KB item limit), unlike its input
+ * variables, which go to S3 when large: it is bounded so that a run is refused before anything is written.
+ */
+export const MAX_RUN_METADATA_BYTES = 64 * 1024;
+
+const runMetadata = metadataField.nullish().superRefine((metadata, ctx) => {
+  if (metadata && Buffer.byteLength(JSON.stringify(metadata), 'utf8') > MAX_RUN_METADATA_BYTES) {
+    ctx.addIssue({
+      code: 'custom',
+      message: `metadata is at most ${MAX_RUN_METADATA_BYTES} bytes of JSON; keep large values in input_variables`,
+    });
+  }
+});
+
 /** The run body: PromptLayer's fields (unknown ones, e.g. the Python SDK's, are ignored) and ours. */
 export const runWorkflowBodySchema = z
   .object({
     workflow_label_name: z.string().min(1).max(255).nullish(),
     workflow_version_number: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).nullish(),
     input_variables: jsonObject.nullish(),
-    metadata: metadataField.nullish(),
+    metadata: runMetadata,
     return_all_outputs: z.boolean().nullish(),
     callback_url: outboundUrl().nullish(),
     /** How long the run may take before its unfinished nodes are FAILED (seconds). */
