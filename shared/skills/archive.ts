@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { crc32 } from 'node:zlib';
 import yauzl from 'yauzl';
 import { type AppError, badRequest, clip, payloadTooLarge } from '#shared/platform/errors.ts';
@@ -24,6 +25,8 @@ export const SKILL_ARCHIVE_COMMENT = 'promptops skill collection: paths relative
 
 const SYMLINK = 0o120000;
 const FILE_TYPE_MASK = 0o170000;
+/** General purpose bit 11: the entry's name is UTF-8 (else CP437, which any byte decodes). */
+const UTF8_NAME_FLAG = 0x800;
 
 interface Entry {
   path: string;
@@ -86,6 +89,14 @@ function readEntries(zipfile: yauzl.ZipFile): Promise<Entry[]> {
     zipfile.on('entry', (entry: yauzl.Entry) => {
       const name = entry.fileName;
       const quoted = `"${clip(name, 200)}"`;
+      // yauzl decodes a name flagged UTF-8 with replacement characters where its bytes are not UTF-8.
+      if ((entry.generalPurposeBitFlag & UTF8_NAME_FLAG) !== 0 && !isUtf8(entry.fileNameRaw))
+        return stop(
+          badRequest(
+            `Invalid file path ${quoted}: its bytes are not valid UTF-8 (0x${clip(entry.fileNameRaw.toString('hex'), 200)})`,
+            'invalid_file_path',
+          ),
+        );
       if (name.endsWith('/') || isJunk(name)) return zipfile.readEntry();
       if (((entry.externalFileAttributes >>> 16) & FILE_TYPE_MASK) === SYMLINK)
         return stop(badRequest(`Archive entry ${quoted} is a symbolic link`, 'invalid_archive'));

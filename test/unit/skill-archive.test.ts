@@ -120,6 +120,23 @@ describe('readSkillArchive: hostile archives', () => {
     });
   });
 
+  it.each([
+    ['invalid UTF-8', [0x66, 0xc3, 0x28, 0xff, 0x2e, 0x6d, 0x64], '66c328ff2e6d64'],
+    ['a CESU-8 surrogate', [0x61, 0xed, 0xa0, 0x80, 0x2e, 0x6d, 0x64], '61eda0802e6d64'],
+  ])(
+    'refuses a name flagged UTF-8 whose bytes are %s, naming the bytes, instead of storing U+FFFD',
+    async (_, bytes, hex) => {
+      const placeholder = 'x'.repeat(bytes.length);
+      const zip = await buildZip([{ path: placeholder, data: 'text' }]);
+      const hostile = Buffer.from(zip);
+      for (let at = hostile.indexOf(placeholder); at !== -1; at = hostile.indexOf(placeholder, at + 1))
+        Buffer.from(bytes).copy(hostile, at);
+      const refused = await refusal(hostile);
+      expect(refused).toMatchObject({ status: 400, error: 'invalid_file_path' });
+      expect(refused.message).toContain(`its bytes are not valid UTF-8 (0x${hex})`);
+    },
+  );
+
   it('refuses an absolute name, and a drive letter', async () => {
     expect(await refusal(await zipWithName('/abs/evil.md'))).toEqual({
       status: 400,
