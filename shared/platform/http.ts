@@ -10,6 +10,7 @@ import {
   badRequest,
   clip,
   invalid,
+  notFound,
   payloadTooLarge,
   unauthorized,
   unsupportedMediaType,
@@ -18,7 +19,7 @@ import {
 import { logger } from './logger.ts';
 import { isMultipart, type MultipartOptions } from './multipart.ts';
 import { type Permission, requireAccess } from './permissions.ts';
-import { ILL_FORMED_UNICODE } from './schemas.ts';
+import { ILL_FORMED_UNICODE, NOT_FOUND_IN_PATH } from './schemas.ts';
 
 /**
  * The HTTP wrapper every route uses. A route declares its zod schemas, the permission it needs and
@@ -316,6 +317,14 @@ function queryObject(event: APIGatewayProxyEvent): Record<string, string | strin
 export function validate<T>(schema: ZodType<T>, value: unknown, where: 'body' | 'query' | 'path'): T {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
+  const pathNamesNothing = result.error.issues.find(
+    (issue) => issue.code === 'custom' && issue.params?.notFoundInPath === NOT_FOUND_IN_PATH.notFoundInPath,
+  );
+  if (where === 'path' && pathNamesNothing) {
+    const name = String(pathNamesNothing.path[0]);
+    const given = (value as Record<string, string>)[name] ?? '';
+    throw notFound(`Not found: ${name} "${clip(given, 100)}"`);
+  }
   throw validationError(result.error, [where]);
 }
 

@@ -50,10 +50,26 @@ export const queryBoolean = z
   .enum(['true', 'false', '1', '0', 'True', 'False'], { error: 'must be true or false' })
   .transform((value) => value === 'true' || value === '1' || value === 'True');
 
-/** A positive integer id from a path or query string. */
+/** An id as the API writes it: a positive integer in decimal, without leading zeros. */
+export const CANONICAL_ID = /^[1-9]\d{0,15}$/;
+
+/**
+ * A custom issue's `params` that make a failed path parameter a 404 rather than a 422: the value is of
+ * the parameter's kind but names nothing (`/reports/0003` is not report 3).
+ */
+export const NOT_FOUND_IN_PATH = { notFoundInPath: true } as const;
+
+/**
+ * A positive integer id from a path or query string. Only its canonical form is an id: in a path,
+ * digits with a leading zero name no resource (404); in a query they are a 422.
+ */
 export const idParam = z
   .string()
   .regex(/^\d{1,16}$/, 'must be a positive integer')
+  .refine((text) => !text.startsWith('0') || text === '0', {
+    message: 'must be written without leading zeros',
+    params: NOT_FOUND_IN_PATH,
+  })
   .transform(Number)
   .refine((n) => n >= 1 && Number.isSafeInteger(n), 'must be a positive integer');
 

@@ -1,4 +1,5 @@
 import { notFound } from '#shared/platform/errors.ts';
+import { CANONICAL_ID } from '#shared/platform/schemas.ts';
 import { type Head, type LabelEntryBase, labelOf, labelVersionId } from './kind.ts';
 import type { VersionStore } from './store.ts';
 
@@ -71,9 +72,9 @@ export function copyInStep<V, L extends LabelEntryBase, X>(
   return copy && store.kind.placeOf(copy).id === labelVersionId(store.kind, entry) ? copy : undefined;
 }
 
-/** The identifier as an entity id, when it is one's form (digits). */
+/** The identifier as an entity id, when it is one's canonical form (digits, no leading zero: "007" is a name). */
 export function asEntityId(identifier: string): number | undefined {
-  const id = /^\d{1,16}$/.test(identifier) ? Number(identifier) : undefined;
+  const id = CANONICAL_ID.test(identifier) ? Number(identifier) : undefined;
   return id !== undefined && id > 0 && Number.isSafeInteger(id) ? id : undefined;
 }
 

@@ -458,6 +458,14 @@ describe('GET /api/public/v2/requests/{id}', () => {
     expectErrorBody(await service.call('GET', '/api/public/v2/requests/999999999'), 404, 'not_found');
   });
 
+  it('answers 404 for an id written with leading zeros: only the canonical form names a log', async () => {
+    const { body } = await service.call('POST', '/log-request', { body: logRequestBody() });
+    expect((await service.call('GET', `/api/public/v2/requests/${body.id}`)).status).toBe(200);
+    const padded = await service.call('GET', `/api/public/v2/requests/000${body.id}`);
+    expectErrorBody(padded, 404, 'not_found');
+    expect(padded.body.message).toBe(`Not found: request_id "000${body.id}"`);
+  });
+
   it.each([['abc'], ['1.5'], ['-1'], ['0']])('answers 422 at the path for id %j', async (id) => {
     const answer = await service.call('GET', `/api/public/v2/requests/${id}`);
 
