@@ -145,7 +145,10 @@ export class LocalGateway {
 
     const declared = Number(req.headers['content-length'] ?? 0);
     if (declared > this.options.maxBodyBytes) {
-      req.resume(); // discard the upload so the client can read the answer
+      // Answering while the client still sends would close the socket under it (EPIPE, no answer at all):
+      // read what it sends, up to a bound, then answer.
+      if (declared <= DISCARD_BEFORE_ANSWER_BYTES) await drain(req);
+      else req.resume();
       return send(res, 413, tooLarge(this.options.maxBodyBytes), { Connection: 'close' });
     }
     const body = await readBody(req, this.options.maxBodyBytes);
@@ -254,6 +257,12 @@ function compileRoute(def: RouteDef): CompiledRoute {
     .join('/');
   return { def, pattern: new RegExp(`^${source}/?$`), params };
 }
+
+/**
+ * A body declared over the limit is read and thrown away before the 413 up to this size, so the client
+ * gets its answer; a larger one is answered at once (the client may see the connection close instead).
+ */
+const DISCARD_BEFORE_ANSWER_BYTES = 256 * 1024 * 1024;
 
 /** Reads the body, or answers undefined when it grows past the limit (chunked uploads have no length). */
 async function readBody(req: IncomingMessage, limit: number): Promise<Buffer | undefined> {

@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type CallOptions,
@@ -347,6 +348,39 @@ describe('POST /log-request: bodies that are not a log', () => {
     const answer = await rejected('POST', '/log-request', { rawBody: paddedBody(20 * MB) });
 
     expectErrorBody(answer, 413, 'payload_too_large');
+  });
+
+  it('answers 413 to a client still sending a body declared over 6 MB, instead of closing under it', async () => {
+    // The whole exchange, to the socket's close: an error while sending counts as much as the status.
+    const { statusCode, error } = await new Promise<{ statusCode?: number; error?: string }>((resolve) => {
+      const seen: { statusCode?: number; error?: string } = {};
+      const request = httpRequest(new URL('/log-request', service.baseUrl), {
+        method: 'POST',
+        headers: {
+          'X-API-KEY': service.apiKey,
+          'Content-Type': 'application/json',
+          'Content-Length': 8 * MB,
+        },
+      });
+      request.on('response', (response) => {
+        seen.statusCode = response.statusCode;
+        response.resume();
+      });
+      request.on('error', (failure) => {
+        seen.error = failure.message;
+      });
+      request.on('close', () => resolve(seen));
+      const chunk = Buffer.alloc(MB, 0x20);
+      const write = (left: number): void => {
+        if (left === 0) return void request.end();
+        if (request.write(chunk)) setImmediate(() => write(left - 1));
+        else request.once('drain', () => write(left - 1));
+      };
+      write(8);
+    });
+
+    expect(error).toBeUndefined();
+    expect(statusCode).toBe(413);
   });
 
   it('answers 413 for a body over the ceiling before looking at the key', async () => {
