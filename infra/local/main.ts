@@ -1,20 +1,45 @@
-import { ENDPOINTS_FILE, startLocalService } from './service.ts';
+import { resolve } from 'node:path';
+import { checkPortFree, checkSettings, claimDataDir, parsePort, StartupError } from './preflight.ts';
+import { ENDPOINTS_FILE, type LocalService, startLocalService } from './service.ts';
 
 /** `npm start`: the whole service locally, on its embedded emulators unless endpoints are given. */
 const dataDir = process.env.PROMPTOPS_DATA_DIR || '.data';
+const host = process.env.HOST || '127.0.0.1';
 
-const service = await startLocalService({
-  port: Number(process.env.PORT || 3000),
-  host: process.env.HOST || '127.0.0.1',
-  dataDir,
-  apiKey: process.env.PROMPTOPS_API_KEY || undefined,
-  dynamodbEndpoint: process.env.DYNAMODB_ENDPOINT || undefined,
-  s3Endpoint: process.env.S3_ENDPOINT || undefined,
-  tableName: process.env.TABLE_NAME || undefined,
-  bucketName: process.env.BUCKET_NAME || undefined,
-  onEvent: (event) =>
-    console.log(JSON.stringify({ level: 'INFO', message: 'event', bus: event.bus, ...event.detail })),
-});
+/** A start-up failure is one line that says what to do, and exit code 1; never a stack trace. */
+function fail(error: unknown): never {
+  const message =
+    error instanceof StartupError
+      ? error.message
+      : `could not start: ${(error as Error).message ?? String(error)}`;
+  console.error(`promptops: ${message}`);
+  process.exit(1);
+}
+
+let releaseDataDir = () => {};
+let service: LocalService;
+try {
+  const port = parsePort(process.env.PORT);
+  checkSettings(process.env);
+  await checkPortFree(host, port);
+  releaseDataDir = claimDataDir(resolve(dataDir));
+  service = await startLocalService({
+    port,
+    host,
+    dataDir,
+    onProgress: (step) => console.log(`promptops: ${step}...`),
+    apiKey: process.env.PROMPTOPS_API_KEY || undefined,
+    dynamodbEndpoint: process.env.DYNAMODB_ENDPOINT || undefined,
+    s3Endpoint: process.env.S3_ENDPOINT || undefined,
+    tableName: process.env.TABLE_NAME || undefined,
+    bucketName: process.env.BUCKET_NAME || undefined,
+    onEvent: (event) =>
+      console.log(JSON.stringify({ level: 'INFO', message: 'event', bus: event.bus, ...event.detail })),
+  });
+} catch (error) {
+  releaseDataDir();
+  fail(error);
+}
 
 console.log(`promptops is listening on ${service.baseUrl}
   workspace  "default" (id ${service.workspaceId})
@@ -32,7 +57,10 @@ function stop(reason: string): void {
   stopping = true;
   console.log(`\n${reason}: stopping`);
   service.stop().then(
-    () => process.exit(0),
+    () => {
+      releaseDataDir();
+      process.exit(0);
+    },
     (error) => {
       console.error(error);
       process.exit(1);
@@ -41,8 +69,9 @@ function stop(reason: string): void {
 }
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => stop(signal));
 
-// `npm start` runs this under `sh -c`; a SIGTERM to npm ends npm and the shell but not this process.
-// Notice being orphaned and stop too, so the service never outlives whoever started it.
+// `npm start` execs this in place of its shell, so npm hands its SIGINT and SIGTERM on to it; an npm
+// killed outright (SIGKILL) cannot. Notice being orphaned and stop too, so the service never outlives
+// whoever started it.
 const parent = process.ppid;
 setInterval(() => {
   if (process.ppid !== parent) stop('parent process exited');

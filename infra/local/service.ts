@@ -44,6 +44,8 @@ import { LocalSchedules, type ScheduleHandler } from './schedules.ts';
 export interface LocalServiceOptions {
   /** Gateway port; 0 picks a free one. */
   port?: number;
+  /** Told each step of the start-up as it begins (a first start takes 15-20 s). */
+  onProgress?: (step: string) => void;
   host?: string;
   /** Where dynalite and s3rver persist; null keeps everything in memory (tests). */
   dataDir?: string | null;
@@ -129,7 +131,9 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
 
   try {
     let dynamodbEndpoint = options.dynamodbEndpoint;
+    const progress = options.onProgress ?? (() => {});
     if (!dynamodbEndpoint) {
+      progress('starting DynamoDB (dynalite)');
       const dynalite: Emulator = await startDynalite(dataDir && join(dataDir, 'dynamodb'));
       stops.push(dynalite.stop);
       dynamodbEndpoint = dynalite.endpoint;
@@ -140,6 +144,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       // s3rver accepts only its own fixed credentials; dynalite accepts any.
       process.env.AWS_ACCESS_KEY_ID = 'S3RVER';
       process.env.AWS_SECRET_ACCESS_KEY = 'S3RVER';
+      progress('starting S3 (s3rver)');
       const s3rver = await startS3rver(join(dataDir ?? scratch ?? '.', 's3'), bucketName);
       stops.push(s3rver.stop);
       s3Endpoint = s3rver.endpoint;
@@ -148,6 +153,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     // The SDK insists on credentials; s3rver accepts only these, dynalite any. Other emulators: set your own.
     process.env.AWS_ACCESS_KEY_ID ??= 'S3RVER';
     process.env.AWS_SECRET_ACCESS_KEY ??= 'S3RVER';
+    progress(`creating the table ${tableName} and the bucket ${bucketName} if missing`);
     await ensureTable(dynamodbEndpoint, tableName);
     await ensureBucket(s3Endpoint, bucketName);
 
@@ -226,6 +232,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     await Promise.all(routes.map((route) => loadHandler(route.handler)));
     const authorizer = await importHandler<AuthorizerHandler>(AUTHORIZER_HANDLER);
 
+    progress('loading the functions and seeding the default workspace');
     const { workspaceId, apiKey } = await seed(dataDir, options.apiKey);
     // What was queued when the service last stopped (a kill -9 included) is delivered now.
     messaging.resume();
