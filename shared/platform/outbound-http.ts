@@ -105,7 +105,8 @@ const MANAGED_HEADERS = new Set([
   'proxy-authorization',
 ]);
 
-const REFUSED_ADDRESS = 'loopback, private, link-local and other non-public addresses are not allowed';
+const REFUSED_ADDRESS =
+  'loopback, private, link-local and other non-public addresses are not allowed (an operator may allow a host with OUTBOUND_ALLOWED_HOSTS)';
 
 type CheckedUrl =
   | { ok: true; url: URL; allowed: boolean }

@@ -138,7 +138,7 @@ describe('outboundRequest refusals', () => {
     const error = await failureOf({ url: `http://localhost:${port}/echo` });
     expect(error).toMatchObject({ code: 'refused' });
     expect(error.message).toBe(
-      'the address of localhost is not allowed: loopback, private, link-local and other non-public addresses are not allowed',
+      'the address of localhost is not allowed: loopback, private, link-local and other non-public addresses are not allowed (an operator may allow a host with OUTBOUND_ALLOWED_HOSTS)',
     );
     expect(connections).toBe(0);
   });

@@ -74,7 +74,7 @@ describe('checkOutboundUrl', () => {
 
   it('names only the host in its reason', () => {
     expect(reasonOf('https://2130706433/')).toBe(
-      'the address of 127.0.0.1 is not allowed: loopback, private, link-local and other non-public addresses are not allowed',
+      'the address of 127.0.0.1 is not allowed: loopback, private, link-local and other non-public addresses are not allowed (an operator may allow a host with OUTBOUND_ALLOWED_HOSTS)',
     );
   });
 
