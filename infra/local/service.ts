@@ -34,6 +34,7 @@ import {
   invokeWith,
 } from './grants.ts';
 import { type LocalEvent, LocalMessaging, type WorkerHandler } from './messaging.ts';
+import { ENDPOINTS_FILE, LOCAL_TABLE_NAME } from './names.ts';
 import { LocalSchedules, type ScheduleHandler } from './schedules.ts';
 
 /**
@@ -101,10 +102,7 @@ export interface LocalService {
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const SEED_WORKSPACE = 'default';
-/** Table and bucket name of the local service unless TABLE_NAME / BUCKET_NAME say otherwise. */
-export const LOCAL_TABLE_NAME = 'promptops-local';
-/** Written while the service runs, so `npm run keys` finds the local table without flags. */
-export const ENDPOINTS_FILE = 'local-endpoints.json';
+export { ENDPOINTS_FILE, LOCAL_TABLE_NAME };
 export const LOCAL_EVENT_BUS = 'promptops-local';
 /** The local Secrets Manager's name for the master key, kept in the data directory's `master-key`. */
 export const LOCAL_MASTER_KEY_SECRET_ID = 'promptops-local-master-key';

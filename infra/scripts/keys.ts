@@ -10,7 +10,7 @@ import {
   READ_ONLY,
 } from '#shared/platform/auth-context.ts';
 import { ENV } from '#shared/platform/config.ts';
-import { ENDPOINTS_FILE, LOCAL_TABLE_NAME } from '../local/service.ts';
+import { ENDPOINTS_FILE, LOCAL_TABLE_NAME } from '../local/names.ts';
 
 /**
  * `npm run keys -- <create|list|revoke> --workspace NAME`: API keys for a deployed stack (the table from
@@ -49,17 +49,23 @@ const { positionals, values } = parseArgs({
   },
 });
 
-function fail(message: string): never {
-  const usage = USAGE.replace('ENTITY_TYPES', ENTITY_TYPES.join(', ')).replace(
+const usage = () =>
+  USAGE.replace('ENTITY_TYPES', ENTITY_TYPES.join(', ')).replace(
     'MAX_EMAIL_LENGTH',
     String(MAX_EMAIL_LENGTH),
   );
-  console.error(`${message}\n\n${usage}`);
+
+function fail(message: string): never {
+  console.error(`${message}\n\n${usage()}`);
   process.exit(2);
 }
 
 const command = positionals[0];
-if (values.help || !command) fail('A command is required.');
+if (values.help) {
+  console.log(usage());
+  process.exit(0);
+}
+if (!command) fail('A command is required.');
 if (!values.workspace) fail('--workspace is required.');
 // A workspace name is a key: a lone UTF-16 surrogate would be stored as U+FFFD and meet another name.
 if (!values.workspace.isWellFormed()) fail('--workspace must be well-formed Unicode (no lone surrogates).');

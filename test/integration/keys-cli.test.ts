@@ -98,6 +98,16 @@ describe('npm run keys: permissions and finding the local service', () => {
     return dir;
   }
 
+  it('prints its usage on --help, on stdout, and exits 0', async () => {
+    for (const flag of ['--help', '-h']) {
+      const answer = (await keys([flag])) as { stdout: string; stderr: string; code?: number };
+      expect(answer.code ?? 0).toBe(0);
+      expect(answer.stdout).toContain('npm run keys -- create --workspace NAME');
+      expect(answer.stdout).toContain('types: request_logs, prompts,');
+      expect(answer.stderr).toBe('');
+    }
+  }, 60_000);
+
   it('says which data directory it looked in, and how to point it at another', async () => {
     const empty = mkdtempSync(join(tmpdir(), 'promptops-keys-'));
     const answer = (await keys(['list', '--workspace', 'w'], { PROMPTOPS_DATA_DIR: empty })) as {
