@@ -240,6 +240,7 @@ async function runScoreCode(
     data.push(row);
   }
   const result = await sandbox.runJavaScript({
+    workspaceId: report.workspaceId,
     code: configuration.code,
     data,
     timeoutMs: SANDBOX_LIMITS.defaultTimeoutMs,

@@ -24,6 +24,12 @@ type DistributiveOmit<T, K extends keyof T> = T extends unknown ? Omit<T, K> : n
 export interface SandboxHostOptions {
   /** Worker threads run at once; runs beyond wait their turn (first come, first served). Default 2. */
   maxWorkers?: number;
+  /**
+   * Threads one owner (a workspace) may use at once; its runs beyond wait while other owners' runs are
+   * served. Default: every thread. A process that runs several workspaces' code (the local runtime)
+   * sets it below `maxWorkers`, so that one workspace's slow code never holds every thread.
+   */
+  maxPerOwner?: number;
   workerUrl?: URL;
   hardKillMarginMs?: number;
 }
@@ -51,11 +57,15 @@ export class SandboxHost {
   private readonly hardKillMarginMs: number;
   private readonly idle: Slot[] = [];
   private readonly slots = new Set<Slot>();
-  private readonly waiting: ((slot: Slot) => void)[] = [];
+  private readonly maxPerOwner: number;
+  /** Runs waiting for a thread, oldest first; each is served once its owner is under its cap. */
+  private readonly waiting: { owner: string; take: (slot: Slot) => void }[] = [];
+  private readonly inUse = new Map<string, number>();
   private nextId = 1;
 
   constructor(options: SandboxHostOptions = {}) {
     this.maxWorkers = Math.max(1, options.maxWorkers ?? 2);
+    this.maxPerOwner = Math.min(this.maxWorkers, Math.max(1, options.maxPerOwner ?? this.maxWorkers));
     this.workerUrl = options.workerUrl ?? defaultWorkerUrl();
     this.hardKillMarginMs = options.hardKillMarginMs ?? SANDBOX_LIMITS.hardKillMarginMs;
   }
@@ -65,19 +75,19 @@ export class SandboxHost {
    * caused); throws only when the sandbox itself cannot run (the worker script or the `.wasm` file is
    * missing, a thread does not start), which is the service's fault, not the user's.
    */
-  async run(request: HostRequest): Promise<WorkerOutcome> {
-    const slot = await this.acquire();
+  async run(request: HostRequest, owner = ''): Promise<WorkerOutcome> {
+    const slot = await this.acquire(owner);
     try {
       await slot.ready;
     } catch (error) {
       this.discard(slot);
-      this.release(slot);
+      this.release(slot, owner);
       throw error;
     }
     try {
       return await this.runOn(slot, { ...request, id: this.nextId++ } as WorkerRequest);
     } finally {
-      this.release(slot);
+      this.release(slot, owner);
     }
   }
 
@@ -144,21 +154,36 @@ export class SandboxHost {
     });
   }
 
-  private acquire(): Promise<Slot> {
-    const slot = this.idle.pop();
-    if (slot) return Promise.resolve(slot);
-    if (this.slots.size < this.maxWorkers) return Promise.resolve(this.spawn());
-    return new Promise((resolve) => this.waiting.push(resolve));
+  private acquire(owner: string): Promise<Slot> {
+    if ((this.inUse.get(owner) ?? 0) < this.maxPerOwner) {
+      const slot = this.idle.pop() ?? (this.slots.size < this.maxWorkers ? this.spawn() : undefined);
+      if (slot) {
+        this.take(owner);
+        return Promise.resolve(slot);
+      }
+    }
+    return new Promise((take) => this.waiting.push({ owner, take }));
   }
 
-  private release(slot: Slot): void {
-    const next = this.waiting.shift();
-    if (!next) {
+  private release(slot: Slot, owner: string): void {
+    this.inUse.set(owner, (this.inUse.get(owner) ?? 1) - 1);
+    if (this.inUse.get(owner) === 0) this.inUse.delete(owner);
+    // The oldest waiting run whose owner is under its cap takes this thread (a fresh one if this one
+    // was discarded); another owner's run is served before a capped owner's older ones.
+    const next = this.waiting.findIndex(
+      ({ owner: waiting }) => (this.inUse.get(waiting) ?? 0) < this.maxPerOwner,
+    );
+    if (next === -1) {
       if (!slot.dead) this.idle.push(slot);
       return;
     }
-    // A waiting run takes this thread, or a fresh one if this one was discarded.
-    next(slot.dead ? this.spawn() : slot);
+    const [{ owner: nextOwner, take }] = this.waiting.splice(next, 1) as [(typeof this.waiting)[number]];
+    this.take(nextOwner);
+    take(slot.dead ? this.spawn() : slot);
+  }
+
+  private take(owner: string): void {
+    this.inUse.set(owner, (this.inUse.get(owner) ?? 0) + 1);
   }
 
   private spawn(): Slot {

@@ -11,6 +11,8 @@ export type SandboxResult =
   | { ok: false; reason: 'timeout' | 'memory' | 'error'; error: string };
 
 export interface CodeRun {
+  /** Whose code it is: a workspace's runs beyond its share of threads wait behind other workspaces'. */
+  workspaceId?: number;
   /** A function body: it sees `data` and `return`s a JSON value. */
   code: string;
   data: unknown;
@@ -19,6 +21,7 @@ export interface CodeRun {
 }
 
 export interface RegexRun {
+  workspaceId?: number;
   pattern: string;
   flags: string;
   input: string;
@@ -50,8 +53,8 @@ export function setSandboxGuard(check: (() => void) | undefined): void {
 export function createSandbox(
   host: SandboxHost = new SandboxHost(),
 ): SandboxPort & { close(): Promise<void> } {
-  const run = async (request: HostRequest): Promise<SandboxResult> => {
-    const outcome = await host.run(request);
+  const run = async (request: HostRequest, workspaceId: number | undefined): Promise<SandboxResult> => {
+    const outcome = await host.run(request, workspaceId === undefined ? '' : String(workspaceId));
     if (!outcome.ok) return outcome;
     try {
       return { ok: true, value: JSON.parse(outcome.json) };
@@ -61,7 +64,7 @@ export function createSandbox(
     }
   };
   return {
-    async runJavaScript({ code, data, timeoutMs, memoryBytes }) {
+    async runJavaScript({ workspaceId, code, data, timeoutMs, memoryBytes }) {
       guard?.();
       let input: string;
       try {
@@ -81,15 +84,18 @@ export function createSandbox(
           error: `the input data is too large: ${megabytes(bytes)} of JSON, the limit is ${megabytes(SANDBOX_LIMITS.maxInputBytes)}`,
         };
       }
-      return run({
-        kind: 'javascript',
-        code,
-        input,
-        timeoutMs: clampTimeout(timeoutMs),
-        memoryBytes: clampMemory(memoryBytes),
-      });
+      return run(
+        {
+          kind: 'javascript',
+          code,
+          input,
+          timeoutMs: clampTimeout(timeoutMs),
+          memoryBytes: clampMemory(memoryBytes),
+        },
+        workspaceId,
+      );
     },
-    async runRegex({ pattern, flags, input, mode, timeoutMs }) {
+    async runRegex({ workspaceId, pattern, flags, input, mode, timeoutMs }) {
       guard?.();
       if (pattern.length > SANDBOX_LIMITS.maxPatternLength) {
         return {
@@ -105,15 +111,18 @@ export function createSandbox(
           error: `the text is too long for a regular expression: ${input.length} characters, the limit is ${SANDBOX_LIMITS.maxRegexInputLength}`,
         };
       }
-      return run({
-        kind: 'regex',
-        pattern,
-        flags,
-        input,
-        mode,
-        timeoutMs: clampTimeout(timeoutMs),
-        memoryBytes: SANDBOX_LIMITS.memoryBytes,
-      });
+      return run(
+        {
+          kind: 'regex',
+          pattern,
+          flags,
+          input,
+          mode,
+          timeoutMs: clampTimeout(timeoutMs),
+          memoryBytes: SANDBOX_LIMITS.memoryBytes,
+        },
+        workspaceId,
+      );
     },
     close: () => host.close(),
   };
@@ -126,16 +135,22 @@ const LAMBDA_MB_PER_VCPU = 1769;
  * Threads of the process's sandbox. In a Lambda container (its memory in the environment), one per vCPU
  * its memory buys, at least one: QuickJS runs are CPU-bound, so a second thread on a fraction of a vCPU
  * runs nothing sooner and holds its own isolate and WebAssembly memory (tens of MB) for nothing, when
- * a worker overlaps runs (the report row worker runs several rows at once). Elsewhere 2 (the local
- * runtime runs every function in one process).
+ * a worker overlaps runs (the report row worker runs several rows at once); a container serves one
+ * invocation at a time, so workspaces share Lambda's concurrency, not these threads. Elsewhere (the
+ * local runtime runs every function, for every workspace, in one process) 3 threads, of which one
+ * workspace uses at most 2: another workspace's code never waits behind one workspace's slow code.
  */
-export function sandboxThreads(env: NodeJS.ProcessEnv = process.env): number {
+export function sandboxThreads(env: NodeJS.ProcessEnv = process.env): {
+  maxWorkers: number;
+  maxPerOwner: number;
+} {
   const lambdaMb = Number(env.AWS_LAMBDA_FUNCTION_MEMORY_SIZE);
-  if (!lambdaMb) return 2;
-  return Math.min(2, Math.max(1, Math.floor(lambdaMb / LAMBDA_MB_PER_VCPU)));
+  if (!lambdaMb) return { maxWorkers: 3, maxPerOwner: 2 };
+  const threads = Math.min(2, Math.max(1, Math.floor(lambdaMb / LAMBDA_MB_PER_VCPU)));
+  return { maxWorkers: threads, maxPerOwner: threads };
 }
 
-const processSandbox = createSandbox(new SandboxHost({ maxWorkers: sandboxThreads() }));
+const processSandbox = createSandbox(new SandboxHost(sandboxThreads()));
 
 /** The process's sandbox: one warm worker thread (more only when runs overlap), started on first use. */
 export const sandboxPort: SandboxPort = processSandbox;

@@ -241,6 +241,43 @@ describe('sandbox: a pool of two threads', () => {
   });
 });
 
+describe('sandbox: workspaces share the threads', () => {
+  it("runs another workspace's code at once while one workspace's hostile runs queue behind its share", async () => {
+    const pool = createSandbox(new SandboxHost({ maxWorkers: 2, maxPerOwner: 1 }));
+    const finished: string[] = [];
+    const track = (name: string, result: Promise<unknown>) => result.then(() => finished.push(name));
+    try {
+      const hostile = Array.from({ length: 6 }, (_, i) =>
+        track(
+          `hostile ${i}`,
+          pool.runJavaScript({
+            workspaceId: 1,
+            code: 'while (true) {}',
+            data: null,
+            timeoutMs: 400,
+            memoryBytes: 64 * MB,
+          }),
+        ),
+      );
+      const trivial = await pool.runJavaScript({
+        workspaceId: 2,
+        code: 'return data + 1',
+        data: 1,
+        timeoutMs: 2_000,
+        memoryBytes: 64 * MB,
+      });
+      finished.push('trivial');
+      expect(trivial).toEqual({ ok: true, value: 2 });
+      // Before any hostile run timed out: workspace 1 held one thread, the other was free for workspace 2.
+      expect(finished).toEqual(['trivial']);
+      await Promise.all(hostile);
+      expect(finished).toHaveLength(7);
+    } finally {
+      await pool.close();
+    }
+  });
+});
+
 describe('sandbox: regular expressions', () => {
   const regex = (pattern: string, input: string, mode: 'test' | 'match_all', flags = '') =>
     sandbox.runRegex({ pattern, flags, input, mode, timeoutMs: 150 });

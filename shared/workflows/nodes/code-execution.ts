@@ -38,6 +38,7 @@ export const codeExecution: NodeExecutor<CodeExecutionConfig> = {
     if (left <= 0) throw new NodeFailure('timed out: the run reached its deadline before the code started');
     const timeoutMs = Math.max(1, Math.round(Math.min(limitMs, left)));
     const result = await context.ports.sandbox.runJavaScript({
+      workspaceId: context.workspaceId,
       code: config.code,
       data: context.inputs,
       timeoutMs,

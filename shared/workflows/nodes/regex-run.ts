@@ -65,7 +65,14 @@ export async function runUserRegex(
   const timeoutMs = Math.min(REGEX_TIMEOUT_MS, context.deadline - Date.now());
   if (timeoutMs <= 0) throw new NodeFailure('the node ran out of time before its regular expression ran');
   const { pattern, flags } = compilePattern(regex_pattern);
-  const result = await context.ports.sandbox.runRegex({ pattern, flags, input, mode, timeoutMs });
+  const result = await context.ports.sandbox.runRegex({
+    workspaceId: context.workspaceId,
+    pattern,
+    flags,
+    input,
+    mode,
+    timeoutMs,
+  });
   if (result.ok) return result.value;
   if (result.reason === 'timeout') {
     throw new NodeFailure(`the regular expression did not finish within ${timeoutMs} ms`);
