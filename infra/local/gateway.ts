@@ -46,6 +46,18 @@ export interface GatewayOptions {
    */
   invoke?<T>(fn: RouteDef | 'authorizer', call: () => Promise<T>): Promise<T>;
   onError?(error: unknown): void;
+  /** Told of every answered request, as API Gateway's access log records it (never a key or a body). */
+  onAccess?(entry: AccessLogEntry): void;
+}
+
+/** One line of the access log: what API Gateway's access logs give in AWS. */
+export interface AccessLogEntry {
+  requestId: string;
+  method: string;
+  /** The path without its query string (a query may carry what a client would not log). */
+  path: string;
+  status: number;
+  latencyMs: number;
 }
 
 interface CompiledRoute {
@@ -75,7 +87,20 @@ export class LocalGateway {
 
   async listen(port: number, host = '127.0.0.1'): Promise<string> {
     this.server = createServer((req, res) => {
-      this.handle(req, res).catch((error) => {
+      // As API Gateway: every answer carries the request's id, which the function's event and logs carry too.
+      const requestId = randomUUID();
+      res.setHeader('x-amzn-RequestId', requestId);
+      const started = performance.now();
+      res.once('finish', () =>
+        this.options.onAccess?.({
+          requestId,
+          method: (req.method ?? 'GET').toUpperCase(),
+          path: new URL(req.url ?? '/', 'http://localhost').pathname,
+          status: res.statusCode,
+          latencyMs: Math.round(performance.now() - started),
+        }),
+      );
+      this.handle(req, res, requestId).catch((error) => {
         this.options.onError?.(error);
         send(res, 500, { success: false, message: 'Internal error', error: 'internal_error' });
       });
@@ -110,7 +135,7 @@ export class LocalGateway {
     });
   }
 
-  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  private async handle(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const method = (req.method ?? 'GET').toUpperCase();
     const publicRoutes = this.options.publicRoutes ?? {};
@@ -168,7 +193,7 @@ export class LocalGateway {
     }
 
     const handler = await this.options.loadHandler(match.def.handler);
-    const event = toProxyEvent(req, url, method, match, headers, body, decision);
+    const event = toProxyEvent(req, url, method, match, headers, body, decision, requestId);
     // Lambda limits the whole event, in which the body grows by its escaping: mirror it, as API Gateway
     // answers 413 when the invoke is refused.
     // Escaping at most sextuples a byte (a control character becomes \u00XX), so small bodies cannot pass.
@@ -318,6 +343,7 @@ function toProxyEvent(
   headers: Record<string, string>,
   body: Buffer,
   decision: CachedDecision | undefined,
+  requestId: string,
 ): APIGatewayProxyEvent {
   // Keyed by client text: without a prototype, `?constructor=` or `?__proto__=` are names like any other
   // (as in API Gateway's event, which is parsed JSON where `__proto__` is an own property).
@@ -329,7 +355,6 @@ function toProxyEvent(
   }
   // As API Gateway: a body of a binary media type arrives base64-encoded, any other as (UTF-8) text.
   const binary = body.length > 0 && isBinaryMediaType(headerValue(headers, 'content-type'));
-  const requestId = randomUUID();
   return {
     resource: match.def.path,
     path: url.pathname,

@@ -33,6 +33,7 @@ try {
     s3Endpoint: process.env.S3_ENDPOINT || undefined,
     tableName: process.env.TABLE_NAME || undefined,
     bucketName: process.env.BUCKET_NAME || undefined,
+    onAccess: (entry) => console.log(JSON.stringify({ level: 'INFO', message: 'access', ...entry })),
     onEvent: (event) =>
       console.log(JSON.stringify({ level: 'INFO', message: 'event', bus: event.bus, ...event.detail })),
   });

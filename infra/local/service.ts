@@ -25,7 +25,7 @@ import {
   type ScheduleDef,
 } from '../routes.ts';
 import { type Emulator, ensureBucket, ensureTable, startDynalite, startS3rver } from './emulators.ts';
-import { type AuthorizerHandler, LocalGateway, type RouteHandler } from './gateway.ts';
+import { type AccessLogEntry, type AuthorizerHandler, LocalGateway, type RouteHandler } from './gateway.ts';
 import {
   AUTHORIZER_GRANTS,
   type GrantedResources,
@@ -80,6 +80,8 @@ export interface LocalServiceOptions {
    */
   checkAnswers?: boolean;
   onEvent?(event: LocalEvent): void;
+  /** Told of every answered request (the access log `npm start` prints). */
+  onAccess?(entry: AccessLogEntry): void;
 }
 
 export interface LocalService {
@@ -258,6 +260,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
         ...docsPageRoutes(),
       },
       checkAnswer: options.checkAnswers ? answerMismatch : undefined,
+      onAccess: options.onAccess,
       invoke: (fn, call) =>
         fn === 'authorizer'
           ? invoke(`API key authorizer (${AUTHORIZER_HANDLER})`, AUTHORIZER_GRANTS, call)

@@ -72,7 +72,7 @@ describe('npm start refuses a bad start in one line', () => {
 });
 
 describe('npm start stops', () => {
-  it('on a SIGINT sent to npm (what a process manager does), with the service and its emulators', async () => {
+  it('logs one access line per request, and stops on a SIGINT sent to npm (what a process manager does)', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'promptops-sigint-'));
     const npm = spawn('npm', ['start'], {
       cwd: REPO_ROOT,
@@ -97,6 +97,32 @@ describe('npm start stops', () => {
       npm.once('exit', () => reject(new Error(`npm start ended before it listened:\n${output}`)));
     });
     expect(readFileSync(join(dataDir, PID_FILE), 'utf8').trim()).toMatch(/^\d+$/);
+
+    // One access-log line per request, as API Gateway's: its id, method, path, status and latency,
+    // never the key, the query or the body.
+    const baseUrl = /listening on (\S+)/.exec(output)?.[1] ?? '';
+    const key = output.trim().split('\n').at(-1) ?? '';
+    const answer = await fetch(`${baseUrl}/api/public/v2/requests/999999?token=query-secret`, {
+      headers: { 'X-API-KEY': key },
+    });
+    expect(answer.status).toBe(404);
+    const requestId = answer.headers.get('x-amzn-requestid');
+    expect(requestId).toMatch(/^[0-9a-f-]{36}$/);
+    await expect.poll(() => output).toContain(requestId);
+    const line = output.split('\n').find((text) => text.includes(requestId as string)) ?? '';
+    expect(JSON.parse(line)).toEqual({
+      level: 'INFO',
+      message: 'access',
+      requestId,
+      method: 'GET',
+      path: '/api/public/v2/requests/999999',
+      status: 404,
+      latencyMs: expect.any(Number),
+    });
+    // The banner prints the key once; after it, no line does.
+    const afterBanner = output.slice(output.indexOf(key) + key.length);
+    expect(afterBanner).not.toContain(key);
+    expect(output).not.toContain('query-secret');
     const exited = new Promise<number | null>((resolve) => npm.once('exit', (code) => resolve(code)));
     npm.kill('SIGINT');
     expect(await exited).toBe(0);
