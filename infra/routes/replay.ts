@@ -1,5 +1,7 @@
+import { DATASET_QUEUES } from '#shared/datasets/jobs.ts';
 import { ENV } from '#shared/platform/config.ts';
 import { PROVIDER_ENVIRONMENT } from '#shared/providers/providers.ts';
+import { DEFAULT_BATCH_CONCURRENCY, REPLAY_BATCH_QUEUE } from '#shared/replay/batch.ts';
 import { DEFAULT_REPLAY_SYNC_LIMIT_MS, REPLAY_QUEUE } from '#shared/replay/replay.ts';
 import { DEFAULT_REPLAY_MAX_TOKENS } from '#shared/replay/request.ts';
 import type { JobQueueDef, RouteDef } from '../route-types.ts';
@@ -30,6 +32,21 @@ export const REPLAY_ROUTES: readonly RouteDef[] = [
     timeoutSeconds: 29,
   },
   {
+    // Creates the batch's dataset group and item, stores its parameters, sends its job.
+    method: 'POST',
+    path: '/api/public/v2/requests/replay-batch',
+    handler: 'functions/http/request-replay-batch.ts',
+    table: 'write',
+    bucket: 'write',
+    queues: [REPLAY_BATCH_QUEUE.name],
+  },
+  {
+    method: 'GET',
+    path: '/api/public/v2/requests/replay-batch/{batch_id}',
+    handler: 'functions/http/request-replay-batch-get.ts',
+    table: 'read',
+  },
+  {
     method: 'GET',
     path: '/api/public/v2/requests/{request_id}/replays',
     handler: 'functions/http/request-replays.ts',
@@ -50,5 +67,20 @@ export const REPLAY_JOB_QUEUES: Readonly<Record<string, JobQueueDef>> = {
     masterKey: true,
     providerCredentials: true,
     environment: REPLAY_ENVIRONMENT,
+  },
+  // One batch per workspace at a time (a lock item), a slice of logs per pass; the rows become a dataset
+  // version through the from-file job.
+  [REPLAY_BATCH_QUEUE.name]: {
+    worker: 'functions/workers/replay-batch-job.ts',
+    batchSize: 1,
+    maxReceiveCount: REPLAY_BATCH_QUEUE.maxReceiveCount,
+    timeoutSeconds: REPLAY_BATCH_QUEUE.timeoutSeconds,
+    memoryMb: 1024,
+    table: 'write',
+    bucket: 'write',
+    queues: [REPLAY_BATCH_QUEUE.name, DATASET_QUEUES.file.name],
+    masterKey: true,
+    providerCredentials: true,
+    environment: { ...REPLAY_ENVIRONMENT, [ENV.replayBatchConcurrency]: String(DEFAULT_BATCH_CONCURRENCY) },
   },
 };

@@ -78,10 +78,21 @@ export async function replayRequestLog(
   if ('error' in outcome && cutBySyncLimit && isNoAnswerInTime(outcome.error)) {
     return { record: await startReplayJob(plan, start), running: true };
   }
+  return { record: await logReplay(plan, start, outcome), running: false };
+}
+
+/** One replay to its end, however long the provider takes within `deadline` (a batch's replays). */
+export async function replayUntil(plan: ReplayPlan, deadline: number): Promise<RequestLogRecord> {
+  const start = Date.now();
+  return logReplay(plan, start, await callProvider(plan, deadline));
+}
+
+/** Writes a finished replay: its link, then its log. */
+async function logReplay(plan: ReplayPlan, start: number, outcome: Outcome): Promise<RequestLogRecord> {
   const record = replayLog(await nextId('request_log'), plan, start, Date.now(), outcome);
   await putReplayLink(record);
   await putRequestLog(record);
-  return { record, running: false };
+  return record;
 }
 
 /** The request and the new log's fields, from the original and the overrides; bad overrides are 422s. */

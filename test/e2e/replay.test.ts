@@ -373,3 +373,66 @@ describe('GET /api/public/v2/requests/{id}/replays', () => {
     expect(foreign.status).toBe(404);
   });
 });
+
+describe('POST /api/public/v2/requests/replay-batch', () => {
+  it('replays 20 logs on the job queue and makes a dataset version of old and new outputs', async () => {
+    const ids: number[] = [];
+    for (let i = 0; i < 20; i++) {
+      ids.push(
+        await trackedOpenAI({
+          kwargs: { ...OPENAI_KWARGS, messages: [{ role: 'user', content: `question ${i}` }] },
+        }),
+      );
+    }
+    const started = await service.call('POST', '/api/public/v2/requests/replay-batch', {
+      body: { request_log_ids: ids, model: 'gpt-4o-mini', dataset_name: uniqueName('replay-batch') },
+    });
+    expect(started.status, JSON.stringify(started.body)).toBe(202);
+    expect(started.body).toMatchObject({ status: 'QUEUED', total: null, dataset_id: null });
+
+    await service.messaging.idle();
+    const done = await service.call('GET', `/api/public/v2/requests/replay-batch/${started.body.batch_id}`);
+    expect(done.body).toMatchObject({ status: 'COMPLETE', total: 20, replayed: 20, failed: 0 });
+    expect(stub.requests).toHaveLength(20);
+    expect(stub.requests.every((request) => request.body.model === 'gpt-4o-mini')).toBe(true);
+
+    const rows = await service.call('GET', `/api/public/v2/datasets/${done.body.dataset_id}/rows`, {
+      query: { per_page: 100 },
+    });
+    expect(rows.status, JSON.stringify(rows.body).slice(0, 300)).toBe(200);
+    expect(rows.body.total).toBe(20);
+    expect(rows.body.columns).toEqual(
+      expect.arrayContaining([
+        'request_id',
+        'original_output',
+        'replayed_output',
+        'original_cost',
+        'replayed_latency_ms',
+      ]),
+    );
+    const column = (name: string) => rows.body.columns.indexOf(name);
+    const byRequest = new Map(
+      rows.body.rows.map((row: { value: unknown }[]) => [row[column('request_id')]!.value, row]),
+    );
+    const first = byRequest.get(ids[0]) as { value: unknown }[];
+    expect(first[column('original_output')]!.value).toBe('Hello.');
+    expect(first[column('replayed_output')]!.value).toBe('question 0');
+    // Each replay is a log linked to its original.
+    const replays = await service.call('GET', `/api/public/v2/requests/${ids[0]}/replays`);
+    expect(replays.body.items).toHaveLength(1);
+  });
+
+  it('refuses more than 1,000 ids, and a body with neither ids nor a filter, writing nothing', async () => {
+    const tooMany = await service.rejected('POST', '/api/public/v2/requests/replay-batch', {
+      body: { request_log_ids: Array.from({ length: 1001 }, (_, i) => i + 1) },
+    });
+    expect(tooMany.status).toBe(422);
+    const neither = await service.rejected('POST', '/api/public/v2/requests/replay-batch', { body: {} });
+    expect(neither.status).toBe(422);
+    const readOnly = await service.rejected('POST', '/api/public/v2/requests/replay-batch', {
+      body: { request_log_ids: [1] },
+      key: readOnlyKey,
+    });
+    expect(readOnly.status).toBe(403);
+  });
+});

@@ -45,6 +45,7 @@ import {
 } from '#shared/platform/config.ts';
 import { TABLE_INDEXES, TABLE_KEYS, TTL_ATTRIBUTE } from '#shared/platform/table-schema.ts';
 import { DEFAULT_PROMPT_CACHE_TTL_SECONDS, PROMPT_CACHE_TTL_ENV } from '#shared/prompts/cache-settings.ts';
+import { REPLAY_BATCH_QUEUE } from '#shared/replay/batch.ts';
 import { REPLAY_QUEUE } from '#shared/replay/replay.ts';
 import { REPORT_ROWS_QUEUE } from '#shared/reports/run/queue.ts';
 import { WORKFLOW_NODE_QUEUE } from '#shared/workflows/engine/queue.ts';
@@ -1219,6 +1220,7 @@ describe('master key', () => {
 const LLM_WORKERS = [
   'POST /api/public/v2/requests/{request_id}/replay',
   `worker for ${REPLAY_QUEUE.name}`,
+  `worker for ${REPLAY_BATCH_QUEUE.name}`,
   `worker for ${REPORT_ROWS_QUEUE.name}`,
   `worker for ${WORKFLOW_NODE_QUEUE.name}`,
 ].sort();
