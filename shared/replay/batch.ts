@@ -6,7 +6,7 @@ import { newUploadKey } from '#shared/datasets/uploads.ts';
 import { createVersionFromFile } from '#shared/datasets/versions.ts';
 import type { AuthContext } from '#shared/platform/auth-context.ts';
 import { getObjectText, putObject } from '#shared/platform/blob-store.ts';
-import { forEachLimited } from '#shared/platform/concurrency.ts';
+import { forEachLimited, limiter } from '#shared/platform/concurrency.ts';
 import { ENV } from '#shared/platform/config.ts';
 import { dynamo, table } from '#shared/platform/dynamo.ts';
 import { AppError, notFound } from '#shared/platform/errors.ts';
@@ -281,11 +281,13 @@ async function replaySlice(
   const originals: RequestLogRecord[] = [];
   for await (const records of requestLogsByIds(workspaceId, ids)) originals.push(...records);
   const rows = new Array<BatchRow | undefined>(originals.length);
-  await forEachLimited(originals, batchConcurrency(), async (original, index) => {
+  // Provider calls are what the concurrency bounds; planning and writing overlap them.
+  const providerCalls = limiter(batchConcurrency());
+  await forEachLimited(originals, batchConcurrency() * 2, async (original, index) => {
     let replay: RequestLogRecord | undefined;
     let error: string | null = null;
     try {
-      replay = await replayUntil(await planReplay(original, overrides), deadline);
+      replay = await replayUntil(await planReplay(original, overrides), deadline, providerCalls);
     } catch (failure) {
       // A log the overrides cannot be applied to (another provider, a bound) is a row with its reason.
       if (!(failure instanceof AppError) || failure.status >= 500) throw failure;

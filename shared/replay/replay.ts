@@ -81,10 +81,20 @@ export async function replayRequestLog(
   return { record: await logReplay(plan, start, outcome), running: false };
 }
 
-/** One replay to its end, however long the provider takes within `deadline` (a batch's replays). */
-export async function replayUntil(plan: ReplayPlan, deadline: number): Promise<RequestLogRecord> {
-  const start = Date.now();
-  return logReplay(plan, start, await callProvider(plan, deadline));
+/**
+ * One replay to its end, however long the provider takes within `deadline` (a batch's replays); `gate`
+ * bounds the provider call alone, so that writes overlap the next calls.
+ */
+export async function replayUntil(
+  plan: ReplayPlan,
+  deadline: number,
+  gate: <T>(run: () => Promise<T>) => Promise<T> = (run) => run(),
+): Promise<RequestLogRecord> {
+  const { start, outcome } = await gate(async () => ({
+    start: Date.now(),
+    outcome: await callProvider(plan, deadline),
+  }));
+  return logReplay(plan, start, outcome);
 }
 
 /** Writes a finished replay: its link, then its log. */
