@@ -7,10 +7,11 @@ import { replayBatchBodySchema, replayBatchViewSchema, startReplayBatch } from '
  */
 export const handler = httpRoute({
   body: replayBatchBodySchema,
-  // Writes request logs (the replays) and a dataset.
-  permission: () => [
+  // Writes request logs (the replays) and a dataset; a prompt override reads the registry.
+  permission: (body) => [
     ['request_logs', 'edit'],
     ['datasets', 'edit'],
+    ...(body.prompt ? [['prompts', 'read'] as const] : []),
   ],
   tag: 'request_logs',
   responses: { 202: replayBatchViewSchema },

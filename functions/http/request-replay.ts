@@ -14,7 +14,9 @@ export const handler = httpRoute({
   path: z.object({ request_id: idParam }),
   body: replayBodySchema,
   optionalBody: true,
-  permission: ['request_logs', 'edit'],
+  // A prompt override reads the registry: the rendered version lands in the new log.
+  permission: (body) => [['request_logs', 'edit'], ...(body.prompt ? [['prompts', 'read'] as const] : [])],
+  tag: 'request_logs',
   responses: { 200: replayAnswerSchema, 202: replayAnswerSchema },
   handle: async ({ path, body, auth }) => {
     const { record, running } = await replayRequestLog(auth.workspaceId, path.request_id, body);

@@ -289,6 +289,13 @@ describe('POST /api/public/v2/requests/{id}/replay', () => {
     expect(readOnly.status).toBe(403);
     const foreign = await service.rejected('POST', `/api/public/v2/requests/${id}/replay`, { key: otherKey });
     expect(foreign).toMatchObject({ status: 404, body: { error: 'not_found' } });
+    // A prompt override needs the prompts read permission: the rendered version lands in the new log.
+    const logsOnly = await service.keyWithPermissions({ request_logs: 'edit' });
+    const prompt = await service.rejected('POST', `/api/public/v2/requests/${id}/replay`, {
+      key: logsOnly,
+      body: { prompt: { name: 'any' } },
+    });
+    expect(prompt.status).toBe(403);
     expect(stub.requests).toHaveLength(0);
   });
 
@@ -393,6 +400,14 @@ describe('POST /api/public/v2/requests/replay-batch', () => {
     await service.messaging.idle();
     const done = await service.call('GET', `/api/public/v2/requests/replay-batch/${started.body.batch_id}`);
     expect(done.body).toMatchObject({ status: 'COMPLETE', total: 20, replayed: 20, failed: 0 });
+    const foreign = await service.call(
+      'GET',
+      `/api/public/v2/requests/replay-batch/${started.body.batch_id}`,
+      {
+        key: otherKey,
+      },
+    );
+    expect(foreign.status).toBe(404);
     expect(stub.requests).toHaveLength(20);
     expect(stub.requests.every((request) => request.body.model === 'gpt-4o-mini')).toBe(true);
 
