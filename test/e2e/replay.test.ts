@@ -2,6 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type LlmStub, startLlmStub } from '#infra/local/llm-stub.ts';
 import { logRequestBody, startTestService, type TestService } from '#test/support/local-service.ts';
 import { chat, publish, uniqueName } from '#test/support/prompts.ts';
+import { compareColumn, createReport } from '#test/support/reports.ts';
 
 /**
  * Replays through the local gateway, against the loopback stub provider (the deployment's keys and base
@@ -435,6 +436,18 @@ describe('POST /api/public/v2/requests/replay-batch', () => {
     // Each replay is a log linked to its original.
     const replays = await service.call('GET', `/api/public/v2/requests/${ids[0]}/replays`);
     expect(replays.body.items).toHaveLength(1);
+
+    // A report over the version scores old against new: no replayed output equals the original's.
+    const report = await createReport(service, {
+      dataset_group_id: done.body.dataset_group_id,
+      name: uniqueName('old vs new'),
+      columns: [{ ...compareColumn('same', ['original_output', 'replayed_output']), is_part_of_score: true }],
+    });
+    const run = await service.call('POST', `/reports/${report.report_id}/run`, { body: {} });
+    expect(run.status, JSON.stringify(run.body)).toBe(201);
+    await service.messaging.idle();
+    const scored = await service.call('GET', `/reports/${report.report_id}/score`);
+    expect(scored.body.score, JSON.stringify(scored.body)).toMatchObject({ overall_score: 0 });
   });
 
   it('refuses more than 1,000 ids, and a body with neither ids nor a filter, writing nothing', async () => {
