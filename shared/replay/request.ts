@@ -127,7 +127,7 @@ function fromPrompt(original: RequestLogRecord, rendered: RenderedTemplateView):
       ['body', 'prompt'],
       model?.provider && !provider
         ? `the prompt's provider "${model.provider}" cannot be replayed (supported: ${PROVIDERS.join(', ')}); give provider`
-        : `the prompt version has no model to call (${original.provider} ${original.model} is not its own): give provider and model`,
+        : `the prompt version has no model of its own and the log's provider "${original.provider}" cannot be called: give provider and model`,
     );
   }
   return { provider, body: without(rendered.llm_kwargs, NOT_SENT), source: 'rebuilt' };
