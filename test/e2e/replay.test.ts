@@ -263,7 +263,7 @@ describe('POST /api/public/v2/requests/{id}/replay', () => {
     // The call's window is the limit less the port's one-second margin: 150 ms.
     process.env.REPLAY_SYNC_LIMIT_MS = '1150';
     const id = await trackedOpenAI({
-      kwargs: { ...OPENAI_KWARGS, messages: [{ role: 'user', content: 'late [[stub:slow=400]]' }] },
+      kwargs: { ...OPENAI_KWARGS, messages: [{ role: 'user', content: 'late [[stub:slow=1000]]' }] },
     });
 
     const answer = await replay(id);
@@ -276,7 +276,7 @@ describe('POST /api/public/v2/requests/{id}/replay', () => {
     expect(await detail(newId)).toMatchObject({
       status: 'SUCCESS',
       replay_of: id,
-      output: { messages: [{ content: [{ type: 'text', text: 'late [[stub:slow=400]]' }] }] },
+      output: { messages: [{ content: [{ type: 'text', text: 'late [[stub:slow=1000]]' }] }] },
     });
     // The abandoned call and the job's.
     expect(stub.requests).toHaveLength(2);
