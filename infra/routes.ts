@@ -5,6 +5,7 @@ import { EVENT_SCHEDULES } from './routes/events.ts';
 import { FOLDER_ROUTES } from './routes/folders.ts';
 import { PROMPT_ROUTES } from './routes/prompts.ts';
 import { PROVIDER_ROUTES } from './routes/providers.ts';
+import { REPLAY_JOB_QUEUES, REPLAY_ROUTES } from './routes/replay.ts';
 import { REPORT_RESULT_ROUTES } from './routes/report-results.ts';
 import { REPORT_RUN_JOB_QUEUES, REPORT_RUN_ROUTES } from './routes/report-runs.ts';
 import { REPORT_ROUTES } from './routes/reports.ts';
@@ -39,6 +40,7 @@ export const ROUTE_GROUPS: Readonly<Record<string, readonly RouteDef[]>> = {
   tools: TOOL_ROUTES,
   folders: FOLDER_ROUTES,
   'skill-collections': SKILL_COLLECTION_ROUTES,
+  replay: REPLAY_ROUTES,
 };
 
 /**
@@ -54,6 +56,7 @@ export const JOB_QUEUES: Readonly<Record<string, JobQueueDef>> = {
   ...WEBHOOK_JOB_QUEUES,
   ...WORKFLOW_JOB_QUEUES,
   ...REPORT_RUN_JOB_QUEUES,
+  ...REPLAY_JOB_QUEUES,
 };
 export type JobQueueName = string;
 

@@ -45,6 +45,10 @@ const SECTIONS: Record<string, () => Promise<BenchRow[]>> = {
   folders: async () =>
     withLocalService(async (service) => (await import('./folders.ts')).benchFolders(service)),
   skills: async () => (await import('./skill-collections.ts')).benchSkillCollectionUpload(),
+  replay: async () =>
+    withLocalService(async (service) =>
+      (await import('./replay.ts')).benchReplay(service.workspaceId, service),
+    ),
 };
 
 /** Runs a section against the local runtime's emulators (in memory), which set the functions' env. */

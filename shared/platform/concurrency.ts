@@ -10,3 +10,24 @@ export async function forEachLimited<T>(
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }
+
+/**
+ * A gate that lets at most `limit` calls run at once; the others wait their turn, first come first
+ * served. For bounding one step of a pipeline (e.g. provider calls) while the steps around it overlap.
+ */
+export function limiter(limit: number): <T>(run: () => Promise<T>) => Promise<T> {
+  let running = 0;
+  const waiting: (() => void)[] = [];
+  return async (run) => {
+    if (running >= limit) await new Promise<void>((resolve) => waiting.push(resolve));
+    else running++;
+    try {
+      return await run();
+    } finally {
+      const next = waiting.shift();
+      // The slot passes straight to the next caller, so `running` never drops below what is in flight.
+      if (next) next();
+      else running--;
+    }
+  };
+}

@@ -41,6 +41,14 @@ export const ENV = {
   anthropicBaseUrl: 'ANTHROPIC_BASE_URL',
   /** Longest wait in ms for one LLM call (bounded further by the node's deadline). Default 120 000. */
   providerTimeoutMs: 'PROVIDER_TIMEOUT_MS',
+  /**
+   * Replays (shared/replay/): how long the replay route waits for the provider before answering 202 and
+   * going on as a job (default 25 000, under API Gateway's 29 s); the highest max-tokens a replay may
+   * ask for (default 32 768); provider calls a replay batch makes at once per workspace (default 4).
+   */
+  replaySyncLimitMs: 'REPLAY_SYNC_LIMIT_MS',
+  replayMaxTokens: 'REPLAY_MAX_TOKENS',
+  replayBatchConcurrency: 'REPLAY_BATCH_CONCURRENCY',
 } as const;
 
 /** The env var holding the URL of a job queue, e.g. QUEUE_URL_DATASET_FILE_JOBS. */

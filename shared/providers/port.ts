@@ -40,6 +40,14 @@ export interface LlmPort {
 /** Kept between the call's timeout and the caller's deadline, for recording the outcome. */
 export const DEADLINE_MARGIN_MS = 1_000;
 
+/** The SDK function a call of each API is logged under (what /track-request receives from the SDK). */
+export const LLM_FUNCTION_NAMES: Readonly<Record<LlmApi, string>> = {
+  'chat-completions': 'openai.chat.completions.create',
+  responses: 'openai.responses.create',
+  completions: 'openai.completions.create',
+  messages: 'anthropic.messages.create',
+};
+
 export const apiOf = (provider: ProviderName, body: Record<string, unknown>): LlmApi =>
   provider === 'anthropic' ? 'messages' : openAIApiOf(body);
 

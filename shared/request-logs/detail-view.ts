@@ -62,6 +62,7 @@ function fullDetail(record: RequestLogRecord) {
     request_end_time: toIso(record.request_end_time),
     latency_ms: record.request_end_time - record.request_start_time,
     group_id: record.group_id ?? null,
+    replay_of: record.replay_of ?? null,
     // An SDK that sends its trace id as an extra field gets it back where the reference puts it.
     trace_id: typeof record.extra?.trace_id === 'string' ? record.extra.trace_id : null,
     // The tracing span the request was made in (track-request's span_id), kept as an extra field.

@@ -48,9 +48,10 @@ export async function logRequest(
   workspaceId: number,
   body: LogRequestBody,
   raw: RawBody,
+  server: ServerFields = {},
 ): Promise<LogRequestResult> {
   const promptVersion = await resolveLogReferences(workspaceId, body);
-  const record = newRequestLog(await nextId('request_log'), workspaceId, body, raw, promptVersion);
+  const record = newRequestLog(await nextId('request_log'), workspaceId, body, raw, promptVersion, server);
   await putRequestLog(record);
   return {
     id: record.id,
@@ -85,6 +86,23 @@ export async function resolveLogReferences(
 export const namesPrompt = (body: LogRequestBody): boolean =>
   body.prompt_id != null || body.prompt_name != null;
 
+/**
+ * Fields of a log that no client body sets, only the server's own writers: track-request's provider
+ * request, a replay's link to its original, its RUNNING status and the prompt it copied from the original.
+ */
+export type ServerFields = Partial<
+  Pick<
+    RequestLogRecord,
+    | 'provider_request'
+    | 'replay_of'
+    | 'status'
+    | 'prompt_id'
+    | 'prompt_name'
+    | 'prompt_version_number'
+    | 'prompt_version_id'
+  >
+>;
+
 /** The record of a new log with id `id` (from `nextId('request_log')`); `putRequestLog` stores it. */
 export function newRequestLog(
   id: number,
@@ -92,6 +110,7 @@ export function newRequestLog(
   body: LogRequestBody,
   raw: RawBody,
   promptVersion: VersionRecord | undefined,
+  server: ServerFields = {},
 ): RequestLogRecord {
   return {
     id,
@@ -123,5 +142,6 @@ export function newRequestLog(
     created_at: Date.now(),
     group_id: body.group_id ?? null,
     extra: undefinedFields(raw),
+    ...server,
   };
 }

@@ -8,6 +8,7 @@ export const REQUEST_LOG_SORT_FIELDS = [
   'cost',
   'latency_ms',
   'status',
+  'replay_of',
 ] as const;
 export type SortField = (typeof REQUEST_LOG_SORT_FIELDS)[number];
 export type SortOrder = 'asc' | 'desc';
@@ -21,7 +22,13 @@ export interface Sort {
 export const DEFAULT_SORT: Sort = { field: 'request_start_time', order: 'desc' };
 
 /** Status sorts by severity, so `desc` puts errors first (alphabetical order would mean nothing). */
-const STATUS_RANK: Record<RequestLogRecord['status'], number> = { SUCCESS: 0, WARNING: 1, ERROR: 2 };
+// A RUNNING replay has no outcome yet: it ranks below every finished one.
+const STATUS_RANK: Record<RequestLogRecord['status'], number> = {
+  RUNNING: -1,
+  SUCCESS: 0,
+  WARNING: 1,
+  ERROR: 2,
+};
 
 const SORT_VALUE: Record<SortField, (r: RequestLogRecord) => number> = {
   request_start_time: (r) => r.request_start_time,
@@ -30,6 +37,8 @@ const SORT_VALUE: Record<SortField, (r: RequestLogRecord) => number> = {
   cost: (r) => r.price,
   latency_ms: (r) => r.request_end_time - r.request_start_time,
   status: (r) => STATUS_RANK[r.status],
+  // Logs that replay nothing sort as 0, before every replay (ids are positive).
+  replay_of: (r) => r.replay_of ?? 0,
 };
 
 /**

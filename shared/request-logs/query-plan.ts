@@ -12,7 +12,7 @@ import {
  * How a request-log query reads the table, chosen from what every match must satisfy. Never a Scan:
  * - `ids`: the client named the logs (request_log_ids): BatchGetItem, 100 keys per call;
  * - `index`: Query each partition within the time range (GSI2 per prompt id, GSI3 per status when only
- *   WARNING/ERROR can match, else GSI1, every log; GSI1 and GSI2 in every shard), merged into one time order;
+ *   WARNING/ERROR/RUNNING can match, else GSI1, every log; GSI1 and GSI2 in every shard), merged into one time order;
  * - `empty`: the filter can match nothing, so nothing is read.
  * The filter itself then runs over the records read. Costs per plan: docs/request-logs.md.
  */

@@ -1,3 +1,10 @@
+/**
+ * A log's status. RUNNING is never sent by a client: it is a replay whose provider call outlived the
+ * synchronous answer and continues as a job (shared/replay/); the job sets the final status.
+ */
+export const LOG_STATUSES = ['SUCCESS', 'WARNING', 'ERROR', 'RUNNING'] as const;
+export type RequestLogStatus = (typeof LOG_STATUSES)[number];
+
 /** A stored request log as the domain sees it (field names follow the public API). Times are epoch ms. */
 export interface RequestLogRecord {
   id: number;
@@ -27,7 +34,7 @@ export interface RequestLogRecord {
   cost?: CostBreakdown;
   score: number;
   scores: Record<string, number>;
-  status: 'SUCCESS' | 'WARNING' | 'ERROR';
+  status: RequestLogStatus;
   error_type: string | null;
   error_message: string | null;
   request_start_time: number;
@@ -35,6 +42,13 @@ export interface RequestLogRecord {
   created_at: number;
   /** The group the log is attached to (groups.ts); absent in logs stored before groups existed. */
   group_id?: number | null;
+  /**
+   * The provider request as the client sent it (track-request's `kwargs`, credentials removed): what a
+   * replay sends again. Absent on /log-request logs, whose request a replay rebuilds from the blueprint.
+   */
+  provider_request?: Record<string, unknown>;
+  /** The log this one is a replay of (shared/replay/); absent or null for any other log. */
+  replay_of?: number | null;
   /** Top-level fields of the request that the API does not define, kept as sent (e.g. an SDK's trace_id). */
   extra?: Record<string, unknown>;
 }

@@ -23,7 +23,7 @@ import type { RequestLogRecord } from './record.ts';
  * Indexes (all keyed by the workspace, sorted by start time then id):
  * - GSI1 `W#<ws>#RL`: every log, for time-bounded searches;
  * - GSI2 `W#<ws>#RLP#<prompt_id>`: logs of one prompt (sparse: only logs that name a prompt);
- * - GSI3 `W#<ws>#RLS#<status>`: WARNING and ERROR logs (sparse: SUCCESS is the bulk, read via GSI1).
+ * - GSI3 `W#<ws>#RLS#<status>`: WARNING, ERROR and RUNNING logs (sparse: SUCCESS is the bulk, read via GSI1).
  *
  * Later changes (scores, metadata) rewrite the doc under optimistic concurrency: `docVersion` counts
  * rewrites (absent = 0) and each write is conditional on the version it read. Access patterns and their
@@ -44,7 +44,7 @@ export const timeSortKey = (startMs: number, id: number) =>
 export const MAX_SORTABLE_MS = 999_999_999_999_999;
 
 /** The statuses GSI3 holds; SUCCESS logs are only in GSI1. */
-export const INDEXED_STATUSES = ['WARNING', 'ERROR'] as const;
+export const INDEXED_STATUSES = ['WARNING', 'ERROR', 'RUNNING'] as const;
 export type IndexedStatus = (typeof INDEXED_STATUSES)[number];
 
 /**

@@ -2,10 +2,13 @@ import * as z from 'zod';
 import { blueprintSchema } from '#shared/blueprints/schema.ts';
 import { isoTimestamp, jsonObject, pageFields } from '#shared/platform/response-schemas.ts';
 import { promptVersionViewSchema } from '#shared/prompts/schemas.ts';
+import { LOG_STATUSES } from './record.ts';
 
 /** Response schemas of the request-log routes (field for field as log-request.ts, detail-view.ts and search.ts build them). */
 
-const status = z.enum(['SUCCESS', 'WARNING', 'ERROR']);
+const status = z
+  .enum(LOG_STATUSES)
+  .meta({ description: 'RUNNING: a replay whose provider call continues as a job (docs/replay.md)' });
 
 /** POST /log-request. */
 export const logRequestResponseSchema = z.object({
@@ -60,6 +63,10 @@ export const requestLogDetailSchema = z
     request_start_time: isoTimestamp,
     request_end_time: isoTimestamp,
     latency_ms: z.number(),
+    replay_of: z
+      .int()
+      .nullable()
+      .meta({ description: 'The log this one is a replay of (POST /api/public/v2/requests/{id}/replay)' }),
     trace_id: z.string().nullable(),
     created_at: isoTimestamp,
     extra: jsonObject.meta({ description: 'Top-level fields of the logged body the API does not define' }),

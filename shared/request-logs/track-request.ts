@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { AppError, clip, validationError } from '#shared/platform/errors.ts';
 import { jsonObject } from '#shared/platform/schemas.ts';
 import { type LogRequestResult, logRequest, type RawBody } from './log-request.ts';
-import { logRequestBodySchema } from './log-request-schema.ts';
+import { type LogRequestBody, logRequestBodySchema } from './log-request-schema.ts';
 import { convertTrackedCall } from './providers/index.ts';
 
 /**
@@ -84,6 +84,26 @@ export async function trackRequest(
   body: TrackRequestBody,
   raw: RawBody,
 ): Promise<TrackRequestResult> {
+  const log = trackedLog(body, raw);
+  let logged: LogRequestResult;
+  try {
+    logged = await logRequest(workspaceId, log.body, log.raw, { provider_request: log.providerRequest });
+  } catch (error) {
+    throw namedAsSent(error);
+  }
+  return { success: true, request_id: logged.id, prompt_blueprint: requestBlueprint(log.raw) };
+}
+
+/** A tracked call as a log-request body (validated) and the raw body it stores, and the request as sent. */
+export interface TrackedLog {
+  body: LogRequestBody;
+  raw: RawBody;
+  /** `kwargs` without credentials: the log's `provider_request`. */
+  providerRequest: Record<string, unknown>;
+}
+
+/** Converts a tracked call into the log it is (providers/), checked as log-request checks a body; 422 if not. */
+export function trackedLog(body: TrackRequestBody, raw: RawBody): TrackedLog {
   const kwargs = withoutCredentials(body.kwargs ?? {});
   const converted = convertTrackedCall({
     function_name: body.function_name ?? '',
@@ -119,13 +139,7 @@ export async function trackRequest(
     parsed = logRequestBodySchema.safeParse(candidate);
   }
   if (!parsed.success) throw validationError(parsed.error, ['body']);
-  let logged: LogRequestResult;
-  try {
-    logged = await logRequest(workspaceId, parsed.data, candidate);
-  } catch (error) {
-    throw namedAsSent(error);
-  }
-  return { success: true, request_id: logged.id, prompt_blueprint: requestBlueprint(candidate) };
+  return { body: parsed.data, raw: candidate, providerRequest: kwargs };
 }
 
 /** A log-request error about `prompt_version_number` names `prompt_version`, the field this body has. */

@@ -45,6 +45,8 @@ import {
 } from '#shared/platform/config.ts';
 import { TABLE_INDEXES, TABLE_KEYS, TTL_ATTRIBUTE } from '#shared/platform/table-schema.ts';
 import { DEFAULT_PROMPT_CACHE_TTL_SECONDS, PROMPT_CACHE_TTL_ENV } from '#shared/prompts/cache-settings.ts';
+import { REPLAY_BATCH_QUEUE } from '#shared/replay/batch.ts';
+import { REPLAY_QUEUE } from '#shared/replay/replay.ts';
 import { REPORT_ROWS_QUEUE } from '#shared/reports/run/queue.ts';
 import { WORKFLOW_NODE_QUEUE } from '#shared/workflows/engine/queue.ts';
 
@@ -1187,12 +1189,16 @@ describe('master key', () => {
 
   it('reaches exactly the functions whose row says masterKey, as MASTER_KEY_SECRET_ID with read access', () => {
     const [secretId] = only(withIdPrefix(dev, 'AWS::SecretsManager::Secret', 'DataMasterKey'));
+    const [credentialsId] = only(withIdPrefix(dev, 'AWS::SecretsManager::Secret', 'DataProviderCredentials'));
     for (const route of ROUTES) {
       const [id, fn] = functionByDescription(dev, routeLabel(route));
       const env = fn.Properties.Environment.Variables;
       if (route.masterKey) expect(env[ENV.masterKeySecretId]).toEqual({ Ref: secretId });
       else expect(env[ENV.masterKeySecretId]).toBeUndefined();
-      expect(secretsReadBy(dev, id)).toEqual(route.masterKey ? [secretId] : []);
+      // A route that calls a provider (replay) reads the provider credentials too (tested below).
+      expect(secretsReadBy(dev, id).filter((secret) => secret !== credentialsId)).toEqual(
+        route.masterKey ? [secretId] : [],
+      );
     }
     // The made-up rows: a worker and a schedule with masterKey, a worker without.
     const [fakeSecretId] = only(withIdPrefix(jobs, 'AWS::SecretsManager::Secret', 'MasterKey'));
@@ -1210,8 +1216,14 @@ describe('master key', () => {
   });
 });
 
-/** The workers whose columns or nodes call an LLM provider. */
-const LLM_WORKERS = [`worker for ${REPORT_ROWS_QUEUE.name}`, `worker for ${WORKFLOW_NODE_QUEUE.name}`];
+/** The functions that call an LLM provider: workers of report columns, workflow nodes and replays, and the replay route. */
+const LLM_WORKERS = [
+  'POST /api/public/v2/requests/{request_id}/replay',
+  `worker for ${REPLAY_QUEUE.name}`,
+  `worker for ${REPLAY_BATCH_QUEUE.name}`,
+  `worker for ${REPORT_ROWS_QUEUE.name}`,
+  `worker for ${WORKFLOW_NODE_QUEUE.name}`,
+].sort();
 
 describe('provider credentials', () => {
   const workerOf = (template: Template) =>
@@ -1230,7 +1242,7 @@ describe('provider credentials', () => {
     expect(dev.toJSON().Outputs.ProviderCredentialsSecretArn.Value).toEqual({ Ref: secretId });
   });
 
-  it('is read by the workflow-node and report-rows workers only, as PROVIDER_CREDENTIALS_SECRET_ID', () => {
+  it('is read by the functions that call providers only, as PROVIDER_CREDENTIALS_SECRET_ID', () => {
     const [secretId] = only(withIdPrefix(dev, 'AWS::SecretsManager::Secret', 'DataProviderCredentials'));
     const readers = resources(dev, 'AWS::Lambda::Function')
       .filter(([id]) => secretsReadBy(dev, id).includes(secretId))
@@ -1258,7 +1270,7 @@ describe('provider credentials', () => {
     expect(secretsReadBy(jobs, id)).toEqual([fakeSecretId]);
   });
 
-  it("gives the workflow-node and report-rows workers the provider settings: the defaults, or the deployment's", () => {
+  it("gives the functions that call providers the provider settings: the defaults, or the deployment's", () => {
     const settingsOf = (template: Template) => {
       const env = workerOf(template)[1].Properties.Environment.Variables;
       return [ENV.openaiBaseUrl, ENV.anthropicBaseUrl, ENV.providerTimeoutMs].map((name) => env[name]);

@@ -251,7 +251,7 @@ describe('sorting and limits', () => {
     ['input_tokens', (r: RequestLogRecord) => r.input_tokens],
     ['output_tokens', (r: RequestLogRecord) => r.output_tokens],
     ['latency_ms', (r: RequestLogRecord) => r.request_end_time - r.request_start_time],
-    ['status', (r: RequestLogRecord) => ({ SUCCESS: 0, WARNING: 1, ERROR: 2 })[r.status]],
+    ['status', (r: RequestLogRecord) => ({ RUNNING: -1, SUCCESS: 0, WARNING: 1, ERROR: 2 })[r.status]],
   ] as const)('sorts by %s ascending', async (field, value) => {
     const want = idsOf(
       [...logs].sort(

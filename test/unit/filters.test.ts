@@ -503,8 +503,9 @@ describe('hints', () => {
     ).toEqual({
       statuses: ['SUCCESS', 'ERROR'],
     });
+    // RUNNING (a replay in progress) is a status a log can have too.
     expect(compileFilter(one({ field: 'status', operator: 'is_not', value: 'ERROR' })).hints).toEqual({
-      statuses: ['SUCCESS', 'WARNING'],
+      statuses: ['SUCCESS', 'WARNING', 'RUNNING'],
     });
     const contradiction = compileFilter({
       filters: [

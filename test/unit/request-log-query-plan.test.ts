@@ -51,7 +51,7 @@ describe('planQuery', () => {
     expect(plan(group)).toMatchObject({ partitions: gsi2Shards(3) });
   });
 
-  it('uses GSI3 when only WARNING or ERROR can match', () => {
+  it('uses GSI3 when only WARNING, ERROR or RUNNING can match', () => {
     expect(plan(and({ field: 'status', operator: 'in', value: ['ERROR', 'WARNING'] }))).toEqual({
       kind: 'index',
       partitions: [
@@ -64,6 +64,7 @@ describe('planQuery', () => {
       partitions: [
         { index: 'GSI3', status: 'WARNING' },
         { index: 'GSI3', status: 'ERROR' },
+        { index: 'GSI3', status: 'RUNNING' },
       ],
     });
   });

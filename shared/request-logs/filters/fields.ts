@@ -1,5 +1,5 @@
 import { viewOf } from '#shared/request-logs/filters/record-view.ts';
-import type { RequestLogRecord } from '#shared/request-logs/record.ts';
+import { LOG_STATUSES, type RequestLogRecord } from '#shared/request-logs/record.ts';
 
 export type FieldKind = 'string' | 'text' | 'number' | 'time' | 'boolean' | 'array' | 'nested';
 
@@ -30,7 +30,7 @@ export type FieldDef = { cost: number; hint?: HintKind } & (
   | { kind: 'nested'; get: Get<unknown> }
 );
 
-export const STATUSES: readonly RequestLogRecord['status'][] = ['SUCCESS', 'WARNING', 'ERROR'];
+export const STATUSES: readonly RequestLogRecord['status'][] = LOG_STATUSES;
 
 const FIELD = 1;
 const KEYS = 2;
@@ -55,7 +55,7 @@ const OUTPUT_JSON = 30;
  * | latency_ms            | number  | request_end_time - request_start_time                              |
  * | request_start_time    | time    | request_start_time                                                 |
  * | request_end_time      | time    | request_end_time                                                   |
- * | status                | string  | status (value must be SUCCESS, WARNING or ERROR)                   |
+ * | status                | string  | status (SUCCESS, WARNING, ERROR, or RUNNING: a replay in progress) |
  * | is_json               | boolean | output text is a JSON object or array                              |
  * | is_tool_call          | boolean | output has tool_calls, function_call or tool-use content blocks   |
  * | is_plain_text         | boolean | neither is_json nor is_tool_call                                   |
@@ -68,6 +68,7 @@ const OUTPUT_JSON = 30;
  * | input_variables       | nested  | prompt_input_variables                                             |
  * | input_variable_keys   | array   | keys of prompt_input_variables                                     |
  * | group_id              | number  | group_id (nullable)                                                |
+ * | replay_of             | number  | replay_of: the log a replay re-ran (null for other logs)           |
  */
 export const FIELDS: Record<string, FieldDef> = {
   pl_id: { kind: 'number', cost: FIELD, get: (r) => r.id },
@@ -103,4 +104,5 @@ export const FIELDS: Record<string, FieldDef> = {
   input_variables: { kind: 'nested', cost: FIELD, get: (r) => r.prompt_input_variables },
   input_variable_keys: { kind: 'array', cost: KEYS, get: (r) => viewOf(r).inputVariableKeys },
   group_id: { kind: 'number', cost: FIELD, get: (r) => r.group_id ?? null },
+  replay_of: { kind: 'number', cost: FIELD, get: (r) => r.replay_of ?? null },
 };

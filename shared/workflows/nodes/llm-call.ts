@@ -1,6 +1,6 @@
 import { logger } from '#shared/platform/logger.ts';
 import { ProviderError } from '#shared/providers/errors.ts';
-import { apiOf, type LlmApi } from '#shared/providers/port.ts';
+import { apiOf, LLM_FUNCTION_NAMES, type LlmApi } from '#shared/providers/port.ts';
 import type { ProviderName } from '#shared/providers/providers.ts';
 import type { RawBody } from '#shared/request-logs/log-request.ts';
 import { trackRequest, trackRequestBodySchema } from '#shared/request-logs/track-request.ts';
@@ -41,15 +41,8 @@ export async function callLlm(context: NodeContext, call: NodeLlmCall): Promise<
   }
 }
 
-const FUNCTION_NAMES: Record<LlmApi, string> = {
-  'chat-completions': 'openai.chat.completions.create',
-  responses: 'openai.responses.create',
-  completions: 'openai.completions.create',
-  messages: 'anthropic.messages.create',
-};
-
 const functionName = (provider: ProviderName, body: Record<string, unknown>, api?: LlmApi) =>
-  FUNCTION_NAMES[api ?? apiOf(provider, body)];
+  LLM_FUNCTION_NAMES[api ?? apiOf(provider, body)];
 
 /** The node's place in its run, as the log's metadata (string values). */
 function originMetadata(context: NodeContext): Record<string, string> {

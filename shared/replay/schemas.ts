@@ -1,0 +1,124 @@
+import * as z from 'zod';
+import { blueprintSchema, messageSchema } from '#shared/blueprints/schema.ts';
+import { jsonObject, wellFormedString } from '#shared/platform/schemas.ts';
+import { labelNameSchema } from '#shared/prompts/schemas.ts';
+import { PROVIDERS } from '#shared/providers/providers.ts';
+import { logRequestBodySchema } from '#shared/request-logs/log-request-schema.ts';
+
+/**
+ * What a replay may change (POST .../requests/{id}/replay and .../replay-batch), each field checked here
+ * so that a bad override is a 422 before anything is sent or written. Bounds: docs/replay.md.
+ */
+
+/** Messages a replayed request may carry (an override's, or the logged request's own). */
+export const MAX_REPLAY_MESSAGES = 1_000;
+/** Tools an override may give. */
+export const MAX_REPLAY_TOOLS = 128;
+
+/**
+ * Keys `parameters` may not set, and why: the conversation and the model have their own overrides, and
+ * a replay never streams.
+ */
+const CONVERSATION = 'give the conversation as messages, prompt_template or prompt';
+export const RESERVED_PARAMETERS: Readonly<Record<string, string>> = {
+  model: 'use the model override',
+  messages: CONVERSATION,
+  input: CONVERSATION,
+  instructions: CONVERSATION,
+  system: CONVERSATION,
+  prompt: CONVERSATION,
+  stream: 'a replay never streams',
+  tools: 'use the tools override',
+  tool_choice: 'use the tool_choice override',
+};
+
+const positiveInt = z.int().min(1);
+
+/** The usual sampling parameters, type-checked in any provider's spelling; any other key passes as given. */
+const parametersSchema = jsonObject
+  .pipe(
+    z.looseObject({
+      temperature: z.number().min(0).max(2).optional(),
+      top_p: z.number().min(0).max(1).optional(),
+      top_k: positiveInt.optional(),
+      max_tokens: positiveInt.optional(),
+      max_completion_tokens: positiveInt.optional(),
+      max_output_tokens: positiveInt.optional(),
+      frequency_penalty: z.number().min(-2).max(2).optional(),
+      presence_penalty: z.number().min(-2).max(2).optional(),
+      seed: z.int().optional(),
+      n: z.int().min(1).max(1, 'a replay asks for one answer').optional(),
+    }),
+  )
+  .superRefine((parameters, ctx) => {
+    for (const [key, why] of Object.entries(RESERVED_PARAMETERS)) {
+      if (Object.hasOwn(parameters, key)) {
+        ctx.addIssue({ code: 'custom', path: [key], message: `${key} is not a parameter here: ${why}` });
+      }
+    }
+  });
+
+const promptRefSchema = z
+  .strictObject({
+    name: wellFormedString().min(1).max(512),
+    version: positiveInt.nullish(),
+    label: labelNameSchema.nullish(),
+  })
+  .refine((ref) => ref.version == null || ref.label == null, {
+    message: 'prompt takes version or label, not both',
+  });
+
+export const replayOverridesShape = {
+  provider: z.enum(PROVIDERS, { error: `must be one of ${PROVIDERS.join(', ')}` }).nullish(),
+  model: wellFormedString().min(1).max(256).nullish(),
+  /** Merged into the request's parameters, spelled as the provider spells them. */
+  parameters: parametersSchema.nullish(),
+  /** The conversation to send instead of the logged one, as blueprint messages (the log's `input.messages`). */
+  messages: z
+    .array(messageSchema)
+    .min(1)
+    .max(MAX_REPLAY_MESSAGES, `a replay sends at most ${MAX_REPLAY_MESSAGES} messages`)
+    .nullish(),
+  /** A whole blueprint to send instead of the logged input. */
+  prompt_template: blueprintSchema.nullish(),
+  /** A registry prompt version to render and send instead (latest without version or label). */
+  prompt: promptRefSchema.nullish(),
+  /** The variables `prompt` is rendered with; the logged request's input variables by default. */
+  input_variables: jsonObject.nullish(),
+  /** The request's tools and tool choice, in the provider's own shape. */
+  tools: z.array(jsonObject).max(MAX_REPLAY_TOOLS).nullish(),
+  tool_choice: z.union([z.string().min(1).max(64), jsonObject]).nullish(),
+  /** The new log's tags and metadata (the original's by default). */
+  tags: logRequestBodySchema.shape.tags.optional(),
+  metadata: logRequestBodySchema.shape.metadata.optional(),
+};
+
+type Overrides = { [K in keyof typeof replayOverridesShape]: z.output<(typeof replayOverridesShape)[K]> };
+
+/** The checks across fields: one source of the conversation, variables only for a prompt. */
+export function checkOverrides(overrides: Partial<Overrides>, ctx: z.RefinementCtx): void {
+  const sources = (['messages', 'prompt_template', 'prompt'] as const).filter(
+    (name) => overrides[name] != null,
+  );
+  if (sources.length > 1) {
+    ctx.addIssue({
+      code: 'custom',
+      path: [sources[1]!],
+      message: `give one of messages, prompt_template and prompt (got ${sources.join(', ')})`,
+    });
+  }
+  if (overrides.input_variables != null && overrides.prompt == null) {
+    ctx.addIssue({ code: 'custom', path: ['input_variables'], message: 'input_variables need prompt' });
+  }
+  const blueprint = overrides.prompt_template;
+  if (blueprint?.type === 'chat' && blueprint.messages.length > MAX_REPLAY_MESSAGES) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['prompt_template', 'messages'],
+      message: `a replay sends at most ${MAX_REPLAY_MESSAGES} messages`,
+    });
+  }
+}
+
+export const replayBodySchema = z.strictObject(replayOverridesShape).superRefine(checkOverrides);
+export type ReplayOverrides = z.output<typeof replayBodySchema>;
