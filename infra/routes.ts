@@ -1,5 +1,6 @@
 import type { EventRuleDef, JobQueueDef, RouteDef, ScheduleDef } from './route-types.ts';
 import { CLIENT_ROUTES } from './routes/clients.ts';
+import { COST_JOB_QUEUES, COST_ROUTES } from './routes/costs.ts';
 import { DATASET_JOB_QUEUES, DATASET_ROUTES } from './routes/datasets.ts';
 import { EVENT_SCHEDULES } from './routes/events.ts';
 import { FOLDER_ROUTES } from './routes/folders.ts';
@@ -39,6 +40,7 @@ export const ROUTE_GROUPS: Readonly<Record<string, readonly RouteDef[]>> = {
   tools: TOOL_ROUTES,
   folders: FOLDER_ROUTES,
   'skill-collections': SKILL_COLLECTION_ROUTES,
+  costs: COST_ROUTES,
 };
 
 /**
@@ -54,6 +56,7 @@ export const JOB_QUEUES: Readonly<Record<string, JobQueueDef>> = {
   ...WEBHOOK_JOB_QUEUES,
   ...WORKFLOW_JOB_QUEUES,
   ...REPORT_RUN_JOB_QUEUES,
+  ...COST_JOB_QUEUES,
 };
 export type JobQueueName = string;
 

@@ -1,4 +1,9 @@
-import type { CostBreakdown, RequestLogRecord, Usage } from '#shared/request-logs/record.ts';
+import {
+  type CostBreakdown,
+  type RequestLogRecord,
+  type Usage,
+  usageOf,
+} from '#shared/request-logs/record.ts';
 import { type ModelPriceOverride, overrideFor } from './overrides.ts';
 import { PRICE_TABLE_SOURCE, tablePrices } from './price-table.ts';
 import { priceUsage, unpricedCost } from './pricing.ts';
@@ -35,16 +40,6 @@ export async function costOf(
 /** Whether a log's cost came from its client, which a recompute never changes (logs from before costs too). */
 export const isClientPriced = (record: RequestLogRecord): boolean =>
   record.cost ? record.cost.source === 'client' : record.price > 0;
-
-/** A log's usage: as stored, or its token totals for a log stored before usage existed. */
-export const usageOf = (record: RequestLogRecord): Usage =>
-  record.usage ?? {
-    input_tokens: record.input_tokens,
-    output_tokens: record.output_tokens,
-    cache_read_tokens: 0,
-    cache_write_tokens: 0,
-    reasoning_tokens: 0,
-  };
 
 export const pricedRequestOf = (record: RequestLogRecord): PricedRequest => ({
   model: record.model,
