@@ -1,3 +1,4 @@
+import { DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PRICE_TABLE_SOURCE } from '#shared/costs/price-table.ts';
 import { READ_ONLY } from '#shared/platform/auth-context.ts';
@@ -347,5 +348,36 @@ describe('workspace price overrides', () => {
     expect((await service.call('GET', `${RECOMPUTE}/${job.body.job.id}`, { key: readOnly })).status).toBe(
       200,
     );
+  });
+
+  it('one job at a time per workspace: 409 while another holds the lock, free again once its lease ran out', async () => {
+    const client = new DynamoDBClient({ endpoint: service.dynamodbEndpoint });
+    const lock = (leaseUntil: number) =>
+      client.send(
+        new PutItemCommand({
+          TableName: service.tableName,
+          Item: {
+            PK: { S: `W#${service.workspaceId}#CRJ` },
+            SK: { S: 'RUNNING' },
+            jobId: { S: 'job-in-flight' },
+            leaseUntil: { N: String(leaseUntil) },
+          },
+        }),
+      );
+    const body = { start_time: '2026-03-02T00:00:00Z', end_time: '2026-03-03T00:00:00Z' };
+    await lock(Date.now() + 60_000);
+    const refused = await service.rejected('POST', RECOMPUTE, { body });
+    expect(refused.status).toBe(409);
+    expect(refused.body.message).toContain('job-in-flight');
+    // Another workspace is not held back.
+    const other = await service.otherWorkspaceKey('costs-other');
+    expect((await service.call('POST', RECOMPUTE, { key: other, body })).status).toBe(202);
+    await jobsDone();
+
+    await lock(Date.now() - 1);
+    const started = await service.call('POST', RECOMPUTE, { body });
+    expect(started.status).toBe(202);
+    await jobsDone();
+    expect((await service.call('GET', `${RECOMPUTE}/${started.body.job.id}`)).body.job.status).toBe('done');
   });
 });
