@@ -236,6 +236,32 @@ async function repriced(
   return { ...record, usage: usageOf(record), cost, price: cost.total };
 }
 
+/** Rewrites one matching log's cost when it changed, and counts what happened to it. */
+async function reprice(
+  job: RecomputeJob,
+  record: RequestLogRecord,
+  overrides: ReadonlyMap<string, ModelPriceOverride>,
+  counts: RecomputeCounts,
+): Promise<void> {
+  counts.matched++;
+  if (isClientPriced(record)) {
+    counts.client_priced++;
+    return;
+  }
+  const next = await repriced(record, overrides);
+  if (next === record) {
+    counts.unchanged++;
+    return;
+  }
+  // The cost depends only on fields a log never changes after it is written (model, provider, usage,
+  // start time); the rewrite applies it to the log as it is now, so a concurrent score or metadata
+  // update is kept.
+  await updateRequestLog(job.workspaceId, record.id, (now) =>
+    isClientPriced(now) ? now : { ...now, usage: next.usage, cost: next.cost, price: next.price },
+  );
+  counts.rewritten++;
+}
+
 /** One step of a job (the worker's work for one message). */
 export async function runRecomputeStep(
   message: RecomputeMessage,
@@ -252,33 +278,21 @@ export async function runRecomputeStep(
   const started = Date.now();
   const overrides = await listOverrides(job.workspaceId);
   const counts = { ...job.counts };
-  let cursor = job.cursor;
+  let cursor: RecomputeJob['cursor'];
+  let examined = 0;
   for await (const batch of logsFrom(job)) {
-    const records = batch.filter((record) => afterCursor(job.cursor, record));
-    await forEachLimited(records, REWRITES_IN_FLIGHT, async (record) => {
-      counts.matched++;
-      if (isClientPriced(record)) {
-        counts.client_priced++;
+    let records = batch.filter((record) => afterCursor(job.cursor, record));
+    while (records.length > 0) {
+      const slice = records.slice(0, limits.maxLogs - examined);
+      records = records.slice(slice.length);
+      await forEachLimited(slice, REWRITES_IN_FLIGHT, (record) => reprice(job, record, overrides, counts));
+      examined += slice.length;
+      const last = slice.at(-1)!;
+      cursor = { start: last.request_start_time, id: last.id };
+      if (examined >= limits.maxLogs || Date.now() - started >= limits.maxMs) {
+        await checkpoint(job, counts, cursor);
         return;
       }
-      const next = await repriced(record, overrides);
-      if (next === record) {
-        counts.unchanged++;
-        return;
-      }
-      // The cost depends only on fields a log never changes after it is written (model, provider, usage,
-      // start time); the rewrite applies it to the log as it is now, so a concurrent score or metadata
-      // update is kept.
-      await updateRequestLog(job.workspaceId, record.id, (now) =>
-        isClientPriced(now) ? now : { ...now, usage: next.usage, cost: next.cost, price: next.price },
-      );
-      counts.rewritten++;
-    });
-    const last = records.at(-1);
-    if (last) cursor = { start: last.request_start_time, id: last.id };
-    if (counts.matched - job.counts.matched >= limits.maxLogs || Date.now() - started >= limits.maxMs) {
-      await checkpoint(job, counts, cursor);
-      return;
     }
   }
   await endJob(job, 'done', counts, null);
