@@ -174,6 +174,35 @@ describe('costs computed when the client sends none', () => {
   });
 });
 
+describe('every way of logging prices alike', () => {
+  it('a log_request of /spans-bulk is priced as POST /log-request prices it', async () => {
+    const answer = await service.call('POST', '/spans-bulk', {
+      body: {
+        spans: [
+          {
+            name: 'llm',
+            context: { trace_id: 'c'.repeat(32), span_id: 'd'.repeat(16) },
+            kind: 'SpanKind.CLIENT',
+            parent_id: null,
+            start_time: 1_772_445_600_000_000_000,
+            end_time: 1_772_445_601_000_000_000,
+            status: { status_code: 'StatusCode.OK' },
+            attributes: {},
+            log_request: logRequestBody({
+              input_tokens: 1_000_000,
+              output_tokens: 1_000_000,
+              usage: { cache_read_tokens: 500_000 },
+            }),
+          },
+        ],
+      },
+    });
+    expect(answer.status, JSON.stringify(answer.body)).toBe(201);
+    const logged = await detail(answer.body.request_logs[0].id);
+    expect(logged).toMatchObject({ price: 11.875, cost: { total: 11.875, ...table('gpt-4o') } });
+  });
+});
+
 describe('usage that contradicts its totals', () => {
   it('cache reads over the input tokens: 422 naming the field, nothing written', async () => {
     const answer = await service.rejected('POST', '/log-request', {
