@@ -6,6 +6,7 @@
 import { join } from 'node:path';
 import { type BundlingOptions, type ICommandHooks, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { BuildOptions } from 'esbuild';
+import { PRICE_TABLE_PACKAGE } from '#shared/costs/price-table.ts';
 import { SANDBOX_WORKER_BUNDLE, SANDBOX_WORKER_SOURCE } from '#shared/sandbox/host.ts';
 
 /**
@@ -32,13 +33,56 @@ export const BUNDLE = {
    * The Lambda Node.js 24 runtime ships the AWS SDK v3 clients and the DynamoDB document client: leaving
    * them out is what keeps the bundles small (bundling them adds 300-550 KB to each function). Helper
    * packages the runtime is not guaranteed to carry (the S3 presigner and the Smithy pieces it needs) are
-   * bundled, by the few functions that import them.
+   * bundled, by the few functions that import them. The price table (`@pydantic/genai-prices`, ~480 KB
+   * minified) is imported on demand and copied beside the bundles that use it (`priceTableAssetCommands`).
    */
-  external: ['@aws-sdk/client-*', '@aws-sdk/lib-dynamodb'],
+  external: ['@aws-sdk/client-*', '@aws-sdk/lib-dynamodb', PRICE_TABLE_PACKAGE],
   banner: CREATE_REQUIRE_BANNER,
   /** Functions set this so stack traces point into the TypeScript sources. */
   nodeOptions: '--enable-source-maps',
 } as const;
+
+/**
+ * The price table is external to every bundle (docs/cost.md): a function whose bundle imports it (the
+ * ones that log requests, hence price them) gets the package beside its `index.mjs`, as
+ * `node_modules/@pydantic/genai-prices/` (its manifest and its ESM file, minified), where Node resolves
+ * the bundle's `import()`. A bundle that does not mention it gets nothing. One shell command (run by
+ * bash, from `inputDir`, the repository root): the stack runs it as every NodejsFunction's
+ * `afterBundling` hook; the bench and the bundle test run the very same.
+ */
+export const PRICE_TABLE_ENTRY = 'dist/index.js';
+
+export function priceTableAssetCommands(inputDir: string, outputDir: string): string[] {
+  const esbuild = join(inputDir, 'node_modules', '.bin', 'esbuild');
+  const source = join(inputDir, 'node_modules', PRICE_TABLE_PACKAGE);
+  const target = join(outputDir, 'node_modules', PRICE_TABLE_PACKAGE);
+  const copy = [
+    ['mkdir', '-p', join(target, 'dist')],
+    ['cp', join(source, 'package.json'), join(source, 'LICENSE'), target],
+    [
+      esbuild,
+      join(source, PRICE_TABLE_ENTRY),
+      '--minify',
+      `--format=${BUNDLE.format}`,
+      `--target=${BUNDLE.target}`,
+      '--log-level=warning',
+      `--outfile=${join(target, PRICE_TABLE_ENTRY)}`,
+    ],
+  ];
+  const uses = ['grep', '-qF', PRICE_TABLE_PACKAGE, join(outputDir, BUNDLE.outputFile)];
+  return [
+    `if ${uses.map(shellQuote).join(' ')}; then ${copy.map((command) => command.map(shellQuote).join(' ')).join(' && ')}; fi`,
+  ];
+}
+
+const afterBundling = (extra: (inputDir: string, outputDir: string) => string[]): ICommandHooks => ({
+  beforeBundling: () => [],
+  beforeInstall: () => [],
+  afterBundling: (inputDir, outputDir) => [
+    ...priceTableAssetCommands(inputDir, outputDir),
+    ...extra(inputDir, outputDir),
+  ],
+});
 
 /** NodejsFunction bundling: local esbuild (a devDependency), never Docker. */
 export const lambdaBundling: BundlingOptions = {
@@ -52,6 +96,7 @@ export const lambdaBundling: BundlingOptions = {
   banner: BUNDLE.banner,
   esbuildArgs: { '--tree-shaking': String(BUNDLE.treeShaking) },
   forceDockerBundling: false,
+  commandHooks: afterBundling(() => []),
 };
 
 /**
@@ -121,11 +166,7 @@ export function sandboxAssetCommands(inputDir: string, outputDir: string): strin
 /** The bundling of a function whose row says `sandbox: true`: the usual one, plus the sandbox's files. */
 export const sandboxLambdaBundling: BundlingOptions = {
   ...lambdaBundling,
-  commandHooks: {
-    beforeBundling: () => [],
-    beforeInstall: () => [],
-    afterBundling: (inputDir, outputDir) => sandboxAssetCommands(inputDir, outputDir),
-  } satisfies ICommandHooks,
+  commandHooks: afterBundling(sandboxAssetCommands),
 };
 
 const shellQuote = (arg: string): string => `'${arg.replaceAll("'", `'\\''`)}'`;

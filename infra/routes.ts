@@ -1,5 +1,6 @@
 import type { EventRuleDef, JobQueueDef, RouteDef, ScheduleDef } from './route-types.ts';
 import { CLIENT_ROUTES } from './routes/clients.ts';
+import { COST_JOB_QUEUES, COST_ROUTES } from './routes/costs.ts';
 import { DATASET_JOB_QUEUES, DATASET_ROUTES } from './routes/datasets.ts';
 import { EVENT_SCHEDULES } from './routes/events.ts';
 import { FOLDER_ROUTES } from './routes/folders.ts';
@@ -41,6 +42,7 @@ export const ROUTE_GROUPS: Readonly<Record<string, readonly RouteDef[]>> = {
   folders: FOLDER_ROUTES,
   'skill-collections': SKILL_COLLECTION_ROUTES,
   replay: REPLAY_ROUTES,
+  costs: COST_ROUTES,
 };
 
 /**
@@ -57,6 +59,7 @@ export const JOB_QUEUES: Readonly<Record<string, JobQueueDef>> = {
   ...WORKFLOW_JOB_QUEUES,
   ...REPORT_RUN_JOB_QUEUES,
   ...REPLAY_JOB_QUEUES,
+  ...COST_JOB_QUEUES,
 };
 export type JobQueueName = string;
 

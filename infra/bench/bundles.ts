@@ -1,9 +1,16 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
+import { PRICE_TABLE_PACKAGE } from '#shared/costs/price-table.ts';
 import { SANDBOX_WORKER_BUNDLE } from '#shared/sandbox/host.ts';
-import { esbuildOptions, SANDBOX_WASM_FILE, sandboxAssetCommands } from '../bundling.ts';
+import {
+  esbuildOptions,
+  PRICE_TABLE_ENTRY,
+  priceTableAssetCommands,
+  SANDBOX_WASM_FILE,
+  sandboxAssetCommands,
+} from '../bundling.ts';
 import { REPO_ROOT } from '../local/service.ts';
 import { AUTHORIZER_HANDLER, JOB_QUEUES, ROUTES } from '../routes.ts';
 import { type BenchRow, fmt } from './support.ts';
@@ -16,7 +23,8 @@ import { type BenchRow, fmt } from './support.ts';
  */
 const TARGETS_KB: Record<string, number> = {
   [AUTHORIZER_HANDLER]: 150,
-  'functions/http/log-request.ts': 300,
+  'functions/http/log-request.ts': 200,
+  'functions/http/track-request.ts': 200,
   'functions/http/prompt-template-get.ts': 300,
   'functions/http/prompt-template-render.ts': 300,
   'functions/workers/workflow-node.ts': 300,
@@ -51,14 +59,24 @@ export async function benchBundles(): Promise<BenchRow[]> {
     const kb = statSync(outfile).size / 1024;
     const loadMs = importTime(outfile);
     const target = TARGETS_KB[entry];
-    const assets = sandboxed.has(entry) ? ` (+ sandbox: ${sandboxSizes(join(outDir, name))})` : '';
+    const assets =
+      (sandboxed.has(entry) ? ` (+ sandbox: ${sandboxSizes(join(outDir, name))})` : '') +
+      priceTableSize(join(outDir, name));
     rows.push({
       name: `bundle ${name}`,
       value: `${fmt(kb, 1)} KB, import ${fmt(loadMs, 1)} ms${assets}`,
-      target: target ? `< ${target} KB${assets && ' + sandbox'}` : '',
+      target: target ? `< ${target} KB${sandboxed.has(entry) ? ' + sandbox' : ''}` : '',
     });
   }
   return [...rows, ...(await benchStackSizes())];
+}
+
+/** The price table beside a bundle that imports it, as the `afterBundling` hook of every row writes it. */
+function priceTableSize(dir: string): string {
+  for (const command of priceTableAssetCommands(REPO_ROOT, dir))
+    execFileSync('bash', ['-c', command], { cwd: REPO_ROOT });
+  const file = join(dir, 'node_modules', PRICE_TABLE_PACKAGE, PRICE_TABLE_ENTRY);
+  return existsSync(file) ? ` (+ price table: ${fmt(statSync(file).size / 1024, 1)} KB)` : '';
 }
 
 /** The sandbox's files, as the `afterBundling` hook of a `sandbox: true` row writes them into `dir`. */

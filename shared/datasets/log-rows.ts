@@ -1,6 +1,6 @@
 import { isJsonObject as isObject } from '#shared/platform/json.ts';
 import { RecordView } from '#shared/request-logs/filters/record-view.ts';
-import type { RequestLogRecord } from '#shared/request-logs/record.ts';
+import { type RequestLogRecord, usageOf } from '#shared/request-logs/record.ts';
 
 /**
  * Dataset rows from request logs (from-filter-params): one row per log with its parsed variables, then
@@ -66,7 +66,10 @@ export function resolveField(record: RequestLogRecord, name: string): unknown {
   return value;
 }
 
-/** Request fields by their API names, plus the derived ones the filters know (texts, latency, cost). */
+/**
+ * Request fields by their API names, plus the derived ones the filters know (texts, latency, cost), the
+ * usage (`usage.cache_read_tokens`) and the cost's parts (`cost_breakdown.cached_input`, docs/cost.md).
+ */
 function requestField(record: RequestLogRecord, name: string): unknown {
   switch (name) {
     case 'id':
@@ -82,6 +85,10 @@ function requestField(record: RequestLogRecord, name: string): unknown {
       return record.request_end_time - record.request_start_time;
     case 'cost':
       return record.price;
+    case 'usage':
+      return usageOf(record);
+    case 'cost_breakdown':
+      return record.cost ?? null;
     case 'engine':
       return record.model;
     case 'request_start_time':

@@ -99,7 +99,7 @@ export async function replayUntil(
 
 /** Writes a finished replay: its link, then its log. */
 async function logReplay(plan: ReplayPlan, start: number, outcome: Outcome): Promise<RequestLogRecord> {
-  const record = replayLog(await nextId('request_log'), plan, start, Date.now(), outcome);
+  const record = await replayLog(await nextId('request_log'), plan, start, Date.now(), outcome);
   await putReplayLink(record);
   await putRequestLog(record);
   return record;
@@ -186,14 +186,14 @@ const isNoAnswerInTime = (error: ProviderError) => error.type === 'PROVIDER_TIME
  * The new log, converted from the provider's request and answer as /track-request converts a call
  * (a workflow node's log is made the same way), with the replay's links.
  */
-export function replayLog(
+export async function replayLog(
   id: number,
   plan: ReplayPlan,
   start: number,
   end: number,
   outcome: Outcome | null,
   status?: 'RUNNING',
-): RequestLogRecord {
+): Promise<RequestLogRecord> {
   const error = outcome && 'error' in outcome ? outcome.error : undefined;
   const answer = outcome && 'response' in outcome ? outcome : undefined;
   const raw: RawBody = {
@@ -229,7 +229,7 @@ export type ReplayJobMessage = z.infer<typeof replayJobMessageSchema>;
 
 /** The RUNNING log, then its job; a job that cannot be sent leaves the log as an ERROR, not RUNNING. */
 async function startReplayJob(plan: ReplayPlan, start: number): Promise<RequestLogRecord> {
-  const record = replayLog(await nextId('request_log'), plan, start, start, null, 'RUNNING');
+  const record = await replayLog(await nextId('request_log'), plan, start, start, null, 'RUNNING');
   await putReplayLink(record);
   await putRequestLog(record);
   const message: ReplayJobMessage = {
@@ -284,7 +284,7 @@ export async function finishRunningReplay(message: ReplayJobMessage): Promise<vo
   const start = Date.now();
   const outcome = await callProvider(plan, start + REPLAY_QUEUE.timeoutSeconds * 1000);
   const finished = {
-    ...replayLog(running.id, plan, start, Date.now(), outcome),
+    ...(await replayLog(running.id, plan, start, Date.now(), outcome)),
     created_at: running.created_at,
   };
   await updateRequestLog(message.workspaceId, running.id, (current) =>

@@ -1,6 +1,6 @@
 import { LAMBDA_PAYLOAD_LIMIT_BYTES } from '#shared/platform/config.ts';
 import { toIso } from '#shared/platform/time.ts';
-import type { RequestLogRecord } from './record.ts';
+import { type RequestLogRecord, usageOf } from './record.ts';
 
 /**
  * GET /api/public/v2/requests/{id}: the reference OpenAPI's RequestLogDetailResponse, plus everything
@@ -53,6 +53,8 @@ function fullDetail(record: RequestLogRecord) {
     output_tokens: record.output_tokens,
     tokens: record.input_tokens + record.output_tokens,
     price: record.price,
+    usage: usageOf(record),
+    cost: record.cost ?? null,
     score: record.score,
     scores: record.scores,
     status: record.status,

@@ -28,6 +28,33 @@ const orDefault = <T extends z.ZodType>(schema: T, fallback: z.output<T>) =>
 
 const nonNegativeInt = z.int().min(0);
 
+/**
+ * `usage`: the subsets of the token totals (docs/api.md, docs/cost.md). `input_tokens` and
+ * `output_tokens` stay the totals: input includes the cache reads and writes, output the reasoning.
+ */
+export const usageDetailSchema = z
+  .object({
+    cache_read_tokens: orDefault(nonNegativeInt, 0),
+    cache_write_tokens: orDefault(nonNegativeInt, 0),
+    reasoning_tokens: orDefault(nonNegativeInt, 0),
+    input_audio_tokens: nonNegativeInt.nullish(),
+    output_audio_tokens: nonNegativeInt.nullish(),
+    input_image_tokens: nonNegativeInt.nullish(),
+  })
+  .meta({
+    description:
+      'Subsets of input_tokens (cache reads, cache writes, audio, image) and of output_tokens (reasoning, audio)',
+  });
+export type UsageDetail = z.output<typeof usageDetailSchema>;
+
+/** Each subset and the total it is part of: a subset larger than its total is a 422 naming it. */
+const USAGE_SUBSETS = [
+  { total: 'input_tokens', parts: ['cache_read_tokens', 'cache_write_tokens'] },
+  { total: 'input_tokens', parts: ['input_audio_tokens', 'input_image_tokens'] },
+  { total: 'output_tokens', parts: ['reasoning_tokens'] },
+  { total: 'output_tokens', parts: ['output_audio_tokens'] },
+] as const;
+
 export const logRequestBodySchema = z
   .looseObject({
     provider: z.string().min(1),
@@ -47,6 +74,7 @@ export const logRequestBodySchema = z
     input_tokens: orDefault(nonNegativeInt, 0),
     output_tokens: orDefault(nonNegativeInt, 0),
     price: orDefault(z.number().min(0), 0),
+    usage: usageDetailSchema.nullish(),
     function_name: orDefault(z.string(), ''),
     score: orDefault(z.int().min(0).max(100), 0),
     api_type: z.string().nullish(),
@@ -71,6 +99,20 @@ export const logRequestBodySchema = z
         path: ['error_message'],
         message: 'error_message is only allowed with status WARNING or ERROR',
       });
+    }
+    for (const { total, parts } of USAGE_SUBSETS) {
+      let sum = 0;
+      for (const part of parts) {
+        sum += body.usage?.[part] ?? 0;
+        if (sum > body[total]) {
+          ctx.addIssue({
+            code: 'custom',
+            path: ['usage', part],
+            message: `usage.${parts.join(' + usage.')} (${sum}) is more than ${total} (${body[total]}), which includes ${parts.length > 1 ? 'them' : 'it'}`,
+          });
+          break;
+        }
+      }
     }
     if (body.request_end_time < body.request_start_time) {
       ctx.addIssue({

@@ -1,3 +1,5 @@
+import { costOf } from '#shared/costs/cost.ts';
+import { workspaceOverrides } from '#shared/costs/overrides.ts';
 import { nextId } from '#shared/platform/ids.ts';
 import type { JsonObject } from '#shared/platform/json.ts';
 import { findLoggedPromptVersion } from '#shared/prompts/read.ts';
@@ -5,7 +7,7 @@ import type { VersionRecord } from '#shared/prompts/records.ts';
 import { toPromptVersionView } from '#shared/prompts/views.ts';
 import { requireGroup } from './groups.ts';
 import { type LogRequestBody, logRequestBodySchema } from './log-request-schema.ts';
-import type { RequestLogRecord } from './record.ts';
+import type { RequestLogRecord, Usage } from './record.ts';
 import { putRequestLog } from './repository.ts';
 
 /** What POST /log-request answers. */
@@ -51,7 +53,14 @@ export async function logRequest(
   server: ServerFields = {},
 ): Promise<LogRequestResult> {
   const promptVersion = await resolveLogReferences(workspaceId, body);
-  const record = newRequestLog(await nextId('request_log'), workspaceId, body, raw, promptVersion, server);
+  const record = await newRequestLog(
+    await nextId('request_log'),
+    workspaceId,
+    body,
+    raw,
+    promptVersion,
+    server,
+  );
   await putRequestLog(record);
   return {
     id: record.id,
@@ -103,15 +112,30 @@ export type ServerFields = Partial<
   >
 >;
 
-/** The record of a new log with id `id` (from `nextId('request_log')`); `putRequestLog` stores it. */
-export function newRequestLog(
+/**
+ * The record of a new log with id `id` (from `nextId('request_log')`); `putRequestLog` stores it. Its
+ * usage in the stored meaning and its cost are computed here, so every way of logging prices alike
+ * (docs/cost.md): no write, and a read of the workspace's price overrides only through their cache.
+ */
+export async function newRequestLog(
   id: number,
   workspaceId: number,
   body: LogRequestBody,
   raw: RawBody,
   promptVersion: VersionRecord | undefined,
   server: ServerFields = {},
-): RequestLogRecord {
+): Promise<RequestLogRecord> {
+  const usage = usageOfBody(body);
+  const cost = await costOf(
+    {
+      model: body.model,
+      provider: body.provider,
+      usage,
+      price: body.price,
+      startedAt: body.request_start_time,
+    },
+    () => workspaceOverrides(workspaceId),
+  );
   return {
     id,
     workspace_id: workspaceId,
@@ -131,7 +155,9 @@ export function newRequestLog(
     prompt_input_variables: (raw.prompt_input_variables as JsonObject | null) ?? {},
     input_tokens: body.input_tokens,
     output_tokens: body.output_tokens,
-    price: body.price,
+    price: cost.total,
+    usage,
+    cost,
     score: body.score,
     scores: { default: body.score },
     status: body.status,
@@ -143,5 +169,20 @@ export function newRequestLog(
     group_id: body.group_id ?? null,
     extra: undefinedFields(raw),
     ...server,
+  };
+}
+
+/** The totals with the subsets of `usage` (checked against them by the schema). */
+function usageOfBody(body: LogRequestBody): Usage {
+  const detail = body.usage;
+  return {
+    input_tokens: body.input_tokens,
+    output_tokens: body.output_tokens,
+    cache_read_tokens: detail?.cache_read_tokens ?? 0,
+    cache_write_tokens: detail?.cache_write_tokens ?? 0,
+    reasoning_tokens: detail?.reasoning_tokens ?? 0,
+    ...(detail?.input_audio_tokens ? { input_audio_tokens: detail.input_audio_tokens } : {}),
+    ...(detail?.output_audio_tokens ? { output_audio_tokens: detail.output_audio_tokens } : {}),
+    ...(detail?.input_image_tokens ? { input_image_tokens: detail.input_image_tokens } : {}),
   };
 }

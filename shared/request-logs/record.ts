@@ -88,3 +88,13 @@ export interface CostBreakdown {
   /** The price entry applied: the table's model id, or the override's model; null for client and unknown. */
   priced_as: string | null;
 }
+
+/** A log's usage: as stored, or its token totals for a log stored before usage existed. */
+export const usageOf = (record: RequestLogRecord): Usage =>
+  record.usage ?? {
+    input_tokens: record.input_tokens,
+    output_tokens: record.output_tokens,
+    cache_read_tokens: 0,
+    cache_write_tokens: 0,
+    reasoning_tokens: 0,
+  };

@@ -10,6 +10,41 @@ const status = z
   .enum(LOG_STATUSES)
   .meta({ description: 'RUNNING: a replay whose provider call continues as a job (docs/replay.md)' });
 
+/** Token usage in one meaning (docs/cost.md): input includes cache reads and writes, output includes reasoning. */
+export const usageSchema = z
+  .object({
+    input_tokens: z.int(),
+    output_tokens: z.int(),
+    cache_read_tokens: z.int(),
+    cache_write_tokens: z.int(),
+    reasoning_tokens: z.int(),
+    input_audio_tokens: z.int().optional(),
+    output_audio_tokens: z.int().optional(),
+    input_image_tokens: z.int().optional(),
+  })
+  .meta({ id: 'Usage' });
+
+/** A cost in USD and its parts (they sum to `total`, which is the log's `price`). */
+export const costSchema = z
+  .object({
+    total: z.number(),
+    input: z.number().meta({ description: 'Uncached input tokens' }),
+    cached_input: z.number().meta({ description: 'Cache reads' }),
+    cache_write: z.number().meta({ description: 'Cache writes' }),
+    output: z.number().meta({ description: 'Output tokens other than reasoning' }),
+    reasoning: z.number(),
+    source: z.string().meta({
+      description: '`client`, `price_table@<version>`, `workspace_override` or `unknown_model`',
+    }),
+    priced_as: z.string().nullable().meta({ description: 'The price entry applied (its model)' }),
+  })
+  .meta({ id: 'CostBreakdown' });
+
+const costFields = {
+  usage: usageSchema,
+  cost: costSchema.nullable().meta({ description: 'Null for a log stored before costs were computed' }),
+};
+
 /** POST /log-request. */
 export const logRequestResponseSchema = z.object({
   id: z.int(),
@@ -55,6 +90,7 @@ export const requestLogDetailSchema = z
     output_tokens: z.int(),
     tokens: z.int(),
     price: z.number(),
+    ...costFields,
     score: z.number(),
     scores: z.record(z.string(), z.number()),
     status,
@@ -82,6 +118,7 @@ export const requestLogSearchResultSchema = z
     input_tokens: z.int(),
     output_tokens: z.int(),
     price: z.number(),
+    ...costFields,
     request_start_time: isoTimestamp,
     request_end_time: isoTimestamp,
     latency: z.number().meta({ description: 'Seconds' }),

@@ -1,7 +1,7 @@
 import { type Page, toPage } from '#shared/platform/pagination.ts';
 import { toIso } from '#shared/platform/time.ts';
 import { type RequestLogQuery, requestLogWindow } from './query.ts';
-import type { RequestLogRecord } from './record.ts';
+import { type RequestLogRecord, usageOf } from './record.ts';
 
 /**
  * POST /api/public/v2/requests/search: one page of the sorted matches, with the item fields of the
@@ -74,6 +74,8 @@ export function toSearchResult(record: RequestLogRecord) {
     input_tokens: record.input_tokens,
     output_tokens: record.output_tokens,
     price: record.price,
+    usage: usageOf(record),
+    cost: record.cost ?? null,
     request_start_time: toIso(record.request_start_time),
     request_end_time: toIso(record.request_end_time),
     latency: (record.request_end_time - record.request_start_time) / 1000,

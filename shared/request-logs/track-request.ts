@@ -4,6 +4,7 @@ import { jsonObject } from '#shared/platform/schemas.ts';
 import { type LogRequestResult, logRequest, type RawBody } from './log-request.ts';
 import { type LogRequestBody, logRequestBodySchema } from './log-request-schema.ts';
 import { convertTrackedCall } from './providers/index.ts';
+import type { Usage } from './record.ts';
 
 /**
  * POST /track-request: what the PromptLayer SDK reports after it called a provider (its `run()` and its
@@ -120,6 +121,7 @@ export function trackedLog(body: TrackRequestBody, raw: RawBody): TrackedLog {
     parameters: converted.parameters,
     input_tokens: converted.input_tokens,
     output_tokens: converted.output_tokens,
+    usage: usageDetail(converted.usage),
     prompt_version_number: body.prompt_version,
     ...Object.fromEntries(
       LOG_FIELDS.filter((name) => raw[name] !== undefined).map((name) => [name, raw[name]]),
@@ -157,6 +159,9 @@ function namedAsSent(error: unknown): unknown {
     error.detail.map((item) => ({ ...item, loc: renamed(item.loc) })),
   );
 }
+
+/** The subsets of a conversion's usage, as a log body's `usage` carries them. */
+const usageDetail = ({ input_tokens: _input, output_tokens: _output, ...subsets }: Usage) => subsets;
 
 const BLUEPRINTS = new Set<PropertyKey | undefined>(['input', 'output']);
 

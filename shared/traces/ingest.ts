@@ -112,7 +112,7 @@ export async function createSpansBulk(
     const log = plan.log!;
     const { trace_id, span_id } = plan.span.context;
     const id = await claimSpanLog(workspaceId, trace_id, span_id, await nextId('request_log'));
-    const record = newRequestLog(id, workspaceId, log.body, log.raw, log.prompt);
+    const record = await newRequestLog(id, workspaceId, log.body, log.raw, log.prompt);
     try {
       await putRequestLog(record);
     } catch (error) {

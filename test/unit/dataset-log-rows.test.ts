@@ -57,6 +57,34 @@ describe('resolveField', () => {
     expect(resolveField(record(), name)).toEqual(value);
   });
 
+  it('reads the usage (from the totals for a log stored before usage) and the cost breakdown', () => {
+    expect(resolveField(record(), 'usage.input_tokens')).toBe(5);
+    expect(resolveField(record(), 'usage.cache_read_tokens')).toBe(0);
+    expect(resolveField(record(), 'cost_breakdown')).toBeNull();
+    const priced = record({
+      usage: {
+        input_tokens: 5,
+        output_tokens: 7,
+        cache_read_tokens: 4,
+        cache_write_tokens: 0,
+        reasoning_tokens: 3,
+      },
+      cost: {
+        total: 0.01,
+        input: 0.002,
+        cached_input: 0.001,
+        cache_write: 0,
+        output: 0.004,
+        reasoning: 0.003,
+        source: 'price_table@0.1.8',
+        priced_as: 'gpt-4o',
+      },
+    });
+    expect(resolveField(priced, 'usage.reasoning_tokens')).toBe(3);
+    expect(resolveField(priced, 'cost_breakdown.cached_input')).toBe(0.001);
+    expect(resolveField(priced, 'cost_breakdown.source')).toBe('price_table@0.1.8');
+  });
+
   it('prefers a variable whose whole name has dots', () => {
     expect(resolveField(record({ prompt_input_variables: { 'a.b': 1, a: { b: 2 } } }), 'a.b')).toBe(1);
   });

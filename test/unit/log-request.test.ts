@@ -12,6 +12,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { handler as getRequestHandler } from '#functions/http/get-request.ts';
 import { handler as logRequestHandler } from '#functions/http/log-request.ts';
+import { resetOverrideCache } from '#shared/costs/overrides.ts';
 import { FULL_ACCESS, toAuthorizerContext } from '#shared/platform/auth-context.ts';
 import { validate } from '#shared/platform/http.ts';
 import { ID_BLOCK_SIZE, resetIdBlocks } from '#shared/platform/ids.ts';
@@ -49,6 +50,9 @@ beforeEach(() => {
     return { Attributes: { last: counterLast } };
   });
   ddb.on(PutCommand).resolves({});
+  // The workspace's model price overrides (none), read through their cache by the first log that is priced.
+  ddb.on(QueryCommand).resolves({ Items: [] });
+  resetOverrideCache();
   s3.on(PutObjectCommand).resolves({});
   vi.spyOn(logger, 'warn').mockImplementation(() => undefined);
   vi.spyOn(logger, 'error').mockImplementation(() => undefined);
@@ -163,7 +167,9 @@ describe('logging a request: what is written', () => {
     expect(results.map((result) => result.id)).toEqual([1, 2, 3]);
     expect(ddb).toHaveReceivedCommandTimes(PutCommand, 3);
     expect(ddb).toHaveReceivedCommandTimes(UpdateCommand, 1);
-    expect(ddb.calls()).toHaveLength(4);
+    // The price overrides are read once, then served from the container's cache.
+    expect(ddb).toHaveReceivedCommandTimes(QueryCommand, 1);
+    expect(ddb.calls()).toHaveLength(5);
     expect(s3.calls()).toHaveLength(0);
   });
 
@@ -762,5 +768,57 @@ describe('GET /api/public/v2/requests/{id}', () => {
 
     expect(answer.status).toBe(422);
     expect(answer.body.detail[0].loc).toEqual(['path', 'request_id']);
+  });
+});
+
+describe('usage: subsets of the token totals', () => {
+  it('stores the usage and the cost computed from it', async () => {
+    await expect201(
+      logRequestBody({
+        input_tokens: 1_000_000,
+        output_tokens: 1_000_000,
+        usage: { cache_read_tokens: 500_000 },
+      }),
+    );
+    const record = storedRecord();
+    expect(record.usage).toEqual({
+      input_tokens: 1_000_000,
+      output_tokens: 1_000_000,
+      cache_read_tokens: 500_000,
+      cache_write_tokens: 0,
+      reasoning_tokens: 0,
+    });
+    expect(record.price).toBe(11.875);
+    expect(record.cost).toMatchObject({ total: 11.875, priced_as: 'gpt-4o' });
+  });
+
+  it('answers 422 at the cache reads when they and the cache writes are more than the input', async () => {
+    const answer = await expect422(
+      logRequestBody({ input_tokens: 100, usage: { cache_read_tokens: 80, cache_write_tokens: 30 } }),
+      ['usage', 'cache_write_tokens'],
+    );
+    expect(answer.body.detail[0].msg).toContain('is more than input_tokens (100)');
+    await expect422(logRequestBody({ input_tokens: 10, usage: { cache_read_tokens: 11 } }), [
+      'usage',
+      'cache_read_tokens',
+    ]);
+  });
+
+  it('answers 422 at the reasoning tokens when they are more than the output', async () => {
+    await expect422(logRequestBody({ output_tokens: 5, usage: { reasoning_tokens: 6 } }), [
+      'usage',
+      'reasoning_tokens',
+    ]);
+  });
+
+  it('answers 422 for a negative or fractional subset', async () => {
+    await expect422(logRequestBody({ input_tokens: 10, usage: { cache_read_tokens: -1 } }), [
+      'usage',
+      'cache_read_tokens',
+    ]);
+    await expect422(logRequestBody({ output_tokens: 10, usage: { reasoning_tokens: 1.5 } }), [
+      'usage',
+      'reasoning_tokens',
+    ]);
   });
 });

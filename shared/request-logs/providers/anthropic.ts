@@ -7,19 +7,19 @@ import {
   type Json,
   keepBlock,
   textBlock,
-  tokenCount,
   toolCall,
   toolsOf,
   without,
 } from './blocks.ts';
-import type { Conversion } from './types.ts';
+import { type Conversion, tokenFields } from './types.ts';
+import { anthropicUsage } from './usage.ts';
 
 /**
  * Anthropic's Messages API (`anthropic.messages.create`) as prompt blueprints. `system` (a string or
  * text blocks) becomes a system message; text, thinking, redacted_thinking and image blocks stay content
  * blocks as they are; `tool_use` blocks become the assistant's `tool_calls` (input as JSON arguments);
- * `tool_result` blocks become `tool` messages after the turn that carries them. Input tokens count the
- * cached ones too (`cache_creation_input_tokens`, `cache_read_input_tokens`).
+ * `tool_result` blocks become `tool` messages after the turn that carries them. Usage: providers/usage.ts
+ * (its `input_tokens` leaves out the cache tokens, which are added).
  */
 function toolResultContent(content: unknown): Json[] {
   return typeof content === 'string' ? [textBlock(content)] : asArray(content).map(keepBlock);
@@ -59,7 +59,6 @@ function systemMessages(system: unknown): Json[] {
 
 export function fromAnthropic(kwargs: Json, response: unknown): Conversion {
   const body = isObject(response) ? response : {};
-  const usage = isObject(body.usage) ? body.usage : {};
   const answered = Array.isArray(body.content);
   return {
     model: asString(body.model) ?? asString(kwargs.model),
@@ -69,12 +68,7 @@ export function fromAnthropic(kwargs: Json, response: unknown): Conversion {
       toolsOf(kwargs),
     ),
     output: chatBlueprint(answered ? messages({ role: 'assistant', content: body.content }) : []),
-    input_tokens: tokenCount(
-      usage.input_tokens,
-      usage.cache_creation_input_tokens,
-      usage.cache_read_input_tokens,
-    ),
-    output_tokens: tokenCount(usage.output_tokens),
+    ...tokenFields(anthropicUsage(body.usage)),
     parameters: without(kwargs, ['messages', 'system']),
   };
 }

@@ -1,8 +1,10 @@
 import { fromAnthropic } from './anthropic.ts';
 import { chatBlueprint, isObject, type Json } from './blocks.ts';
+import { fromGoogle } from './google.ts';
 import { fromOpenAIChat, fromOpenAICompletion } from './openai-chat.ts';
 import { fromOpenAIResponses } from './openai-responses.ts';
-import type { Conversion } from './types.ts';
+import { type Conversion, tokenFields } from './types.ts';
+import { googleUsageBlock, NO_USAGE } from './usage.ts';
 
 export type { Conversion } from './types.ts';
 
@@ -23,6 +25,8 @@ const BY_FUNCTION: readonly [suffix: string, convert: Converter][] = [
   ['messages.create', fromAnthropic],
   ['openai.completions.create', fromOpenAICompletion],
   ['AzureOpenAI.completions.create', fromOpenAICompletion],
+  ['model.generate_content', fromGoogle],
+  ['convo.send_message', fromGoogle],
 ];
 
 function byShape(kwargs: Json, response: unknown): Converter | undefined {
@@ -30,6 +34,7 @@ function byShape(kwargs: Json, response: unknown): Converter | undefined {
   if (body.object === 'response' || 'input' in kwargs) return fromOpenAIResponses;
   if (body.type === 'message' || 'system' in kwargs) return fromAnthropic;
   if (body.object === 'chat.completion' || Array.isArray(kwargs.messages)) return fromOpenAIChat;
+  if (googleUsageBlock(body) !== undefined || Array.isArray(body.candidates)) return fromGoogle;
   return undefined;
 }
 
@@ -50,8 +55,7 @@ export function convertTrackedCall(call: TrackedCall): Conversion & { known: boo
     api_type: null,
     input: chatBlueprint([]),
     output: chatBlueprint([]),
-    input_tokens: 0,
-    output_tokens: 0,
+    ...tokenFields(NO_USAGE),
     parameters: call.kwargs,
     known: false,
   };

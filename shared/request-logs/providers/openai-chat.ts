@@ -7,11 +7,11 @@ import {
   type Json,
   keepBlock,
   textBlock,
-  tokenCount,
   toolsOf,
   without,
 } from './blocks.ts';
-import type { Conversion } from './types.ts';
+import { type Conversion, tokenFields } from './types.ts';
+import { openAIChatUsage } from './usage.ts';
 
 /**
  * OpenAI's Chat Completions API (`openai.chat.completions.create`) and legacy Completions API
@@ -31,14 +31,12 @@ export function chatMessage(message: unknown): Json {
 export function fromOpenAIChat(kwargs: Json, response: unknown): Conversion {
   const body = isObject(response) ? response : {};
   const choice = asArray(body.choices).find(isObject);
-  const usage = isObject(body.usage) ? body.usage : {};
   return {
     model: asString(body.model) ?? asString(kwargs.model),
     api_type: 'chat-completions',
     input: chatBlueprint(asArray(kwargs.messages).map(chatMessage), toolsOf(kwargs)),
     output: chatBlueprint(isObject(choice?.message) ? [chatMessage(choice.message)] : []),
-    input_tokens: tokenCount(usage.prompt_tokens),
-    output_tokens: tokenCount(usage.completion_tokens),
+    ...tokenFields(openAIChatUsage(body.usage)),
     parameters: without(kwargs, ['messages']),
   };
 }
@@ -51,14 +49,12 @@ const completion = (text: unknown): Json => ({
 export function fromOpenAICompletion(kwargs: Json, response: unknown): Conversion {
   const body = isObject(response) ? response : {};
   const choice = asArray(body.choices).find(isObject);
-  const usage = isObject(body.usage) ? body.usage : {};
   return {
     model: asString(body.model) ?? asString(kwargs.model),
     api_type: 'completions',
     input: completion(kwargs.prompt),
     output: completion(choice?.text),
-    input_tokens: tokenCount(usage.prompt_tokens),
-    output_tokens: tokenCount(usage.completion_tokens),
+    ...tokenFields(openAIChatUsage(body.usage)),
     parameters: without(kwargs, ['prompt']),
   };
 }

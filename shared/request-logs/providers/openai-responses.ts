@@ -8,12 +8,12 @@ import {
   type Json,
   keepBlock,
   textBlock,
-  tokenCount,
   toolCall,
   toolsOf,
   without,
 } from './blocks.ts';
-import type { Conversion } from './types.ts';
+import { type Conversion, tokenFields } from './types.ts';
+import { openAIResponsesUsage } from './usage.ts';
 
 /**
  * OpenAI's Responses API (`openai.responses.create`) as prompt blueprints. `instructions` becomes a
@@ -94,7 +94,6 @@ function outputMessage(output: unknown): Json[] {
 
 export function fromOpenAIResponses(kwargs: Json, response: unknown): Conversion {
   const body = isObject(response) ? response : {};
-  const usage = isObject(body.usage) ? body.usage : {};
   const instructions = asString(kwargs.instructions);
   const system = instructions ? [{ role: 'system', content: [textBlock(instructions)] }] : [];
   return {
@@ -102,8 +101,7 @@ export function fromOpenAIResponses(kwargs: Json, response: unknown): Conversion
     api_type: 'responses',
     input: chatBlueprint([...system, ...inputMessages(kwargs.input)], toolsOf(kwargs)),
     output: chatBlueprint(outputMessage(body.output)),
-    input_tokens: tokenCount(usage.input_tokens),
-    output_tokens: tokenCount(usage.output_tokens),
+    ...tokenFields(openAIResponsesUsage(body.usage)),
     parameters: without(kwargs, ['input', 'instructions']),
   };
 }

@@ -1,0 +1,92 @@
+import type { CostBreakdown, CostSource, Usage } from '#shared/request-logs/record.ts';
+
+/**
+ * A cost from usage and per-million-token prices: pure arithmetic, the same for the price table and for a
+ * workspace's override. Each part prices only its own tokens, so nothing is counted twice:
+ *
+ *   input        = (input - cache reads - cache writes - separately priced audio/image) x input price
+ *                  + audio x audio price + image x image price
+ *   cached_input = cache reads x cached-input price (the input price when the entry has none)
+ *   cache_write  = cache writes x cache-write price (the input price when the entry has none)
+ *   output       = (output - reasoning - separately priced audio) x output price + audio x audio price
+ *   reasoning    = reasoning x reasoning price (the output price when the entry has none)
+ *
+ * A tiered price (Claude's over-200k-token rate) applies the tier of the request's whole input tokens to
+ * every part, as the price table does.
+ */
+export interface Tier {
+  start: number;
+  price: number;
+}
+export type Price = number | { base: number; tiers: readonly Tier[] };
+
+/** USD per million tokens; absent parts fall back as described above (input and output to 0). */
+export interface PricesPerMillion {
+  input?: Price;
+  cached_input?: Price;
+  cache_write?: Price;
+  output?: Price;
+  reasoning?: Price;
+  input_audio?: Price;
+  output_audio?: Price;
+  input_image?: Price;
+}
+
+/** USD amounts are kept to 1e-12: enough for a token of any model, and free of float noise (0.97499999...). */
+const roundUsd = (usd: number) => Math.round(usd * 1e12) / 1e12;
+
+/** The rate of `price` for a request of `inputTokens` input tokens: the last tier whose start it exceeds. */
+export function rateFor(price: Price | undefined, inputTokens: number): number {
+  if (price === undefined) return 0;
+  if (typeof price === 'number') return price;
+  let rate = price.base;
+  for (const tier of price.tiers) if (inputTokens > tier.start) rate = tier.price;
+  return rate;
+}
+
+export function priceUsage(
+  usage: Usage,
+  prices: PricesPerMillion,
+  source: CostSource,
+  pricedAs: string,
+): CostBreakdown {
+  const input = usage.input_tokens;
+  const rate = (price: Price | undefined, fallback?: Price) => rateFor(price ?? fallback, input);
+  const usd = (tokens: number, perMillion: number) => (Math.max(0, tokens) * perMillion) / 1e6;
+  const ownPriced = (tokens: number | undefined, price: Price | undefined) =>
+    price === undefined ? 0 : (tokens ?? 0);
+  const inputAudio = ownPriced(usage.input_audio_tokens, prices.input_audio);
+  const inputImage = ownPriced(usage.input_image_tokens, prices.input_image);
+  const outputAudio = ownPriced(usage.output_audio_tokens, prices.output_audio);
+  const uncached = input - usage.cache_read_tokens - usage.cache_write_tokens - inputAudio - inputImage;
+  const parts = {
+    input: roundUsd(
+      usd(uncached, rate(prices.input)) +
+        usd(inputAudio, rate(prices.input_audio)) +
+        usd(inputImage, rate(prices.input_image)),
+    ),
+    cached_input: roundUsd(usd(usage.cache_read_tokens, rate(prices.cached_input, prices.input))),
+    cache_write: roundUsd(usd(usage.cache_write_tokens, rate(prices.cache_write, prices.input))),
+    output: roundUsd(
+      usd(usage.output_tokens - usage.reasoning_tokens - outputAudio, rate(prices.output)) +
+        usd(outputAudio, rate(prices.output_audio)),
+    ),
+    reasoning: roundUsd(usd(usage.reasoning_tokens, rate(prices.reasoning, prices.output))),
+  };
+  const total = roundUsd(
+    parts.input + parts.cached_input + parts.cache_write + parts.output + parts.reasoning,
+  );
+  return { total, ...parts, source, priced_as: pricedAs };
+}
+
+/** A cost with no parts: the client's price, or 0 for a model nothing prices. */
+export const unpricedCost = (total: number, source: 'client' | 'unknown_model'): CostBreakdown => ({
+  total,
+  input: 0,
+  cached_input: 0,
+  cache_write: 0,
+  output: 0,
+  reasoning: 0,
+  source,
+  priced_as: null,
+});

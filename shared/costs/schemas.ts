@@ -1,0 +1,112 @@
+import * as z from 'zod';
+import { isoTimestamp } from '#shared/platform/response-schemas.ts';
+import { wellFormedString } from '#shared/platform/schemas.ts';
+import { timestampSchema, toIso } from '#shared/platform/time.ts';
+import { requestLogQuerySchema } from '#shared/request-logs/query.ts';
+import type { ModelPriceOverride } from './overrides.ts';
+
+/** Request and response schemas of the model-price routes (docs/cost.md, docs/api.md). */
+
+/** The model as logs name it (`model` of a log, matched ignoring case); one with `/` is URL-encoded in the path. */
+export const modelPathSchema = z.object({ model: wellFormedString().min(1).max(256) });
+
+/** USD per million tokens: finite, not negative, below a bound that no real price reaches. */
+const usdPerMillion = z.number().min(0).max(1_000_000);
+
+export const putModelPriceBodySchema = z.strictObject({
+  provider: wellFormedString().min(1).max(64).nullish().meta({
+    description: "Applies only to logs of this provider (the log's `provider`); null: any provider",
+  }),
+  usd_per_million_tokens: z.strictObject({
+    input: usdPerMillion,
+    output: usdPerMillion,
+    cached_input: usdPerMillion.nullish().meta({ description: 'Cache reads; the input price when absent' }),
+    cache_write: usdPerMillion.nullish().meta({ description: 'Cache writes; the input price when absent' }),
+    reasoning: usdPerMillion
+      .nullish()
+      .meta({ description: 'Reasoning tokens; the output price when absent' }),
+  }),
+});
+export type PutModelPriceBody = z.output<typeof putModelPriceBodySchema>;
+
+/** The override as stored: every part's price filled in. */
+export function toOverride(model: string, body: PutModelPriceBody): Omit<ModelPriceOverride, 'updated_at'> {
+  const prices = body.usd_per_million_tokens;
+  return {
+    model,
+    provider: body.provider ?? null,
+    usd_per_million_tokens: {
+      input: prices.input,
+      cached_input: prices.cached_input ?? prices.input,
+      cache_write: prices.cache_write ?? prices.input,
+      output: prices.output,
+      reasoning: prices.reasoning ?? prices.output,
+    },
+  };
+}
+
+export const modelPriceViewSchema = z
+  .object({
+    model: z.string(),
+    provider: z.string().nullable(),
+    usd_per_million_tokens: z.object({
+      input: z.number(),
+      cached_input: z.number(),
+      cache_write: z.number(),
+      output: z.number(),
+      reasoning: z.number(),
+    }),
+    updated_at: isoTimestamp,
+  })
+  .meta({ id: 'ModelPrice' });
+
+export const toModelPriceView = (override: ModelPriceOverride): z.infer<typeof modelPriceViewSchema> => ({
+  ...override,
+  updated_at: toIso(override.updated_at),
+});
+
+export const modelPriceAnswerSchema = z.object({
+  success: z.literal(true),
+  model_price: modelPriceViewSchema,
+});
+export const modelPriceListSchema = z.object({
+  success: z.literal(true),
+  items: z
+    .array(modelPriceViewSchema)
+    .meta({ description: 'Every override of the workspace (at most 200), by model' }),
+});
+
+/** POST /api/public/v2/requests/cost-recompute: which logs (search's filter_group and q) within which time range. */
+export const recomputeBodySchema = requestLogQuerySchema
+  .pick({ filter_group: true, q: true })
+  .extend({
+    start_time: timestampSchema.meta({ description: 'Logs whose request_start_time is at or after this' }),
+    end_time: timestampSchema.meta({ description: 'Logs whose request_start_time is at or before this' }),
+  })
+  .superRefine((body, ctx) => {
+    if (body.end_time < body.start_time)
+      ctx.addIssue({ code: 'custom', path: ['end_time'], message: 'end_time is before start_time' });
+  });
+
+export const recomputeJobPathSchema = z.object({ job_id: z.uuid() });
+
+export const recomputeJobViewSchema = z
+  .object({
+    id: z.string(),
+    status: z.enum(['running', 'done', 'failed']),
+    start_time: isoTimestamp,
+    end_time: isoTimestamp,
+    filter_group: z.unknown().nullable(),
+    q: z.string().nullable(),
+    matched: z.int().meta({ description: 'Logs that matched, examined so far' }),
+    rewritten: z.int().meta({ description: 'Logs whose cost changed and was rewritten' }),
+    unchanged: z.int().meta({ description: 'Logs whose cost was already the current one' }),
+    client_priced: z.int().meta({ description: 'Logs priced by their client, left as they are' }),
+    error: z.string().nullable(),
+    created_at: isoTimestamp,
+    updated_at: isoTimestamp,
+    finished_at: isoTimestamp.nullable(),
+  })
+  .meta({ id: 'CostRecomputeJob' });
+
+export const recomputeJobAnswerSchema = z.object({ success: z.literal(true), job: recomputeJobViewSchema });
