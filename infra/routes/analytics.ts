@@ -1,7 +1,18 @@
 import type { ChangeConsumerDef, RouteDef } from '../route-types.ts';
 
 /** Analytics: charts and breakdowns from the rollups, and the consumer that writes them. */
-export const ANALYTICS_ROUTES: readonly RouteDef[] = [];
+export const ANALYTICS_ROUTES: readonly RouteDef[] = [
+  {
+    method: 'POST',
+    path: '/api/public/v2/requests/analytics',
+    handler: 'functions/http/requests-analytics.ts',
+    table: 'read',
+    // The logs path reads logs kept in S3, within the search's budget: sized as search is.
+    bucket: 'read',
+    memoryMb: 1024,
+    timeoutSeconds: 29,
+  },
+];
 
 /** Consumers of the table's change feed, by name. */
 export const ANALYTICS_CHANGE_CONSUMERS: Readonly<Record<string, ChangeConsumerDef>> = {

@@ -44,8 +44,14 @@ export interface Tiling {
  * The fewest buckets that exactly cover [fromMs, toMs) widened to bucket boundaries: whole days, then
  * whole hours, then 5-minute buckets at the edges. An edge is widened to 5 minutes, or to the hour
  * where 5-minute buckets are no longer kept (older than FIVE_MINUTE_READABLE_MS before `nowMs`).
+ * `coarsest` caps the tiles (a chart by the hour must not read a whole day as one tile).
  */
-export function tileWindow(fromMs: number, toMs: number, nowMs: number): Tiling {
+export function tileWindow(
+  fromMs: number,
+  toMs: number,
+  nowMs: number,
+  coarsest: Granularity = 'day',
+): Tiling {
   const step5 = GRANULARITY_MS['5m'];
   const hour = GRANULARITY_MS.hour;
   const oldest5m = nowMs - FIVE_MINUTE_READABLE_MS;
@@ -55,11 +61,12 @@ export function tileWindow(fromMs: number, toMs: number, nowMs: number): Tiling 
   let to = Math.max(ceilTo(toMs, step5), from);
   // An end within the first hour of the readable 5-minute buckets would leave an old 5-minute edge.
   if (to < oldest5m + hour) to = ceilTo(to, hour);
+  const allowed = GRANULARITIES.slice(GRANULARITIES.indexOf(coarsest));
   const tiles: Tile[] = [];
   let at = from;
   while (at < to) {
     const granularity =
-      GRANULARITIES.find((g) => at % GRANULARITY_MS[g] === 0 && at + GRANULARITY_MS[g] <= to) ?? '5m';
+      allowed.find((g) => at % GRANULARITY_MS[g] === 0 && at + GRANULARITY_MS[g] <= to) ?? '5m';
     tiles.push({ granularity, start: at });
     at += GRANULARITY_MS[granularity];
   }

@@ -21,6 +21,22 @@ export type FixedDimension = (typeof FIXED_DIMENSIONS)[number];
 export type Dimension = FixedDimension | `metadata.${string}`;
 export const METADATA_PREFIX = 'metadata.';
 
+/**
+ * A `prompt_id` value is `<id>#<name>`, so that answers can name the prompt of an id; a condition on
+ * `prompt_id` names the id alone and matches every value of it (`matchesValue`).
+ */
+export const PROMPT_NAME_SEPARATOR = '#';
+
+export function matchesValue(dimension: Dimension, stored: string, wanted: string): boolean {
+  if (stored === wanted) return true;
+  return dimension === 'prompt_id' && stored.startsWith(`${wanted}${PROMPT_NAME_SEPARATOR}`);
+}
+
+export function splitPromptValue(value: string): { id: string; name: string } {
+  const at = value.indexOf(PROMPT_NAME_SEPARATOR);
+  return at < 0 ? { id: value, name: value } : { id: value.slice(0, at), name: value.slice(at + 1) };
+}
+
 export const isDimension = (name: string): name is Dimension =>
   (FIXED_DIMENSIONS as readonly string[]).includes(name) ||
   (name.startsWith(METADATA_PREFIX) && name.length > METADATA_PREFIX.length);
@@ -113,7 +129,7 @@ export function logFacts(record: RolledUpRecord): LogFacts {
   set('provider', record.provider);
   const promptName = record.prompt_name ?? (record.prompt_id != null ? String(record.prompt_id) : null);
   set('prompt', promptName);
-  if (record.prompt_id != null) set('prompt_id', String(record.prompt_id));
+  if (record.prompt_id != null) set('prompt_id', `${record.prompt_id}${PROMPT_NAME_SEPARATOR}${promptName}`);
   if (promptName != null && record.prompt_version_number != null) {
     set('prompt_version', `${promptName}@${record.prompt_version_number}`);
   }

@@ -1,5 +1,5 @@
 import { type Tile, tileWindow } from './buckets.ts';
-import { type Dimension, NANOS_PER_USD } from './facts.ts';
+import { type Dimension, matchesValue, NANOS_PER_USD } from './facts.ts';
 import {
   emptyStats,
   groupOf,
@@ -100,8 +100,12 @@ export async function readRollupWindow(
   // the grouping is a core dimension, else in the core items, read now.
   let totals: Stats | undefined;
   let itemsRead = read.itemsRead;
-  if (filter) totals = byValue.get(filter.value);
-  else if (groupOf(dimension) === 'core') totals = mergeValues(read.found, TOTAL).values.get('');
+  if (filter) {
+    totals = emptyStats();
+    for (const [value, stats] of byValue) {
+      if (matchesValue(filter.dimension, value, filter.value)) mergeStats(totals, stats);
+    }
+  } else if (groupOf(dimension) === 'core') totals = mergeValues(read.found, TOTAL).values.get('');
   else {
     const whole = await readDimension(workspaceId, tiling.tiles, TOTAL);
     totals = whole.values.get('');
@@ -116,7 +120,7 @@ export async function readRollupWindow(
   };
   if (groupBy) {
     answer.groups = [...byValue.entries()]
-      .filter(([value]) => !filter || value === filter.value)
+      .filter(([value]) => !filter || matchesValue(filter.dimension, value, filter.value))
       .sort((a, b) => b[1].measures.requests - a[1].measures.requests)
       .map(([value, stats]) => ({
         value: value === OTHER_VALUE ? OTHER_LABEL : value,
