@@ -12,6 +12,21 @@ export const ANALYTICS_ROUTES: readonly RouteDef[] = [
     memoryMb: 1024,
     timeoutSeconds: 29,
   },
+  {
+    method: 'POST',
+    path: '/api/public/v2/requests/analytics/custom-analytics',
+    handler: 'functions/http/requests-custom-analytics.ts',
+    table: 'read',
+    bucket: 'read',
+    memoryMb: 1024,
+    timeoutSeconds: 29,
+  },
+  {
+    method: 'GET',
+    path: '/api/public/v2/requests/suggestions',
+    handler: 'functions/http/requests-suggestions.ts',
+    table: 'read',
+  },
 ];
 
 /** Consumers of the table's change feed, by name. */

@@ -235,3 +235,107 @@ describe('POST /api/public/v2/requests/analytics', () => {
     expect(bad.status).toBe(422);
   });
 });
+
+describe('POST /api/public/v2/requests/analytics/custom-analytics', () => {
+  const custom = (charts: unknown[], extra: Record<string, unknown> = {}) =>
+    service.call('POST', '/api/public/v2/requests/analytics/custom-analytics', {
+      body: { filter_group: window, customCharts: charts, ...extra },
+    });
+
+  it('computes counts, sums, averages and percentiles, overall, per group and over time', async () => {
+    const { status, body } = await custom([
+      { id: 'count', chartType: 'bar', metric: 'count' },
+      { id: 'cost-by-model', chartType: 'bar', metric: 'sum', metricField: 'cost', groupByField: 'engine' },
+      {
+        id: 'p95',
+        chartType: 'line',
+        metric: 'percentile',
+        metricField: 'latency_ms',
+        percentile: 95,
+        timeSeries: true,
+      },
+      {
+        id: 'cost-by-user',
+        chartType: 'bar',
+        metric: 'avg',
+        metricField: 'input_tokens',
+        groupByMetadataKey: 'user_id',
+        limit: 2,
+      },
+      {
+        id: 'tokens',
+        chartType: 'bar',
+        series: [
+          { key: 'in', label: 'Input', metric: 'sum', metricField: 'input_tokens' },
+          { key: 'out', label: 'Output', metric: 'sum', metricField: 'output_tokens' },
+        ],
+        derivedInsights: [{ label: 'out per in', numeratorSeriesKey: 'out', denominatorSeriesKey: 'in' }],
+      },
+    ]);
+    expect(status).toBe(200);
+    expect(body.source).toBe('rollups');
+    const [count, byModel, p95, byUser, tokens] = body.customCharts;
+    expect(count.data).toEqual([{ label: 'All', value: sent.length }]);
+    for (const row of byModel.data) {
+      expect(row.value).toBeCloseTo(
+        sum(
+          sent.filter((s) => s.model === row.label),
+          (s) => s.price,
+        ),
+        9,
+      );
+    }
+    expect(p95.data).toHaveLength(3);
+    expect(p95.data[0].bucketKey).toBe(new Date(START).toISOString());
+    expect(byUser.data).toHaveLength(2);
+    const [input, output] = [sum(sent, (s) => s.input), sum(sent, (s) => s.output)];
+    expect(tokens.data).toEqual([{ label: 'All', in: input, out: output }]);
+    expect(tokens.derivedInsights[0].value).toBeCloseTo(output / input, 9);
+  });
+
+  it('answers from the logs when the filter needs them, and refuses a field the rollups do not hold', async () => {
+    const { body } = await custom([{ id: 'n', chartType: 'bar', metric: 'count' }], { q: 'Hello' });
+    expect(body).toMatchObject({
+      source: 'logs',
+      customCharts: [{ data: [{ label: 'All', value: sent.length }] }],
+    });
+    const bad = await service.rejected('POST', '/api/public/v2/requests/analytics/custom-analytics', {
+      body: { customCharts: [{ id: 'x', chartType: 'bar', metric: 'sum', metricField: 'turn_count' }] },
+    });
+    expect(bad.status).toBe(422);
+  });
+});
+
+describe('GET /api/public/v2/requests/suggestions', () => {
+  const suggest = (query: Record<string, string>, key?: string) =>
+    service.call('GET', '/api/public/v2/requests/suggestions', { query, key });
+
+  it('lists the values seen for a field, most used first, filtered by prefix', async () => {
+    expect((await suggest({ field: 'engine' })).body).toEqual({
+      success: true,
+      values: expect.arrayContaining(['gpt-4o', 'gpt-4o-mini', 'claude-sonnet-4-5']),
+      source: 'rollups',
+    });
+    expect((await suggest({ field: 'tags' })).body.values).toEqual(['prod', 'batch']);
+    expect((await suggest({ field: 'metadata_keys' })).body.values).toEqual(['user_id']);
+    expect(
+      (await suggest({ field: 'metadata_values', metadata_key: 'user_id', prefix: 'V' })).body.values,
+    ).toEqual(['vip']);
+    const other = await suggest({ field: 'engine' }, await service.otherWorkspaceKey('analytics-other'));
+    expect(other.body.values).toEqual([]);
+    expect(
+      (
+        await service.rejected('GET', '/api/public/v2/requests/suggestions', {
+          query: { field: 'metadata_values' },
+        })
+      ).status,
+    ).toBe(422);
+    expect(
+      (
+        await service.rejected('GET', '/api/public/v2/requests/suggestions', {
+          query: { field: 'tool_names' },
+        })
+      ).status,
+    ).toBe(422);
+  });
+});
