@@ -45,6 +45,14 @@ const SECTIONS: Record<string, () => Promise<BenchRow[]>> = {
   folders: async () =>
     withLocalService(async (service) => (await import('./folders.ts')).benchFolders(service)),
   skills: async () => (await import('./skill-collections.ts')).benchSkillCollectionUpload(),
+  // No change consumers: the bench feeds the rollup consumer its synthetic records itself.
+  analytics: async () =>
+    withLocalService(
+      async (service) => (await import('./analytics.ts')).benchAnalytics(service.workspaceId),
+      {
+        changeConsumers: {},
+      },
+    ),
 };
 
 /** Runs a section against the local runtime's emulators (in memory), which set the functions' env. */
