@@ -164,6 +164,16 @@ describe('POST /api/public/v2/requests/analytics', () => {
     sent[0]!.metadata = { user_id: 'vip' };
   });
 
+  it('counts a log once when its score changes (the update replaces its contribution)', async () => {
+    const before = (await analytics()).body;
+    await service.call('POST', '/rest/track-score', { body: { request_id: ids[1], score: 42 } });
+    await service.changes.idle();
+    const after = (await analytics()).body;
+    expect(after.totalRequests).toBe(sent.length);
+    expect(after.totalCost).toBe(before.totalCost);
+    expect(after.stats).toEqual(before.stats);
+  });
+
   it('answers one dimension condition from the rollups, and what they cannot answer from the logs', async () => {
     const model = (value: string) => ({ field: 'engine', operator: 'is', value });
     const one = await analytics({
