@@ -70,9 +70,10 @@ function latencySeries(data: AnalyticsData, stats: (start: number) => Stats | un
     if (!s || s.measures.requests === 0) continue;
     const key = bucketKey(start, data.interval);
     series.average_latency.push([key, seconds(s.measures.latencyMs / s.measures.requests)]);
-    series.p50_latency.push([key, seconds(s.latency.quantile(0.5) ?? 0)]);
-    series.p90_latency.push([key, seconds(s.latency.quantile(0.9) ?? 0)]);
-    series.p95_latency.push([key, seconds(s.latency.quantile(0.95) ?? 0)]);
+    const [p50 = 0, p90 = 0, p95 = 0] = s.latency.quantiles([0.5, 0.9, 0.95]);
+    series.p50_latency.push([key, seconds(p50)]);
+    series.p90_latency.push([key, seconds(p90)]);
+    series.p95_latency.push([key, seconds(p95)]);
   }
   return series;
 }
@@ -104,6 +105,7 @@ const breakdownRow = (stats: Stats) => ({
 export function analyticsAnswer(data: AnalyticsData, metadataCostBreakdownKey?: string | null) {
   const total = mergedValues(data, TOTAL)[0]?.[1] ?? emptyStats();
   const m = total.measures;
+  const [p50 = 0, p90 = 0, p95 = 0, p99 = 0] = total.latency.quantiles([0.5, 0.9, 0.95, 0.99]);
   const starts = bucketStarts(data);
   const models = mergedValues(data, 'model');
   const providers = mergedValues(data, 'provider');
@@ -168,12 +170,7 @@ export function analyticsAnswer(data: AnalyticsData, metadataCostBreakdownKey?: 
     totalCacheWriteTokens: m.cacheWriteTokens,
     totalThinkingTokens: m.reasoningTokens,
     cacheTokenRatio: m.inputTokens > 0 ? m.cacheReadTokens / m.inputTokens : null,
-    latencyPercentiles: {
-      p50: seconds(total.latency.quantile(0.5) ?? 0),
-      p90: seconds(total.latency.quantile(0.9) ?? 0),
-      p95: seconds(total.latency.quantile(0.95) ?? 0),
-      p99: seconds(total.latency.quantile(0.99) ?? 0),
-    },
+    latencyPercentiles: { p50: seconds(p50), p90: seconds(p90), p95: seconds(p95), p99: seconds(p99) },
     stats: starts.map((start) => {
       const s = bucketTotal(data, start).measures;
       const statuses = data.buckets.get(start)?.dimensions.get('status');
