@@ -349,3 +349,29 @@ describe('GET /api/public/v2/requests/suggestions', () => {
     ).toBe(422);
   });
 });
+
+describe('a log kept in S3', () => {
+  it('is rolled up from the head its item keeps, before and after an update', async () => {
+    const key = await service.otherWorkspaceKey('analytics-large');
+    const big = 'x'.repeat(400_000);
+    const logged = await service.call('POST', '/log-request', {
+      key,
+      body: logRequestBody({
+        price: 0.5,
+        metadata: { team: 'a' },
+        input: { type: 'chat', messages: [{ role: 'user', content: [{ type: 'text', text: big }] }] },
+        request_start_time: new Date(START + 60_000).toISOString(),
+        request_end_time: new Date(START + 61_000).toISOString(),
+      }),
+    });
+    expect(logged.status).toBe(201);
+    await service.call('POST', '/rest/track-metadata', {
+      key,
+      body: { request_id: logged.body.id, metadata: { team: 'b' } },
+    });
+    await service.changes.idle();
+    const { body } = await analytics({ metadata_cost_breakdown_key: 'team' }, key);
+    expect(body).toMatchObject({ totalRequests: 1, totalCost: 0.5 });
+    expect(body.metadataValueBreakdown.map((row: any) => [row.value, row.requests])).toEqual([['b', 1]]);
+  });
+});
