@@ -1,4 +1,5 @@
-import type { EventRuleDef, JobQueueDef, RouteDef, ScheduleDef } from './route-types.ts';
+import type { ChangeConsumerDef, EventRuleDef, JobQueueDef, RouteDef, ScheduleDef } from './route-types.ts';
+import { ANALYTICS_CHANGE_CONSUMERS, ANALYTICS_ROUTES } from './routes/analytics.ts';
 import { CLIENT_ROUTES } from './routes/clients.ts';
 import { COST_JOB_QUEUES, COST_ROUTES } from './routes/costs.ts';
 import { DATASET_JOB_QUEUES, DATASET_ROUTES } from './routes/datasets.ts';
@@ -18,7 +19,14 @@ import { WEBHOOK_EVENT_RULES, WEBHOOK_JOB_QUEUES, WEBHOOK_ROUTES } from './route
 import { WORKFLOW_JOB_QUEUES, WORKFLOW_RUN_ROUTES, WORKFLOW_SCHEDULES } from './routes/workflow-runs.ts';
 import { WORKFLOW_ROUTES } from './routes/workflows.ts';
 
-export type { EventRuleDef, HttpMethod, JobQueueDef, RouteDef, ScheduleDef } from './route-types.ts';
+export type {
+  ChangeConsumerDef,
+  EventRuleDef,
+  HttpMethod,
+  JobQueueDef,
+  RouteDef,
+  ScheduleDef,
+} from './route-types.ts';
 
 /**
  * The route rows by feature, as they live under `routes/`. In AWS each group's functions are one nested
@@ -43,6 +51,7 @@ export const ROUTE_GROUPS: Readonly<Record<string, readonly RouteDef[]>> = {
   'skill-collections': SKILL_COLLECTION_ROUTES,
   replay: REPLAY_ROUTES,
   costs: COST_ROUTES,
+  analytics: ANALYTICS_ROUTES,
 };
 
 /**
@@ -68,5 +77,10 @@ export const EVENT_RULES: Readonly<Record<string, EventRuleDef>> = { ...WEBHOOK_
 
 /** Functions run on a timer, by name. */
 export const SCHEDULES: Readonly<Record<string, ScheduleDef>> = { ...EVENT_SCHEDULES, ...WORKFLOW_SCHEDULES };
+
+/** Consumers of the table's change feed, by name (DynamoDB Streams in AWS, the local capture locally). */
+export const CHANGE_CONSUMERS: Readonly<Record<string, ChangeConsumerDef>> = {
+  ...ANALYTICS_CHANGE_CONSUMERS,
+};
 
 export const AUTHORIZER_HANDLER = 'functions/authorizer.ts';

@@ -49,6 +49,14 @@ const SECTIONS: Record<string, () => Promise<BenchRow[]>> = {
     withLocalService(async (service) =>
       (await import('./replay.ts')).benchReplay(service.workspaceId, service),
     ),
+  // No change consumers: the bench feeds the rollup consumer its synthetic records itself.
+  analytics: async () =>
+    withLocalService(
+      async (service) => (await import('./analytics.ts')).benchAnalytics(service.workspaceId),
+      {
+        changeConsumers: {},
+      },
+    ),
 };
 
 /** Runs a section against the local runtime's emulators (in memory), which set the functions' env. */

@@ -81,7 +81,9 @@ export class LocalGateway {
   private server: Server | undefined;
 
   constructor(private readonly options: GatewayOptions) {
-    this.routes = options.routes.map(compileRoute);
+    // As API Gateway does, a literal path segment wins over a parameter at the same place
+    // (GET /requests/suggestions before GET /requests/{request_id}).
+    this.routes = [...options.routes].sort(bySpecificity).map(compileRoute);
     this.decisions = new TtlCache(options.authorizerCacheTtlSeconds * 1000, MAX_CACHED_DECISIONS);
   }
 
@@ -440,4 +442,15 @@ function send(
     ...headers,
   });
   res.end(payload);
+}
+
+/** Literal segments sort before parameters, place by place (a total order, so sort() keeps it). */
+function bySpecificity(a: RouteDef, b: RouteDef): number {
+  const key = (route: RouteDef) =>
+    route.path
+      .split('/')
+      .map((segment) => (segment.startsWith('{') ? '1' : '0'))
+      .join('');
+  const [left, right] = [key(a), key(b)];
+  return left < right ? -1 : left > right ? 1 : 0;
 }

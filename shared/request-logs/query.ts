@@ -263,3 +263,22 @@ export async function requestLogWindow(
   for await (const batch of requestLogsByIds(workspaceId, ids)) records.push(...batch);
   return { records, total, complete: !budget.exhausted };
 }
+
+/**
+ * Every match among at most `maxExamined` logs of the plan, newest first, handed to `visit` batch by
+ * batch: for aggregates over logs (analytics questions the rollups cannot answer). `complete` is false
+ * when the budget ran out before the plan did. Throws the filter's 422 for a bad filter.
+ */
+export async function examineMatches(
+  workspaceId: number,
+  query: RequestLogQuery,
+  maxExamined: number,
+  visit: (records: RequestLogRecord[]) => void,
+): Promise<{ complete: boolean }> {
+  // Without request_log_ids: the plan reads index partitions, or nothing can match.
+  const p = prepare(workspaceId, { ...query, request_log_ids: null });
+  if (p.plan.kind !== 'index') return { complete: true };
+  const budget: Budget = { left: maxExamined, exhausted: false };
+  for await (const matched of indexMatches(p, p.plan, 'desc', budget)) visit(matched);
+  return { complete: !budget.exhausted };
+}

@@ -1,0 +1,48 @@
+import type { ChangeConsumerDef, RouteDef } from '../route-types.ts';
+
+/** Analytics: charts and breakdowns from the rollups, and the consumer that writes them. */
+export const ANALYTICS_ROUTES: readonly RouteDef[] = [
+  {
+    method: 'POST',
+    path: '/api/public/v2/requests/analytics',
+    handler: 'functions/http/requests-analytics.ts',
+    table: 'read',
+    // The logs path reads logs kept in S3, within the search's budget: sized as search is.
+    bucket: 'read',
+    memoryMb: 1024,
+    timeoutSeconds: 29,
+  },
+  {
+    method: 'POST',
+    path: '/api/public/v2/requests/analytics/custom-analytics',
+    handler: 'functions/http/requests-custom-analytics.ts',
+    table: 'read',
+    bucket: 'read',
+    memoryMb: 1024,
+    timeoutSeconds: 29,
+  },
+  {
+    method: 'GET',
+    path: '/api/public/v2/requests/suggestions',
+    handler: 'functions/http/requests-suggestions.ts',
+    table: 'read',
+  },
+];
+
+/** Consumers of the table's change feed, by name. */
+export const ANALYTICS_CHANGE_CONSUMERS: Readonly<Record<string, ChangeConsumerDef>> = {
+  'request-log-rollups': {
+    handler: 'functions/changes/request-log-rollups.ts',
+    sortKeys: ['RL'],
+    // Large batches: a batch writes about nine items per bucket it touches, whatever its size.
+    batchSize: 1000,
+    batchingWindowSeconds: 5,
+    maxRetries: 10,
+    bisectOnError: true,
+    timeoutSeconds: 120,
+    memoryMb: 1024,
+    table: 'write',
+    // Images of logs kept in S3 before heads existed are read from their object.
+    bucket: 'read',
+  },
+};
