@@ -3,6 +3,7 @@ import { CLIENT_ROUTES } from './routes/clients.ts';
 import { DATASET_JOB_QUEUES, DATASET_ROUTES } from './routes/datasets.ts';
 import { EVENT_SCHEDULES } from './routes/events.ts';
 import { FOLDER_ROUTES } from './routes/folders.ts';
+import { MONITOR_ROUTES } from './routes/monitors.ts';
 import { PROMPT_ROUTES } from './routes/prompts.ts';
 import { PROVIDER_ROUTES } from './routes/providers.ts';
 import { REPORT_RESULT_ROUTES } from './routes/report-results.ts';
@@ -39,6 +40,7 @@ export const ROUTE_GROUPS: Readonly<Record<string, readonly RouteDef[]>> = {
   tools: TOOL_ROUTES,
   folders: FOLDER_ROUTES,
   'skill-collections': SKILL_COLLECTION_ROUTES,
+  monitors: MONITOR_ROUTES,
 };
 
 /**
