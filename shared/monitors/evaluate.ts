@@ -110,7 +110,9 @@ export async function evaluateMonitor(
     const crossing = crosses(value, monitor.comparison, monitor.threshold);
     const transition = decideTransition(state, crossing, monitor.cooldownMinutes * MINUTE_MS, now);
     if (!transition) continue;
-    const event = JSON.stringify(monitorEvent(monitor, { group, transition, value, window, state, now }));
+    const event = JSON.stringify(
+      monitorEvent(monitor, { group, transition, value, window: answer.window, state, now }),
+    );
     const won = await writeTransition(monitor.workspaceId, monitor.id, {
       group,
       transition,

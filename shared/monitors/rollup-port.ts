@@ -18,8 +18,13 @@ export interface WindowTotals {
 }
 
 export interface WindowAnswer {
+  /** The window the totals cover: the asked one, widened by the rollups to their bucket boundaries. */
+  window: { fromMs: number; toMs: number };
   totals: WindowTotals;
-  /** With `groupBy`: the totals per value seen in the window (values without requests are absent). */
+  /**
+   * With `groupBy`: the totals per value seen in the window (values without requests are absent, and
+   * so are the requests the rollups could not keep apart: past their per-bucket cap of values).
+   */
   groups: { value: string; totals: WindowTotals }[];
   /** DynamoDB items read to answer (the bench prints it per monitor). */
   itemsRead: number;

@@ -40,6 +40,7 @@ const reader: RollupWindowReader = async (workspaceId, window, query) => {
   asked.push({ workspaceId, window, query });
   const data = rollups.get(workspaceId) ?? {};
   return {
+    window,
     totals: { ...EMPTY_TOTALS, ...data.totals },
     groups: Object.entries(data.groups ?? {}).map(([value, totals]) => ({
       value,
