@@ -3,7 +3,7 @@ import { CLIENT_ROUTES } from './routes/clients.ts';
 import { DATASET_JOB_QUEUES, DATASET_ROUTES } from './routes/datasets.ts';
 import { EVENT_SCHEDULES } from './routes/events.ts';
 import { FOLDER_ROUTES } from './routes/folders.ts';
-import { MONITOR_ROUTES } from './routes/monitors.ts';
+import { MONITOR_ROUTES, MONITOR_SCHEDULES } from './routes/monitors.ts';
 import { PROMPT_ROUTES } from './routes/prompts.ts';
 import { PROVIDER_ROUTES } from './routes/providers.ts';
 import { REPORT_RESULT_ROUTES } from './routes/report-results.ts';
@@ -63,6 +63,10 @@ export type JobQueueName = string;
 export const EVENT_RULES: Readonly<Record<string, EventRuleDef>> = { ...WEBHOOK_EVENT_RULES };
 
 /** Functions run on a timer, by name. */
-export const SCHEDULES: Readonly<Record<string, ScheduleDef>> = { ...EVENT_SCHEDULES, ...WORKFLOW_SCHEDULES };
+export const SCHEDULES: Readonly<Record<string, ScheduleDef>> = {
+  ...EVENT_SCHEDULES,
+  ...WORKFLOW_SCHEDULES,
+  ...MONITOR_SCHEDULES,
+};
 
 export const AUTHORIZER_HANDLER = 'functions/authorizer.ts';

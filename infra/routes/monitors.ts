@@ -1,4 +1,4 @@
-import type { RouteDef } from '../route-types.ts';
+import type { RouteDef, ScheduleDef } from '../route-types.ts';
 
 /** Monitors over the request-log rollups (shared/monitors, docs/monitors.md). */
 const BASE = '/api/public/v2/monitors';
@@ -20,3 +20,14 @@ export const MONITOR_ROUTES: readonly RouteDef[] = [
     table: 'write',
   },
 ];
+
+export const MONITOR_SCHEDULES: Readonly<Record<string, ScheduleDef>> = {
+  'monitor-evaluation': {
+    handler: 'functions/scheduled/monitor-evaluation.ts',
+    everyMinutes: 1,
+    description: 'evaluates every active monitor over the rollups; a crossing emits its event',
+    table: 'write', // state transitions and their events
+    events: true,
+    timeoutSeconds: 60,
+  },
+};

@@ -1,5 +1,14 @@
 import * as z from 'zod';
+import {
+  type Dimension,
+  FIXED_DIMENSIONS,
+  isDimension,
+  MAX_VALUE_LENGTH,
+  METADATA_PREFIX,
+} from '#shared/analytics/facts.ts';
 import { wellFormedString } from '#shared/platform/schemas.ts';
+
+export type { Dimension };
 
 /**
  * What a monitor may say: a metric over the request-log rollups, an optional filter and group_by over
@@ -14,8 +23,6 @@ export const MAX_WINDOW_MINUTES = 30 * 24 * 60;
 /** A cool-down: none .. 7 days; an hour unless told. */
 export const MAX_COOLDOWN_MINUTES = 7 * 24 * 60;
 export const DEFAULT_COOLDOWN_MINUTES = 60;
-/** A dimension value (a filter's, or a group's), as the rollups keep it. */
-export const MAX_DIMENSION_VALUE_LENGTH = 512;
 
 export const METRICS = ['cost', 'requests', 'error_rate', 'latency_p95', 'tokens'] as const;
 export type Metric = (typeof METRICS)[number];
@@ -24,43 +31,25 @@ export const COMPARISONS = ['gt', 'gte', 'lt', 'lte'] as const;
 export type Comparison = (typeof COMPARISONS)[number];
 
 /**
- * The rollup dimensions a monitor may filter on or group by: the fixed ones, and `metadata.<key>` for
- * a metadata key. The rollups keep one aggregate per (dimension, value), never per pair of dimensions,
- * so a filter and a group_by cannot be combined (see `monitorDefinitionIssue`).
+ * The dimensions a monitor may filter on or group by are the rollups' (shared/analytics/facts.ts): the
+ * fixed ones, and `metadata.<key>` for a metadata key. The rollups keep one aggregate per (dimension,
+ * value), never per pair of dimensions, so a filter and a group_by cannot be combined (see
+ * `monitorDefinitionIssue`).
  */
-export const FIXED_DIMENSIONS = [
-  'model',
-  'provider',
-  'prompt',
-  'prompt_version',
-  'status',
-  'error_type',
-  'tag',
-] as const;
-export const METADATA_DIMENSION_PREFIX = 'metadata.';
-/** A metadata key as a dimension: what a metadata key may be, within a sensible length. */
-const METADATA_KEY = /^[^\s.][^\s]{0,127}$/;
-
-export type Dimension = (typeof FIXED_DIMENSIONS)[number] | `metadata.${string}`;
-
-export function isDimension(value: string): value is Dimension {
-  if ((FIXED_DIMENSIONS as readonly string[]).includes(value)) return true;
-  return (
-    value.startsWith(METADATA_DIMENSION_PREFIX) &&
-    METADATA_KEY.test(value.slice(METADATA_DIMENSION_PREFIX.length))
-  );
-}
-
 const dimensionSchema = z
   .string()
   .refine(isDimension, {
     message: `must be one of ${FIXED_DIMENSIONS.join(', ')} or metadata.<key>`,
   })
-  .transform((value) => value as Dimension);
+  .transform((value) => value as Dimension)
+  .refine((value) => value.length <= METADATA_PREFIX.length + MAX_VALUE_LENGTH, {
+    message: `a metadata key is kept to its first ${MAX_VALUE_LENGTH} characters`,
+  });
 
 const filterSchema = z.strictObject({
   dimension: dimensionSchema,
-  value: wellFormedString().min(1).max(MAX_DIMENSION_VALUE_LENGTH),
+  // The rollups keep a value's first MAX_VALUE_LENGTH characters: a longer one would never match.
+  value: wellFormedString().min(1).max(MAX_VALUE_LENGTH),
 });
 export type MonitorFilter = z.infer<typeof filterSchema>;
 
