@@ -45,6 +45,11 @@ const SECTIONS: Record<string, () => Promise<BenchRow[]>> = {
   folders: async () =>
     withLocalService(async (service) => (await import('./folders.ts')).benchFolders(service)),
   skills: async () => (await import('./skill-collections.ts')).benchSkillCollectionUpload(),
+  // No bus rules: monitors of the bench trigger nothing, and nothing else runs beside them.
+  monitors: async () =>
+    withLocalService(async () => (await import('./monitors.ts')).benchMonitorEvaluation(), {
+      eventRules: {},
+    }),
 };
 
 /** Runs a section against the local runtime's emulators (in memory), which set the functions' env. */
