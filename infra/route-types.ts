@@ -96,3 +96,25 @@ export interface RouteDef extends ResourceAccess, FunctionSettings {
   memoryMb?: number;
   timeoutSeconds?: number;
 }
+
+/**
+ * A consumer of the table's change feed (shared/platform/change-feed.ts): in AWS a Lambda on the
+ * table's DynamoDB stream, locally fed by the runtime's capture of the table's writes. Failed changes
+ * are reported per batch (ReportBatchItemFailures): the batch is retried from the first one.
+ */
+export interface ChangeConsumerDef extends ResourceAccess, FunctionSettings {
+  /** Handler file (exports `handler`, taking a DynamoDBStreamEvent), relative to the repository root. */
+  handler: string;
+  /** Only changes of items whose sort key is one of these: the item kinds it consumes (`RL`: request logs). */
+  sortKeys: readonly string[];
+  /** Changes per invocation, at most. */
+  batchSize: number;
+  /** Longest wait to fill a batch, seconds (0: deliver what is there). */
+  batchingWindowSeconds: number;
+  /** Retries of a failing batch before its changes go to the consumer's dead-letter queue. */
+  maxRetries: number;
+  /** Split a failing batch in two and retry each half (finds the change that fails). */
+  bisectOnError: boolean;
+  timeoutSeconds: number;
+  memoryMb: number;
+}

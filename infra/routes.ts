@@ -1,4 +1,5 @@
-import type { EventRuleDef, JobQueueDef, RouteDef, ScheduleDef } from './route-types.ts';
+import type { ChangeConsumerDef, EventRuleDef, JobQueueDef, RouteDef, ScheduleDef } from './route-types.ts';
+import { ANALYTICS_CHANGE_CONSUMERS, ANALYTICS_ROUTES } from './routes/analytics.ts';
 import { CLIENT_ROUTES } from './routes/clients.ts';
 import { DATASET_JOB_QUEUES, DATASET_ROUTES } from './routes/datasets.ts';
 import { EVENT_SCHEDULES } from './routes/events.ts';
@@ -17,7 +18,14 @@ import { WEBHOOK_EVENT_RULES, WEBHOOK_JOB_QUEUES, WEBHOOK_ROUTES } from './route
 import { WORKFLOW_JOB_QUEUES, WORKFLOW_RUN_ROUTES, WORKFLOW_SCHEDULES } from './routes/workflow-runs.ts';
 import { WORKFLOW_ROUTES } from './routes/workflows.ts';
 
-export type { EventRuleDef, HttpMethod, JobQueueDef, RouteDef, ScheduleDef } from './route-types.ts';
+export type {
+  ChangeConsumerDef,
+  EventRuleDef,
+  HttpMethod,
+  JobQueueDef,
+  RouteDef,
+  ScheduleDef,
+} from './route-types.ts';
 
 /**
  * The route rows by feature, as they live under `routes/`. In AWS each group's functions are one nested
@@ -40,6 +48,7 @@ export const ROUTE_GROUPS: Readonly<Record<string, readonly RouteDef[]>> = {
   tools: TOOL_ROUTES,
   folders: FOLDER_ROUTES,
   'skill-collections': SKILL_COLLECTION_ROUTES,
+  analytics: ANALYTICS_ROUTES,
   monitors: MONITOR_ROUTES,
 };
 
@@ -67,6 +76,11 @@ export const SCHEDULES: Readonly<Record<string, ScheduleDef>> = {
   ...EVENT_SCHEDULES,
   ...WORKFLOW_SCHEDULES,
   ...MONITOR_SCHEDULES,
+};
+
+/** Consumers of the table's change feed, by name (DynamoDB Streams in AWS, the local capture locally). */
+export const CHANGE_CONSUMERS: Readonly<Record<string, ChangeConsumerDef>> = {
+  ...ANALYTICS_CHANGE_CONSUMERS,
 };
 
 export const AUTHORIZER_HANDLER = 'functions/authorizer.ts';

@@ -15,6 +15,8 @@ import { docsPageRoutes } from '../openapi/docs-page.ts';
 import { openApiText } from '../openapi/document.ts';
 import {
   AUTHORIZER_HANDLER,
+  CHANGE_CONSUMERS,
+  type ChangeConsumerDef,
   EVENT_RULES,
   type EventRuleDef,
   JOB_QUEUES,
@@ -24,6 +26,7 @@ import {
   SCHEDULES,
   type ScheduleDef,
 } from '../routes.ts';
+import { type ChangeHandler, LocalChangeFeed } from './change-feed.ts';
 import { type Emulator, ensureBucket, ensureTable, startDynalite, startS3rver } from './emulators.ts';
 import { type AuthorizerHandler, LocalGateway, type RouteHandler } from './gateway.ts';
 import {
@@ -71,6 +74,7 @@ export interface LocalServiceOptions {
   jobQueues?: Readonly<Record<string, JobQueueDef>>;
   eventRules?: Readonly<Record<string, EventRuleDef>>;
   schedules?: Readonly<Record<string, ScheduleDef>>;
+  changeConsumers?: Readonly<Record<string, ChangeConsumerDef>>;
   /**
    * Check every success answer against the response schema its route declares, answering 500
    * `response_schema_mismatch` when it disagrees (the end-to-end tests turn this on).
@@ -88,6 +92,8 @@ export interface LocalService {
   tableName: string;
   bucketName: string;
   messaging: LocalMessaging;
+  /** The table's change feed (captured writes delivered to the change consumers); `idle()` waits for it. */
+  changes: LocalChangeFeed;
   /** The master-key secret's id (MASTER_KEY_SECRET_ID), answered by the local Secrets Manager. */
   masterKeySecretId: string;
   /** The provider credentials secret's id (PROVIDER_CREDENTIALS_SECRET_ID), answered likewise. */
@@ -217,6 +223,19 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     });
     for (const name of Object.keys(queues)) process.env[queueUrlEnv(name)] = messaging.queueUrl(name);
 
+    const changes = new LocalChangeFeed({
+      consumers: options.changeConsumers ?? CHANGE_CONSUMERS,
+      tableName,
+      dynamodbEndpoint,
+      loadHandler: (file) => importHandler<ChangeHandler>(file),
+      invoke: (name, def, call) => invoke(`change consumer ${name} (${def.handler})`, def, call),
+      retryDelayMs: options.retryDelayMs,
+      timeScale: options.timeScale,
+      onError: (name, error) => console.error(`Change consumer ${name} failed`, error),
+    });
+    changes.start();
+    stops.push(() => changes.stop());
+
     const handlers = new Map<string, Promise<RouteHandler>>();
     const loadHandler = (file: string) => {
       if (!handlers.has(file)) handlers.set(file, importHandler<RouteHandler>(file));
@@ -291,6 +310,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       tableName,
       bucketName,
       messaging,
+      changes,
       masterKeySecretId: LOCAL_MASTER_KEY_SECRET_ID,
       providerCredentialsSecretId: LOCAL_PROVIDER_CREDENTIALS_SECRET_ID,
       runSchedules: () => schedules.runAll(),

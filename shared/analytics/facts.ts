@@ -11,6 +11,7 @@ export const FIXED_DIMENSIONS = [
   'model',
   'provider',
   'prompt',
+  'prompt_id',
   'prompt_version',
   'status',
   'error_type',
@@ -112,6 +113,7 @@ export function logFacts(record: RolledUpRecord): LogFacts {
   set('provider', record.provider);
   const promptName = record.prompt_name ?? (record.prompt_id != null ? String(record.prompt_id) : null);
   set('prompt', promptName);
+  if (record.prompt_id != null) set('prompt_id', String(record.prompt_id));
   if (promptName != null && record.prompt_version_number != null) {
     set('prompt_version', `${promptName}@${record.prompt_version_number}`);
   }

@@ -9,8 +9,8 @@ import { LatencySketch } from './sketch.ts';
  * docs/analytics.md.
  *
  * Groups pack the dimensions so that a batch of logs in one bucket writes three items per granularity:
- * `core` (total, status, error type, provider, model: few values), `prompts` (prompt, prompt version,
- * tag) and `metadata` (every metadata key).
+ * `core` (total, status, error type, provider, model: few values), `prompts` (prompt, prompt id, prompt
+ * version, tag) and `metadata` (every metadata key).
  */
 export type RollupGroup = 'core' | 'prompts' | 'metadata';
 export const ROLLUP_GROUPS: readonly RollupGroup[] = ['core', 'prompts', 'metadata'];
@@ -19,7 +19,14 @@ export type StoredDimension = Dimension | typeof TOTAL;
 
 export function groupOf(dimension: StoredDimension): RollupGroup {
   if (dimension.startsWith(METADATA_PREFIX)) return 'metadata';
-  if (dimension === 'prompt' || dimension === 'prompt_version' || dimension === 'tag') return 'prompts';
+  if (
+    dimension === 'prompt' ||
+    dimension === 'prompt_id' ||
+    dimension === 'prompt_version' ||
+    dimension === 'tag'
+  ) {
+    return 'prompts';
+  }
   return 'core';
 }
 
@@ -191,7 +198,10 @@ function setNew(values: Map<string, Stats>, value: string): Stats {
   return stats;
 }
 
+/** What every rollup item's partition key contains (after the workspace). */
+export const ROLLUP_KEY_MARK = '#RU#';
+
 /** Key of the rollup item of a workspace, granularity and group for the bucket starting at `start`. */
 export const rollupPartition = (workspaceId: number, granularity: Granularity, group: RollupGroup) =>
-  `W#${workspaceId}#RU#${granularity}#${group}`;
+  `W#${workspaceId}${ROLLUP_KEY_MARK}${granularity}#${group}`;
 export const rollupSortKey = (start: number) => String(start).padStart(15, '0');

@@ -66,7 +66,10 @@ export interface ApplyResult {
 }
 
 /** Applies the changes to every rollup item they touch; safe to call again with any of them. */
-export async function applyLogChanges(changes: readonly LogChange[]): Promise<ApplyResult> {
+export async function applyLogChanges(
+  changes: readonly LogChange[],
+  nowMs = Date.now(),
+): Promise<ApplyResult> {
   const pending = new Map<string, PendingItem>();
   for (const change of changes) {
     const sequence = BigInt(change.sequence);
@@ -79,6 +82,8 @@ export async function applyLogChanges(changes: readonly LogChange[]): Promise<Ap
       const facts = logFacts(record);
       for (const granularity of GRANULARITIES) {
         const start = bucketStart(facts.startMs, granularity);
+        // A 5-minute bucket past its retention would be written only for its TTL to delete it.
+        if (granularity === '5m' && expiresAtMs(start) <= nowMs) continue;
         for (const group of ROLLUP_GROUPS) {
           const key = {
             PK: rollupPartition(change.workspaceId, granularity, group),
@@ -119,6 +124,9 @@ export async function applyLogChanges(changes: readonly LogChange[]): Promise<Ap
     .map(String);
   return { writes, failedSequences };
 }
+
+const expiresAtMs = (fiveMinuteStart: number) =>
+  fiveMinuteStart + GRANULARITY_MS['5m'] + FIVE_MINUTE_RETENTION_MS;
 
 /** Read-modify-write of one item under its version; true when it was written. */
 async function applyToItem(item: PendingItem, first: Record<string, unknown> | undefined): Promise<boolean> {

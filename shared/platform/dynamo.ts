@@ -6,6 +6,30 @@ import type { IndexName } from './table-schema.ts';
 let client: DynamoDBDocumentClient | undefined;
 let clientEndpoint: string | undefined;
 
+/** An `initialize` middleware: it sees the command's name and input before the client sends it. */
+export type ClientMiddleware = (
+  next: (args: { input: object }) => Promise<{ output: unknown }>,
+  context: { commandName?: string },
+) => (args: { input: object }) => Promise<{ output: unknown }>;
+
+const addTo = (target: DynamoDBDocumentClient, name: string, middleware: ClientMiddleware) =>
+  target.middlewareStack.add(middleware as never, { step: 'initialize', name });
+const middlewares = new Map<string, ClientMiddleware>();
+
+/**
+ * Adds a middleware (at the `initialize` step, seeing each command and its input) to the document
+ * client and to every client made after it; the returned function removes it. For the process that
+ * owns the client: the local runtime captures the table's writes this way (its change feed).
+ */
+export function useDocumentClientMiddleware(name: string, middleware: ClientMiddleware): () => void {
+  middlewares.set(name, middleware);
+  if (client) addTo(client, name, middleware);
+  return () => {
+    middlewares.delete(name);
+    client?.middlewareStack.remove(name);
+  };
+}
+
 /**
  * The document client, created on first use so that whoever starts the process (Lambda, the local
  * runtime, a test) has set the endpoint before the client reads it. The bench adds a call counter to it.
@@ -15,9 +39,12 @@ export function documentClient(): DynamoDBDocumentClient {
   const endpoint = process.env[ENV.dynamodbEndpoint] || undefined;
   if (client && clientEndpoint !== endpoint) client = undefined;
   clientEndpoint = endpoint;
-  client ??= DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint }), {
-    marshallOptions: { removeUndefinedValues: true },
-  });
+  if (!client) {
+    client = DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint }), {
+      marshallOptions: { removeUndefinedValues: true },
+    });
+    for (const [name, middleware] of middlewares) addTo(client, name, middleware);
+  }
   return client;
 }
 

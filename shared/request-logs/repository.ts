@@ -25,6 +25,10 @@ import type { RequestLogRecord } from './record.ts';
  * - GSI2 `W#<ws>#RLP#<prompt_id>`: logs of one prompt (sparse: only logs that name a prompt);
  * - GSI3 `W#<ws>#RLS#<status>`: WARNING and ERROR logs (sparse: SUCCESS is the bulk, read via GSI1).
  *
+ * An item whose doc is in S3 also keeps `head`, the record without its payloads (RequestLogHead), so
+ * that readers of the table's change feed never read S3: a rewrite deletes the object an old image
+ * points at.
+ *
  * Later changes (scores, metadata) rewrite the doc under optimistic concurrency: `docVersion` counts
  * rewrites (absent = 0) and each write is conditional on the version it read. Access patterns and their
  * costs: docs/request-logs.md.
@@ -99,13 +103,41 @@ const payloadObjectKey = (record: RequestLogRecord) =>
 const rewrittenObjectKey = (record: RequestLogRecord) =>
   `request-logs/${record.workspace_id}/${record.id}.${randomUUID()}.json`;
 
+/** A record without its payloads: what the change feed's readers (rollups) need of a log. */
+export type RequestLogHead = Omit<
+  RequestLogRecord,
+  'input' | 'output' | 'parameters' | 'prompt_input_variables' | 'extra'
+>;
+
+function headOf(record: RequestLogRecord): RequestLogHead {
+  const { input: _i, output: _o, parameters: _p, prompt_input_variables: _v, extra: _e, ...head } = record;
+  return head;
+}
+
+/**
+ * The head of the log an item (or a change-feed image of it) holds: from its doc, or the `head` kept
+ * beside an S3 pointer. An item written before heads existed is read from S3; undefined when its
+ * object is gone (the image of a version since rewritten).
+ */
+export async function readHead(item: Record<string, unknown>): Promise<RequestLogHead | undefined> {
+  if (typeof item.doc === 'string') return JSON.parse(item.doc) as RequestLogHead;
+  if (typeof item.head === 'string') return JSON.parse(item.head) as RequestLogHead;
+  if (typeof item.docKey !== 'string') return undefined;
+  try {
+    return JSON.parse(await getObjectText(item.docKey)) as RequestLogHead;
+  } catch (error) {
+    if ((error as { name?: string }).name === 'NoSuchKey') return undefined;
+    throw error;
+  }
+}
+
 export async function putRequestLog(record: RequestLogRecord): Promise<void> {
   const doc = JSON.stringify(record);
-  let body: { doc: string } | { docKey: string } = { doc };
+  let body: { doc: string } | { docKey: string; head: string } = { doc };
   if (Buffer.byteLength(doc, 'utf8') > ITEM_DOC_LIMIT_BYTES) {
     const docKey = payloadObjectKey(record);
     await putObject(docKey, doc);
-    body = { docKey };
+    body = { docKey, head: JSON.stringify(headOf(record)) };
   }
   await dynamo.send(
     new PutCommand({
@@ -315,8 +347,8 @@ export async function updateRequestLog(
           TableName: table(),
           Key: key,
           UpdateExpression: [
-            `SET ${[docKey ? 'docKey = :body' : 'doc = :body', 'docVersion = :next', ...index.set].join(', ')}`,
-            `REMOVE ${[docKey ? 'doc' : 'docKey', ...index.remove].join(', ')}`,
+            `SET ${[docKey ? 'docKey = :body, head = :head' : 'doc = :body', 'docVersion = :next', ...index.set].join(', ')}`,
+            `REMOVE ${[...(docKey ? ['doc'] : ['docKey', 'head']), ...index.remove].join(', ')}`,
           ].join(' '),
           ConditionExpression:
             version === 0
@@ -324,6 +356,7 @@ export async function updateRequestLog(
               : 'docVersion = :read',
           ExpressionAttributeValues: {
             ':body': docKey ?? doc,
+            ...(docKey ? { ':head': JSON.stringify(headOf(record)) } : {}),
             ':next': version + 1,
             ...(version === 0 ? {} : { ':read': version }),
             ...index.values,

@@ -20,7 +20,8 @@ afterAll(() => service?.stop());
 type RolledUpRecord = import('#shared/analytics/facts.ts').RolledUpRecord;
 type LogChange = import('#shared/analytics/rollup-store.ts').LogChange;
 
-const NOW = Date.UTC(2026, 10, 28, 12, 0);
+// The last whole hour: 5-minute buckets are only written while they are kept.
+const NOW = Math.floor(Date.now() / 3_600_000) * 3_600_000;
 const log = (i: number, overrides: Partial<RolledUpRecord> = {}): RolledUpRecord => ({
   provider: 'openai',
   model: i % 2 === 0 ? 'gpt-4o' : 'gpt-4o-mini',
@@ -130,5 +131,45 @@ describe('rollup store', () => {
     await expect(
       query.readRollupWindow(ws, window, { filter: { dimension: 'model', value: 'x' }, groupBy: 'tag' }),
     ).rejects.toThrow(query.RollupUnanswerableError);
+  });
+
+  it('takes DynamoDB stream events through the consumer handler, exact when a batch comes twice', async () => {
+    const ws = ++workspace;
+    const { handler } = await import('#functions/changes/request-log-rollups.ts');
+    const image = (id: number, record: RolledUpRecord) => ({
+      PK: { S: `W#${ws}#RL#${id}` },
+      SK: { S: 'RL' },
+      doc: { S: JSON.stringify({ id, workspace_id: ws, ...record }) },
+    });
+    const streamRecord = (seq: number, id: number, before?: RolledUpRecord, after?: RolledUpRecord) => ({
+      eventName: (before && after ? 'MODIFY' : after ? 'INSERT' : 'REMOVE') as 'MODIFY',
+      eventSourceARN: 'arn:aws:dynamodb:us-east-1:000000000000:table/t/stream/x',
+      dynamodb: {
+        SequenceNumber: String(seq),
+        Keys: { PK: { S: `W#${ws}#RL#${id}` }, SK: { S: 'RL' } },
+        ...(before ? { OldImage: image(id, before) } : {}),
+        ...(after ? { NewImage: image(id, after) } : {}),
+      },
+    });
+    const first = {
+      shardId: 'shard-1',
+      Records: [1, 2, 3].map((i) => streamRecord(i, i, undefined, log(i))),
+    };
+    const update = {
+      shardId: 'shard-1',
+      Records: [streamRecord(4, 1, log(1), log(1, { metadata: { user_id: 'moved' } }))],
+    };
+    expect(await handler(first)).toEqual({ batchItemFailures: [] });
+    expect(await handler(update)).toEqual({ batchItemFailures: [] });
+    // Redelivered after the update: nothing changes.
+    await handler(first);
+    await handler(update);
+    const answer = await query.readRollupWindow(ws, window, { nowMs: NOW, groupBy: 'metadata.user_id' });
+    expect(answer.totals.requests).toBe(3);
+    expect(Object.fromEntries(answer.groups!.map((g) => [g.value, g.totals.requests]))).toEqual({
+      moved: 1,
+      u2: 1,
+      u0: 1,
+    });
   });
 });
