@@ -23,6 +23,12 @@ import { EMPTY_TOTALS, type RollupWindowReader, type WindowTotals } from './roll
 const MINUTE_MS = 60_000;
 /** Monitors evaluated at once. */
 const CONCURRENCY = 8;
+/**
+ * Transitions one monitor makes per evaluation: a group_by over thousands of values crossing at once
+ * must not hold the run past its minute. The groups left over still cross, so they transition at the
+ * next evaluations.
+ */
+export const MAX_TRANSITIONS_PER_EVALUATION = 100;
 
 export interface MonitorEvaluation {
   transitions: number;
@@ -101,6 +107,7 @@ export async function evaluateMonitor(
 
   let transitions = 0;
   for (const [group, totals] of observed) {
+    if (transitions === MAX_TRANSITIONS_PER_EVALUATION) break;
     const state: StoredGroupState = states.get(stateSortKey(group)) ?? {
       ...INITIAL_STATE,
       group,

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { evaluateMonitors } from '#shared/monitors/evaluate.ts';
+import { evaluateMonitors, MAX_TRANSITIONS_PER_EVALUATION } from '#shared/monitors/evaluate.ts';
 import { createMonitor } from '#shared/monitors/monitors.ts';
 import { getMonitor, readStates, writeTransition } from '#shared/monitors/repository.ts';
 import {
@@ -182,6 +182,26 @@ describe('a monitor with a group_by (per-user limits)', () => {
       ['alice', 'ok'],
       ['bob', 'triggered'],
     ]);
+  });
+
+  it('many groups crossing at once transition at most 100 per evaluation; the rest at the next ones', async () => {
+    const { workspaceId, monitorId } = await monitorOf({
+      metric: 'requests',
+      group_by: 'model',
+      window_minutes: 60,
+      threshold: 1,
+    });
+    const groups = MAX_TRANSITIONS_PER_EVALUATION + 5;
+    rollups.set(workspaceId, {
+      groups: Object.fromEntries(Array.from({ length: groups }, (_, i) => [`model-${i}`, { requests: 2 }])),
+    });
+    await evaluateMonitors(reader, T0);
+    expect(eventsOf(monitorId)).toHaveLength(MAX_TRANSITIONS_PER_EVALUATION);
+    await evaluateMonitors(reader, T0 + MINUTE);
+    await evaluateMonitors(reader, T0 + 2 * MINUTE);
+    const values = eventsOf(monitorId).map((event) => event.details.group_value);
+    expect(values).toHaveLength(groups);
+    expect(new Set(values).size).toBe(groups);
   });
 });
 
