@@ -5,6 +5,7 @@ import type { Construct } from 'constructs';
 import { ENV, MAX_REQUEST_BODY_BYTES } from '#shared/platform/config.ts';
 import { PROMPT_CACHE_TTL_ENV, parsePromptCacheTtl } from '#shared/prompts/cache-settings.ts';
 import { Alarms } from './constructs/alarms.ts';
+import { ChangeConsumers } from './constructs/change-consumers.ts';
 import { DataStore } from './constructs/data-store.ts';
 import { API_STAGE_NAME, HttpApi, type Throttle } from './constructs/http-api.ts';
 import { JobQueues } from './constructs/job-queues.ts';
@@ -15,6 +16,7 @@ import { checkSettingsDeclared } from './constructs/settings.ts';
 import { publishedOpenApiText } from './openapi/document.ts';
 import {
   AUTHORIZER_HANDLER,
+  CHANGE_CONSUMERS,
   EVENT_RULES,
   JOB_QUEUES,
   type JobQueueDef,
@@ -54,14 +56,16 @@ export interface PromptopsStackProps extends StackProps {
 }
 
 /**
- * The whole service, driven by the tables of `routes.ts` (routes, job queues, bus rules, schedules): a
- * new row there is a new function, queue, rule or schedule here with no edit to this file.
+ * The whole service, driven by the tables of `routes.ts` (routes, job queues, bus rules, schedules,
+ * change consumers): a new row there is a new function, queue, rule, schedule or stream consumer here
+ * with no edit to this file.
  */
 export class PromptopsStack extends Stack {
   readonly data: DataStore;
   readonly events: ProjectEvents;
   readonly jobs: JobQueues;
   readonly schedules: Schedules;
+  readonly changeConsumers: ChangeConsumers;
   readonly http: HttpApi;
 
   constructor(scope: Construct, id: string, props: PromptopsStackProps) {
@@ -78,6 +82,7 @@ export class PromptopsStack extends Stack {
       ...Object.values(ROUTE_GROUPS).flat(),
       ...Object.values(JOB_QUEUES),
       ...Object.values(SCHEDULES),
+      ...Object.values(CHANGE_CONSUMERS),
     ]);
 
     this.data = new DataStore(this, 'Data', {
@@ -105,6 +110,14 @@ export class PromptopsStack extends Stack {
     this.schedules = new Schedules(this, 'Schedules', {
       root: REPO_ROOT,
       schedules: SCHEDULES,
+      resources,
+      logRetention,
+      settings,
+    });
+
+    this.changeConsumers = new ChangeConsumers(this, 'ChangeConsumers', {
+      root: REPO_ROOT,
+      consumers: CHANGE_CONSUMERS,
       resources,
       logRetention,
       settings,
@@ -142,6 +155,7 @@ export class PromptopsStack extends Stack {
     alarms.watchJobs(this.jobs);
     alarms.watchBusRules(this.events);
     alarms.watchSchedules(this.schedules);
+    alarms.watchChangeConsumers(this.changeConsumers);
 
     new CfnOutput(this, 'ApiUrl', {
       value: this.http.api.url,

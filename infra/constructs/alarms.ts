@@ -5,12 +5,16 @@ import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import type { ChangeConsumers } from './change-consumers.ts';
 import type { HttpApi } from './http-api.ts';
 import type { JobQueues } from './job-queues.ts';
 import { pascalCase, routeId } from './naming.ts';
 import type { ProjectEvents } from './project-events.ts';
 import type { Schedules } from './schedules.ts';
 import type { ServiceFunction } from './service-function.ts';
+
+/** A change consumer whose oldest unapplied change is older than this is falling behind (charts lag). */
+export const ITERATOR_AGE_ALARM_MS = 10 * 60_000;
 
 export interface AlarmsProps {
   /** Alarms notify this address through an SNS topic; without it they only change state. */
@@ -86,6 +90,38 @@ export class Alarms extends Construct {
         schedule.deadLetterQueue,
         `schedule ${schedule.name}: runs that failed after their retries`,
       );
+    }
+  }
+
+  /**
+   * Errors of every change consumer, any batch it gave up on (its dead-letter queue) and a stream
+   * falling behind: the age of the oldest change it has not applied above ITERATOR_AGE_ALARM_MS.
+   */
+  watchChangeConsumers(consumers: ChangeConsumers): void {
+    for (const consumer of consumers.consumers) {
+      const id = pascalCase(consumer.name);
+      this.functionErrors(`${id}ConsumerErrors`, consumer.function);
+      this.deadLetters(
+        `${id}ConsumerDeadLetters`,
+        consumer.deadLetterQueue,
+        `change consumer ${consumer.name}: batches that failed after their retries`,
+      );
+      const age = consumer.function.fn.metric('IteratorAge', {
+        period: Duration.minutes(5),
+        statistic: 'Maximum',
+      });
+      const alarm = new Alarm(this, `${id}ConsumerIteratorAge`, {
+        metric: age,
+        alarmDescription: `change consumer ${consumer.name}: changes waiting longer than ${ITERATOR_AGE_ALARM_MS / 60_000} min`,
+        threshold: ITERATOR_AGE_ALARM_MS,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 2,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      });
+      if (this.topic) {
+        alarm.addAlarmAction(new SnsAction(this.topic));
+        alarm.addOkAction(new SnsAction(this.topic));
+      }
     }
   }
 

@@ -1,5 +1,5 @@
 import { Duration, RemovalPolicy, SecretValue, Validations } from 'aws-cdk-lib';
-import { AttributeType, BillingMode, ProjectionType, Table } from 'aws-cdk-lib/aws-dynamodb';
+import { AttributeType, BillingMode, ProjectionType, StreamViewType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import {
   BlockPublicAccess,
   Bucket,
@@ -31,7 +31,7 @@ export const BUCKET_ACCESS_LOG_PREFIX = 'service-bucket/';
 
 /**
  * The state of the service: the single DynamoDB table (built from `table-schema.ts`, the definition the
- * local runtime uses too), the bucket for files and large payloads (with its server access logs in a
+ * local runtime uses too, with its stream of changes for the change consumers), the bucket for files and large payloads (with its server access logs in a
  * bucket of their own) and the master key every webhook secret and stored provider key derives from.
  * All of it survives `cdk destroy`.
  */
@@ -53,6 +53,8 @@ export class DataStore extends Construct {
       billingMode: BillingMode.PAY_PER_REQUEST,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       timeToLiveAttribute: TTL_ATTRIBUTE,
+      // The change feed (shared/platform/change-feed.ts): consumers see each write's old and new item.
+      stream: StreamViewType.NEW_AND_OLD_IMAGES,
       deletionProtection: props.deletionProtection,
       removalPolicy: RemovalPolicy.RETAIN,
     });

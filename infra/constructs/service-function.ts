@@ -38,12 +38,14 @@ export interface ServiceResources {
 /**
  * Who invokes the function, which decides where a failed invocation ends: API Gateway and SQS event
  * source mappings invoke synchronously (the caller sees the error; SQS redrives the message to the
- * queue's dead-letter queue), an EventBridge schedule invokes asynchronously, so the function's failed
+ * queue's dead-letter queue; a DynamoDB stream's mapping, after its retries, sends the failed batch's
+ * description to the mapping's on-failure destination), an EventBridge schedule invokes asynchronously, so the function's failed
  * runs, after `retryAttempts`, go to an on-failure destination: `deadLetterQueue`.
  */
 export type Invocation =
   | { kind: 'api' }
   | { kind: 'queue' }
+  | { kind: 'stream' }
   | { kind: 'schedule'; deadLetterQueue: IQueue; retryAttempts: number };
 
 /**
@@ -219,6 +221,8 @@ export class ServiceFunction extends Construct {
         api: 'Invoked synchronously by API Gateway: a failure is answered to the client, and a Lambda DLQ only receives failed asynchronous invocations',
         queue:
           'Invoked synchronously by an SQS event source mapping: a failed message returns to its queue and moves to the SQS dead-letter queue after maxReceiveCount',
+        stream:
+          "Invoked synchronously by a DynamoDB stream event source mapping: a batch that keeps failing is described to the mapping's on-failure destination (an SQS dead-letter queue), where a Lambda DLQ would never be used",
         schedule:
           "Failed asynchronous runs go to an on-failure destination (the schedule's SQS dead-letter queue), which records the error and which AWS recommends over a Lambda DLQ",
       }[invocation.kind],

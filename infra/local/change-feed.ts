@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import { type AttributeValue, DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBBatchResponse, DynamoDBRecord } from 'aws-lambda';
@@ -53,6 +54,13 @@ interface ConsumerState {
   draining: boolean;
   timer: NodeJS.Timeout | undefined;
 }
+
+const consumerCalls = new AsyncLocalStorage<string>();
+/**
+ * True inside a change consumer's invocation. In AWS a consumer is another Lambda; locally it shares the
+ * process's document client, so counters of a function's calls (bench, tests) leave these out.
+ */
+export const inChangeConsumer = () => consumerCalls.getStore() !== undefined;
 
 const WRITE_COMMANDS = /^(Put|Update|Delete)(Item)?Command$/;
 const BATCH_WRITE_COMMAND = /^BatchWrite(Item)?Command$/;
@@ -248,7 +256,9 @@ export class LocalChangeFeed {
     try {
       const handler = await this.options.loadHandler(def.handler);
       const event: ShardStreamEvent = { Records: batch, shardId: LOCAL_SHARD_ID };
-      const answer = await this.options.invoke(name, def, () => handler(event));
+      const answer = await consumerCalls.run(name, () =>
+        this.options.invoke(name, def, () => handler(event)),
+      );
       const first = answer?.batchItemFailures?.[0]?.itemIdentifier;
       if (first === undefined) return;
       failedFrom = Math.max(

@@ -27,6 +27,7 @@ import { ServiceFunction } from '#infra/constructs/service-function.ts';
 import { STACK_RESOURCE_BUDGET, stackSizes, stacksOf } from '#infra/constructs/stack-size.ts';
 import { OPENAPI_FILE } from '#infra/openapi/document.ts';
 import {
+  CHANGE_CONSUMERS,
   EVENT_RULES,
   type EventRuleDef,
   JOB_QUEUES,
@@ -110,8 +111,13 @@ const FAKE_SCHEDULES: Record<string, ScheduleDef> = {
   },
 };
 
-/** Routes, the authorizer, workers and scheduled functions of the real tables. */
-const FUNCTION_COUNT = ROUTES.length + 1 + Object.keys(JOB_QUEUES).length + Object.keys(SCHEDULES).length;
+/** Routes, the authorizer, workers, scheduled functions and change consumers of the real tables. */
+const FUNCTION_COUNT =
+  ROUTES.length +
+  1 +
+  Object.keys(JOB_QUEUES).length +
+  Object.keys(SCHEDULES).length +
+  Object.keys(CHANGE_CONSUMERS).length;
 
 let dev: Template;
 let prod: Template;
@@ -424,7 +430,7 @@ describe('data', () => {
 });
 
 describe('functions', () => {
-  it('builds one function per route, the authorizer, one per worker and one per schedule, nothing else', () => {
+  it('builds one function per route, the authorizer, one per worker, schedule and change consumer, nothing else', () => {
     dev.resourceCountIs('AWS::Lambda::Function', FUNCTION_COUNT);
     for (const route of ROUTES) functionByDescription(dev, routeLabel(route));
   });
@@ -520,7 +526,7 @@ describe('functions', () => {
     }
   });
 
-  it('grants nothing on Resource * but the X-Ray calls that take no resource', () => {
+  it('grants nothing on Resource * but the calls that take no resource (X-Ray; ListStreams for a stream reader)', () => {
     // cdk-nag's IAM5[Resource::*] is acknowledged on every function for X-Ray: this catches the rest.
     for (const template of [dev, prod, jobs]) {
       const onStar = roleStatements(template).filter(([, statement]) =>
@@ -528,10 +534,9 @@ describe('functions', () => {
       );
       expect(onStar.length).toBeGreaterThan(0); // X-Ray, on every function
       for (const [, statement] of onStar) {
-        expect([statement.Action].flat().sort()).toEqual([
-          'xray:PutTelemetryRecords',
-          'xray:PutTraceSegments',
-        ]);
+        const actions = [statement.Action].flat().sort();
+        if (actions.includes('dynamodb:ListStreams')) expect(actions).toEqual(['dynamodb:ListStreams']);
+        else expect(actions).toEqual(['xray:PutTelemetryRecords', 'xray:PutTraceSegments']);
       }
     }
   });
@@ -939,11 +944,66 @@ describe('events', () => {
   });
 });
 
+describe('change feed', () => {
+  it("streams the table's changes with both images", () => {
+    const [, table] = only(resources(dev, 'AWS::DynamoDB::Table'));
+    expect(table.Properties.StreamSpecification).toEqual({ StreamViewType: 'NEW_AND_OLD_IMAGES' });
+  });
+
+  it('feeds each change consumer its item kinds from the stream, in batches, retried and bisected, with a DLQ', () => {
+    const [tableId] = only(resources(dev, 'AWS::DynamoDB::Table'));
+    for (const [name, def] of Object.entries(CHANGE_CONSUMERS)) {
+      const [fnId, fn] = functionByDescription(dev, `change consumer ${name}`);
+      expect(fn.Properties).toMatchObject({ MemorySize: def.memoryMb, Timeout: def.timeoutSeconds });
+      const [, mapping] = only(
+        resources(dev, 'AWS::Lambda::EventSourceMapping').filter(
+          ([, m]) => m.Properties.FunctionName?.Ref === fnId,
+        ),
+      );
+      const [dlqId] = only(
+        withIdPrefix(dev, 'AWS::SQS::Queue', `ChangeConsumers${pascalCase(name)}DeadLetterQueue`),
+      );
+      expect(mapping.Properties).toMatchObject({
+        EventSourceArn: { 'Fn::GetAtt': [tableId, 'StreamArn'] },
+        StartingPosition: 'TRIM_HORIZON',
+        BatchSize: def.batchSize,
+        MaximumBatchingWindowInSeconds: def.batchingWindowSeconds,
+        MaximumRetryAttempts: def.maxRetries,
+        BisectBatchOnFunctionError: def.bisectOnError,
+        FunctionResponseTypes: ['ReportBatchItemFailures'],
+        ParallelizationFactor: 1,
+        TumblingWindowInSeconds: 1,
+        DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': [dlqId, 'Arn'] } } },
+      });
+      expect(
+        mapping.Properties.FilterCriteria.Filters.map((f: { Pattern: string }) => JSON.parse(f.Pattern)),
+      ).toEqual([{ dynamodb: { Keys: { [TABLE_KEYS.sort]: { S: [...def.sortKeys] } } } }]);
+      const actions = actionsOf(dev, fnId);
+      expect(actions).toEqual(
+        expect.arrayContaining(['dynamodb:GetRecords', 'dynamodb:GetShardIterator', 'sqs:SendMessage']),
+      );
+      expect(actions.includes('dynamodb:PutItem')).toBe(def.table === 'write');
+      // An alarm on its dead letters and one on its lag.
+      const alarms = resources(dev, 'AWS::CloudWatch::Alarm').map(([, a]) => a.Properties);
+      expect(
+        alarms.some(
+          (a) =>
+            a.MetricName === 'ApproximateNumberOfMessagesVisible' &&
+            a.Dimensions?.[0]?.Value?.['Fn::GetAtt']?.[0] === dlqId,
+        ),
+      ).toBe(true);
+      expect(
+        alarms.some((a) => a.MetricName === 'IteratorAge' && a.Dimensions?.[0]?.Value?.Ref === fnId),
+      ).toBe(true);
+    }
+  });
+});
+
 describe('job queues', () => {
   it('builds a queue, a DLQ and an event source per JOB_QUEUES row (the real table)', () => {
     const count = Object.keys(JOB_QUEUES).length;
     expect(withIdPrefix(dev, 'AWS::SQS::Queue', 'Jobs')).toHaveLength(2 * count);
-    dev.resourceCountIs('AWS::Lambda::EventSourceMapping', count);
+    dev.resourceCountIs('AWS::Lambda::EventSourceMapping', count + Object.keys(CHANGE_CONSUMERS).length);
   });
 
   it('gives a queue its DLQ, bounded receives, SSE and six times the worker timeout', () => {
