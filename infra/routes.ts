@@ -5,6 +5,7 @@ import { COST_JOB_QUEUES, COST_ROUTES } from './routes/costs.ts';
 import { DATASET_JOB_QUEUES, DATASET_ROUTES } from './routes/datasets.ts';
 import { EVENT_SCHEDULES } from './routes/events.ts';
 import { FOLDER_ROUTES } from './routes/folders.ts';
+import { MONITOR_ROUTES, MONITOR_SCHEDULES } from './routes/monitors.ts';
 import { PROMPT_ROUTES } from './routes/prompts.ts';
 import { PROVIDER_ROUTES } from './routes/providers.ts';
 import { REPLAY_JOB_QUEUES, REPLAY_ROUTES } from './routes/replay.ts';
@@ -52,6 +53,7 @@ export const ROUTE_GROUPS: Readonly<Record<string, readonly RouteDef[]>> = {
   replay: REPLAY_ROUTES,
   costs: COST_ROUTES,
   analytics: ANALYTICS_ROUTES,
+  monitors: MONITOR_ROUTES,
 };
 
 /**
@@ -76,7 +78,11 @@ export type JobQueueName = string;
 export const EVENT_RULES: Readonly<Record<string, EventRuleDef>> = { ...WEBHOOK_EVENT_RULES };
 
 /** Functions run on a timer, by name. */
-export const SCHEDULES: Readonly<Record<string, ScheduleDef>> = { ...EVENT_SCHEDULES, ...WORKFLOW_SCHEDULES };
+export const SCHEDULES: Readonly<Record<string, ScheduleDef>> = {
+  ...EVENT_SCHEDULES,
+  ...WORKFLOW_SCHEDULES,
+  ...MONITOR_SCHEDULES,
+};
 
 /** Consumers of the table's change feed, by name (DynamoDB Streams in AWS, the local capture locally). */
 export const CHANGE_CONSUMERS: Readonly<Record<string, ChangeConsumerDef>> = {

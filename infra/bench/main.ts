@@ -57,6 +57,11 @@ const SECTIONS: Record<string, () => Promise<BenchRow[]>> = {
         changeConsumers: {},
       },
     ),
+  // No bus rules: monitors of the bench trigger nothing, and nothing else runs beside them.
+  monitors: async () =>
+    withLocalService(async () => (await import('./monitors.ts')).benchMonitorEvaluation(), {
+      eventRules: {},
+    }),
 };
 
 /** Runs a section against the local runtime's emulators (in memory), which set the functions' env. */

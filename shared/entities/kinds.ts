@@ -126,6 +126,7 @@ export const PERMISSION_ONLY_TYPES = [
   'request_logs',
   'webhooks',
   'provider_keys',
+  'monitors',
 ] as const satisfies readonly EntityType[];
 
 type ExternalIdOf<K extends EntityKind> = Kinds[K] extends { externalId: infer T extends string } ? T : never;

@@ -17,6 +17,28 @@ const labelDetails = {
   version_number: id,
 };
 
+const isoTime = z.iso.datetime();
+
+/** What both monitor events say: the monitor's question, the group, and the value that decided. */
+const monitorDetails = {
+  monitor_id: id,
+  monitor_name: z.string(),
+  /** cost, requests, error_rate, latency_p95 or tokens (shared/monitors/validation.ts). */
+  metric: z.string(),
+  /** gt, gte, lt or lte. */
+  comparison: z.string(),
+  threshold: z.number(),
+  window_minutes: id,
+  filter: z.object({ dimension: z.string(), value: z.string() }).nullable(),
+  group_by: z.string().nullable(),
+  /** The group's value (e.g. the user id) with a group_by, else null. */
+  group_value: z.string().nullable(),
+  /** The metric over the window; null when there was nothing to measure (a rate without requests). */
+  value: z.number().nullable(),
+  window_start: isoTime,
+  window_end: isoTime,
+};
+
 export const EVENT_CATALOGUE = {
   prompt_template_version_created: z.object({
     prompt_id: id,
@@ -70,6 +92,13 @@ export const EVENT_CATALOGUE = {
     modified: z.array(z.string()),
     deleted: z.array(z.string()),
   }),
+  /**
+   * A monitor's value crossed its threshold (for a group_by monitor: one group's value); not one of
+   * PromptLayer's events (it has no monitors). See docs/monitors.md.
+   */
+  monitor_triggered: z.object({ ...monitorDetails, triggered_at: isoTime }),
+  /** A triggered monitor (or group) no longer crosses its threshold. */
+  monitor_resolved: z.object({ ...monitorDetails, triggered_at: isoTime.nullable(), resolved_at: isoTime }),
   /** Sent by `POST /api/public/v2/webhooks/{id}/test` to that one webhook; never on the bus. */
   webhook_test: z.object({ webhook_id: id, message: z.string() }),
 } as const;

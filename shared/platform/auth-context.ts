@@ -16,6 +16,8 @@ export const ENTITY_TYPES = [
   'webhooks',
   /** The workspace's LLM provider keys (shared/providers/keys.ts): edit sets and deletes them. */
   'provider_keys',
+  /** Monitors over the request-log rollups (shared/monitors): edit creates, changes and deletes them. */
+  'monitors',
 ] as const;
 export type EntityType = (typeof ENTITY_TYPES)[number];
 export type Access = 'read' | 'edit';

@@ -18,6 +18,7 @@ export type IdKind =
   | 'dataset_group'
   | 'dataset'
   | 'webhook'
+  | 'monitor'
   | 'workflow'
   | 'workflow_version'
   | 'workflow_label'

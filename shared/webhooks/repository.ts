@@ -7,6 +7,7 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import type { EventType } from '#shared/events/catalogue.ts';
+import { type CountedPlaces, releasePlace, reservePlace } from '#shared/platform/counted-places.ts';
 import { dynamo, isConditionFailed, table, unlessConditionFails } from '#shared/platform/dynamo.ts';
 import { TTL_ATTRIBUTE } from '#shared/platform/table-schema.ts';
 import { toIso } from '#shared/platform/time.ts';
@@ -180,39 +181,16 @@ function anyDeliveryFromItem(item: Item): AnyDeliveryRecord {
 
 // ---- webhooks ----
 
-/** Takes one of the workspace's webhook places; false when all are taken. */
-export async function reserveWebhookPlace(workspaceId: number): Promise<boolean> {
-  const reserved = await unlessConditionFails(
-    dynamo.send(
-      new UpdateCommand({
-        TableName: table(),
-        Key: counterKey(workspaceId),
-        UpdateExpression: 'ADD #n :one',
-        ConditionExpression: 'attribute_not_exists(#n) OR #n < :max',
-        ExpressionAttributeNames: { '#n': 'webhookCount' },
-        ExpressionAttributeValues: { ':one': 1, ':max': MAX_WEBHOOKS_PER_WORKSPACE },
-      }),
-    ),
-  );
-  return reserved !== undefined;
-}
+const webhookPlaces = (workspaceId: number): CountedPlaces => ({
+  key: counterKey(workspaceId),
+  attribute: 'webhookCount',
+  max: MAX_WEBHOOKS_PER_WORKSPACE,
+});
 
-export async function releaseWebhookPlace(workspaceId: number): Promise<void> {
-  try {
-    await dynamo.send(
-      new UpdateCommand({
-        TableName: table(),
-        Key: counterKey(workspaceId),
-        UpdateExpression: 'ADD #n :minus',
-        ConditionExpression: '#n > :zero',
-        ExpressionAttributeNames: { '#n': 'webhookCount' },
-        ExpressionAttributeValues: { ':minus': -1, ':zero': 0 },
-      }),
-    );
-  } catch (error) {
-    if (!isConditionFailed(error)) throw error;
-  }
-}
+/** Takes one of the workspace's webhook places; false when all are taken. */
+export const reserveWebhookPlace = (workspaceId: number) => reservePlace(webhookPlaces(workspaceId));
+
+export const releaseWebhookPlace = (workspaceId: number) => releasePlace(webhookPlaces(workspaceId));
 
 export async function putWebhook(record: WebhookRecord): Promise<void> {
   await dynamo.send(

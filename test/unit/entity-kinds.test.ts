@@ -34,6 +34,7 @@ describe('entity kinds', () => {
       'folders',
       'webhooks',
       'provider_keys',
+      'monitors',
     ]);
   });
 
