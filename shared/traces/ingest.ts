@@ -206,7 +206,8 @@ async function linkNamedLogs(
   }
 }
 
-function summarize(record: RequestLogRecord): RequestLogSummary {
+/** The short view of a log a span keeps, taken when the span is linked. */
+export function summarize(record: RequestLogRecord): RequestLogSummary {
   return {
     id: record.id,
     provider: record.provider,
