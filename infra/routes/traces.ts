@@ -41,4 +41,19 @@ export const TRACE_ROUTES: readonly RouteDef[] = [
     memoryMb: 1024,
     timeoutSeconds: 29,
   },
+  {
+    method: 'GET',
+    path: '/api/public/v2/traces/{trace_id}/mapping',
+    handler: 'functions/http/trace-mapping.ts',
+    table: 'read',
+    bucket: 'read',
+    memoryMb: 1024,
+    timeoutSeconds: 29,
+  },
+  {
+    method: 'POST',
+    path: '/api/public/v2/traces/{trace_id}/close',
+    handler: 'functions/http/trace-close.ts',
+    table: 'write',
+  },
 ];

@@ -8,7 +8,7 @@ import type { VersionRecord } from '#shared/prompts/records.ts';
 import { newRequestLog, type RawBody } from '#shared/request-logs/log-request.ts';
 import { logRequestBodySchema } from '#shared/request-logs/log-request-schema.ts';
 import { putRequestLog } from '#shared/request-logs/repository.ts';
-import { closedTraces, closeTraces } from '#shared/traces/closures.ts';
+import { closeTraces, refuseClosedTraces } from '#shared/traces/closures.ts';
 import { summarize } from '#shared/traces/ingest.ts';
 import {
   claimSpanLog,
@@ -46,12 +46,6 @@ export interface IngestResult {
   request_logs: number;
 }
 
-export class TracesClosed extends Error {
-  constructor(readonly traceIds: string[]) {
-    super(`Trace already closed: ${traceIds.join(', ')}`);
-  }
-}
-
 export async function ingestOtlp(
   workspaceId: number,
   request: JsonObject,
@@ -73,8 +67,7 @@ export async function ingestOtlp(
   const spans = [...bySpan.values()];
 
   const traceIds = [...new Set(spans.map((span) => span.traceId))];
-  const closed = await closedTraces(workspaceId, traceIds);
-  if (closed.length > 0) throw new TracesClosed(closed.map((closure) => closure.trace_id));
+  await refuseClosedTraces(workspaceId, traceIds);
 
   const planned = spans.map((span) => ({ span, mapping: mapSpan(span) }));
   const calls = planned.filter((plan) => plan.mapping.call);

@@ -3,7 +3,7 @@ import type { RouteAuth } from '#shared/platform/auth-context.ts';
 import { type HttpHandler, HttpResponse, httpRoute } from '#shared/platform/http.ts';
 import { queryBoolean } from '#shared/platform/schemas.ts';
 import { decodeRequest, decompress, encodeResponse, encodingOf } from './decode.ts';
-import { ingestOtlp, TracesClosed } from './ingest.ts';
+import { ingestOtlp } from './ingest.ts';
 
 /** ExportTraceServiceResponse as JSON (PromptLayer's shape: `partialSuccess` null when nothing was refused). */
 export const exportResponseSchema = z.object({
@@ -62,31 +62,17 @@ export function exportTracesRoute(auth: RouteAuth): HttpHandler {
     handle: async ({ rawBody, headers, query, auth: caller }) => {
       const encoding = encodingOf(headers['content-type']);
       const request = decodeRequest(decompress(rawBody as Buffer, headers['content-encoding']), encoding);
-      try {
-        const result = await ingestOtlp(caller.workspaceId, request, {
-          closeAfter: query.close_after === true,
-        });
-        const partial =
-          result.problems.length > 0
-            ? {
-                rejectedSpans: result.rejected,
-                errorMessage: summarizeProblems(result.problems),
-              }
-            : undefined;
-        const body = encodeResponse(encoding, partial);
-        return Buffer.isBuffer(body)
-          ? new HttpResponse(200, body, { 'Content-Type': 'application/x-protobuf' })
-          : new HttpResponse(200, body);
-      } catch (error) {
-        if (!(error instanceof TracesClosed)) throw error;
-        // PromptLayer's 409 body: {error, trace_ids}; `success` and `message` as every error of ours.
-        return new HttpResponse(409, {
-          success: false,
-          message: error.message,
-          error: error.message,
-          trace_ids: error.traceIds,
-        });
-      }
+      const result = await ingestOtlp(caller.workspaceId, request, {
+        closeAfter: query.close_after === true,
+      });
+      const partial =
+        result.problems.length > 0
+          ? { rejectedSpans: result.rejected, errorMessage: summarizeProblems(result.problems) }
+          : undefined;
+      const body = encodeResponse(encoding, partial);
+      return Buffer.isBuffer(body)
+        ? new HttpResponse(200, body, { 'Content-Type': 'application/x-protobuf' })
+        : new HttpResponse(200, body);
     },
   });
 }

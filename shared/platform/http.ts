@@ -379,6 +379,7 @@ export function errorResponse(error: unknown, context?: Context): APIGatewayProx
     });
     // Messages and locations can quote what the client sent: bound them, whatever the client sent.
     const body: Record<string, unknown> = {
+      ...error.fields,
       success: false,
       message: clip(error.message, 1024),
       error: error.code,

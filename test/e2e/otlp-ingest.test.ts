@@ -277,3 +277,110 @@ describe('POST /api/public/otel/v1/traces (Langfuse-compatible)', () => {
     expect(missing.body).toMatchObject({ message: 'Missing API key' });
   });
 });
+
+describe('closing traces', () => {
+  it('?close_after=true closes the batch traces: a later span is a 409 naming them, nothing stored', async () => {
+    const traceId = hex(32);
+    const closing = await postJson(exportOf([jsonSpan({ traceId })]), { query: { close_after: 'true' } });
+    expect(closing.status).toBe(200);
+    const later = await service.rejected('POST', '/v1/traces', {
+      body: exportOf([jsonSpan({ traceId }), jsonSpan()]),
+    });
+    expect(later.status).toBe(409);
+    expect(later.body).toMatchObject({ error: `Trace already closed: ${traceId}`, trace_ids: [traceId] });
+    const bulk = await service.rejected('POST', '/spans-bulk', {
+      body: {
+        spans: [
+          {
+            name: 'late',
+            context: { trace_id: traceId, span_id: 'ab12' },
+            kind: 'SpanKind.INTERNAL',
+            parent_id: null,
+            start_time: nowNs(),
+            end_time: nowNs(),
+            status: { status_code: 'StatusCode.OK' },
+            attributes: {},
+          },
+        ],
+      },
+    });
+    expect(bulk.status).toBe(409);
+    expect(bulk.body.trace_ids).toEqual([traceId]);
+  });
+
+  it('POST /traces/{id}/close answers the closure, the same one when closed again; others get 404', async () => {
+    const traceId = hex(32);
+    await postJson(exportOf([jsonSpan({ traceId })]));
+    const first = await service.call('POST', `/api/public/v2/traces/${traceId}/close`);
+    expect(first.status).toBe(201);
+    expect(first.body.closure).toMatchObject({
+      trace_id: traceId,
+      status: 'closed',
+      workspace_id: service.workspaceId,
+    });
+    const again = await service.call('POST', `/api/public/v2/traces/${traceId}/close`);
+    expect(again.body.closure.id).toBe(first.body.closure.id);
+    expect((await postJson(exportOf([jsonSpan({ traceId })]))).status).toBe(409);
+
+    const open = hex(32);
+    await postJson(exportOf([jsonSpan({ traceId: open })]));
+    const other = await service.otherWorkspaceKey('otlp-other');
+    const refused = await service.rejected('POST', `/api/public/v2/traces/${open}/close`, { key: other });
+    expect(refused.status).toBe(404);
+    expect((await postJson(exportOf([jsonSpan({ traceId: open })]))).status).toBe(200);
+  });
+});
+
+describe('GET /api/public/v2/traces/{trace_id}/mapping', () => {
+  it('explains each span: its convention, the attributes behind each field, the raw ones', async () => {
+    const traceId = hex(32);
+    await postJson(
+      exportOf([
+        jsonSpan({
+          traceId,
+          name: 'handler',
+          spanId: 'bbbbbbbbbbbbbbb1',
+          attributes: { 'http.route': '/ask' },
+        }),
+        jsonSpan({
+          traceId,
+          name: 'chat',
+          parentSpanId: 'bbbbbbbbbbbbbbb1',
+          attributes: { ...chatAttributes, 'custom.flag': 'on' },
+        }),
+      ]),
+    );
+    const answer = await service.call('GET', `/api/public/v2/traces/${traceId}/mapping`);
+    expect(answer.status).toBe(200);
+    const [handler, chat] = answer.body.spans;
+    expect(handler).toMatchObject({
+      name: 'handler',
+      source: 'otlp',
+      convention: null,
+      model_call: false,
+      raw_attributes: ['http.route'],
+    });
+    expect(chat).toMatchObject({
+      name: 'chat',
+      convention: 'gen_ai',
+      model_call: true,
+      request_log_id: expect.any(Number),
+      raw_attributes: ['custom.flag'],
+    });
+    expect(chat.fields).toContainEqual({
+      field: 'model',
+      from: ['gen_ai.request.model'],
+      convention: 'gen_ai',
+    });
+    expect(chat.fields).toContainEqual({
+      field: 'tags',
+      from: ['resource service.name'],
+      convention: 'resource',
+    });
+
+    const other = await service.otherWorkspaceKey('otlp-other');
+    expect(
+      (await service.call('GET', `/api/public/v2/traces/${traceId}/mapping`, { key: other })).status,
+    ).toBe(404);
+  });
+});
