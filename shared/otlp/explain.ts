@@ -56,8 +56,13 @@ export async function explainTrace(workspaceId: number, traceId: string) {
       a.record.span_id.localeCompare(b.record.span_id),
   );
 
+  const readable: SpanItem[] = [];
   let readBytes = 0;
-  const readable = items.filter((item) => (readBytes += item.detailBytes) <= DETAIL_READ_BUDGET_BYTES);
+  for (const item of items) {
+    readBytes += item.detailBytes;
+    if (readBytes > DETAIL_READ_BUDGET_BYTES) break;
+    readable.push(item);
+  }
   const details = await readSpanDetails(readable);
   const spans: SpanMappingView[] = [];
   let answerBytes = 0;
