@@ -80,9 +80,10 @@ async function countWrites() {
     (next, context) => (args) => {
       const name = String(context.commandName);
       const input = args.input as { RequestItems?: Record<string, unknown[]> };
-      if (name === 'BatchWriteCommand')
+      if (name === 'BatchWriteItemCommand')
         counter.items += Object.values(input.RequestItems ?? {}).reduce((n, list) => n + list.length, 0);
-      else if (name === 'PutCommand' || name === 'UpdateCommand' || name === 'DeleteCommand') counter.items++;
+      else if (name === 'PutItemCommand' || name === 'UpdateItemCommand' || name === 'DeleteItemCommand')
+        counter.items++;
       return next(args);
     },
     { step: 'initialize', name: `benchOtlpWrites${Math.random()}` },

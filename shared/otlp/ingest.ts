@@ -36,7 +36,7 @@ import { type OtlpSpan, readSpans } from './spans.ts';
 export const MAX_SPANS_PER_EXPORT = 10_000;
 
 /** Request logs written (and prompts resolved) a few at a time. */
-const LOGS_IN_FLIGHT = 8;
+const LOGS_IN_FLIGHT = 16;
 
 export interface IngestResult {
   accepted: number;
@@ -75,9 +75,18 @@ export async function ingestOtlp(
     workspaceId,
     calls.map(({ span }) => ({ trace_id: span.traceId, span_id: span.spanId })),
   );
+  // Spans that are not model calls need no log: written while the logs are, hiding most of the batch.
+  const toItem = (span: OtlpSpan, link?: { id: number; summary: RequestLogSummary | null }): StoredSpan => ({
+    record: toRecord(span, link),
+    detailJson: JSON.stringify(toDetail(span)),
+  });
+  const plainWrites = putSpans(
+    workspaceId,
+    planned.filter((plan) => !plan.mapping.call).map(({ span }) => toItem(span)),
+  );
   const links = new Map<OtlpSpan, { id: number; summary: RequestLogSummary | null }>();
   let created = 0;
-  await forEachLimited(calls, LOGS_IN_FLIGHT, async ({ span, mapping }) => {
+  const logWrites = forEachLimited(calls, LOGS_IN_FLIGHT, async ({ span, mapping }) => {
     const before = stored.get(`${span.traceId}/${span.spanId}`);
     if (before?.request_log_id != null) {
       links.set(span, { id: before.request_log_id, summary: before.request_log });
@@ -96,12 +105,12 @@ export async function ingestOtlp(
     }
     links.set(span, { id: record.id, summary: summarize(record) });
   });
-
-  const items: StoredSpan[] = planned.map(({ span }) => {
-    const link = links.get(span);
-    return { record: toRecord(span, link), detailJson: JSON.stringify(toDetail(span)) };
-  });
-  await putSpans(workspaceId, items);
+  await Promise.all([plainWrites, logWrites]);
+  // A model-call span is written after its log, so a stored span never names a log that is not there.
+  await putSpans(
+    workspaceId,
+    calls.map(({ span }) => toItem(span, links.get(span))),
+  );
   if (options.closeAfter) await closeTraces(workspaceId, traceIds);
   return { accepted: spans.length, rejected: rejected.length, problems, request_logs: created };
 }
