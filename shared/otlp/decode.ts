@@ -1,8 +1,7 @@
 import { gunzipSync } from 'node:zlib';
-import protobuf from 'protobufjs/light.js';
 import { badRequest, payloadTooLarge, unsupportedMediaType } from '#shared/platform/errors.ts';
 import { isJsonObject, type JsonObject } from '#shared/platform/json.ts';
-import { OTLP_DESCRIPTOR } from './descriptor.ts';
+import { decodeMessage, encodeExportResponse } from './wire.ts';
 
 /**
  * An OTLP/HTTP trace export (`ExportTraceServiceRequest`) as bytes, protobuf or JSON, maybe gzipped,
@@ -15,9 +14,7 @@ export type OtlpEncoding = 'protobuf' | 'json';
 /** What a client may send after Content-Encoding: gzip, decompressed (a gzip bomb stops here). */
 export const MAX_DECOMPRESSED_BYTES = 64 * 1024 * 1024;
 
-const root = protobuf.Root.fromJSON(OTLP_DESCRIPTOR);
-const requestType = root.lookupType('opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest');
-const responseType = root.lookupType('opentelemetry.proto.collector.trace.v1.ExportTraceServiceResponse');
+const EXPORT_REQUEST = 'opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest';
 
 /** The encoding a Content-Type names; 415 for any other. */
 export function encodingOf(contentType: string | undefined): OtlpEncoding {
@@ -54,14 +51,13 @@ export function decodeRequest(bytes: Buffer, encoding: OtlpEncoding): JsonObject
 }
 
 function decodeProtobuf(bytes: Buffer): JsonObject {
-  let message: protobuf.Message;
+  let object: JsonObject;
   try {
-    message = requestType.decode(bytes);
+    object = decodeMessage(EXPORT_REQUEST, bytes);
   } catch {
-    // Truncated, garbage, or nested deeper than the decoder's stack: the same answer.
+    // Truncated, garbage, or nested too deeply: the same answer.
     throw badRequest('The body is not a protobuf ExportTraceServiceRequest', 'invalid_protobuf');
   }
-  const object = requestType.toObject(message, { longs: String, bytes: String, defaults: false });
   for (const resourceSpans of asArray(object.resourceSpans)) {
     for (const scopeSpans of asArray((resourceSpans as JsonObject).scopeSpans)) {
       for (const span of asArray((scopeSpans as JsonObject).spans)) hexIds(span as JsonObject);
@@ -108,8 +104,7 @@ export function encodeResponse(
 ): Buffer | JsonObject {
   // PromptLayer answers JSON with `partialSuccess: null` when nothing was refused, a number of spans otherwise.
   if (encoding === 'json') return { partialSuccess: partial ?? null };
-  const message = responseType.fromObject(partial ? { partialSuccess: partial } : {});
-  return Buffer.from(responseType.encode(message).finish());
+  return encodeExportResponse(partial);
 }
 
 const asArray = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
