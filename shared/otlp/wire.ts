@@ -91,8 +91,9 @@ function read(reader: protobuf.Reader, typeName: string, end: number, depth: num
       if (reader.pos + length > end) throw new Error('length past the end');
       value = read(reader, nested, reader.pos + length, depth + 1);
     } else value = scalar(reader, field.type);
-    if (field.repeated) ((object[field.name] ??= []) as unknown[]).push(value);
-    else object[field.name] = value;
+    if (!field.repeated) object[field.name] = value;
+    else if (Array.isArray(object[field.name])) (object[field.name] as unknown[]).push(value);
+    else object[field.name] = [value];
   }
   if (reader.pos !== end) throw new Error('a message overruns its length');
   return object;
