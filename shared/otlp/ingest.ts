@@ -6,7 +6,7 @@ import type { JsonObject } from '#shared/platform/json.ts';
 import { findLoggedPromptVersion } from '#shared/prompts/read.ts';
 import type { VersionRecord } from '#shared/prompts/records.ts';
 import { newRequestLog, type RawBody } from '#shared/request-logs/log-request.ts';
-import { logRequestBodySchema } from '#shared/request-logs/log-request-schema.ts';
+import { type LogRequestBody, logRequestBodySchema } from '#shared/request-logs/log-request-schema.ts';
 import { putRequestLog } from '#shared/request-logs/repository.ts';
 import { closeTraces, refuseClosedTraces } from '#shared/traces/closures.ts';
 import { summarize } from '#shared/traces/ingest.ts';
@@ -124,9 +124,7 @@ async function logOf(
   span: OtlpSpan,
   call: ModelCall,
   problems: string[],
-): Promise<
-  { body: ReturnType<typeof logRequestBodySchema.parse>; raw: RawBody; prompt?: VersionRecord } | undefined
-> {
+): Promise<{ body: LogRequestBody; raw: RawBody; prompt?: VersionRecord } | undefined> {
   const raw: RawBody = {
     provider: call.provider,
     model: call.model,
