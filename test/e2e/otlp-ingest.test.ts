@@ -3,6 +3,7 @@ import protobuf from 'protobufjs/light.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OTLP_DESCRIPTOR } from '#shared/otlp/descriptor.ts';
 import { startTestService, type TestService } from '#test/support/local-service.ts';
+import { publish, uniqueName } from '#test/support/prompts.ts';
 
 /**
  * POST /v1/traces with hand-made exports: bad bodies refused before any write, spans that cannot be
@@ -383,5 +384,36 @@ describe('GET /api/public/v2/traces/{trace_id}/mapping', () => {
     expect(
       (await service.call('GET', `/api/public/v2/traces/${traceId}/mapping`, { key: other })).status,
     ).toBe(404);
+  });
+});
+
+describe('promptlayer.* attributes', () => {
+  it('link the log to the prompt version a label names; an unknown prompt logs unlinked, with a warning', async () => {
+    const name = uniqueName('otlp-greeter');
+    await publish(service, name, undefined, { release_labels: ['prod'] });
+    await publish(service, name);
+    const traceId = hex(32);
+    const linked = jsonSpan({
+      traceId,
+      name: 'linked',
+      attributes: { ...chatAttributes, 'promptlayer.prompt.name': name, 'promptlayer.prompt.label': 'prod' },
+    });
+    const unknown = jsonSpan({
+      traceId,
+      name: 'unknown',
+      attributes: { ...chatAttributes, 'promptlayer.prompt.name': 'no-such-prompt' },
+    });
+    const answer = await postJson(exportOf([linked, unknown]));
+    expect(answer.body.partialSuccess).toEqual({
+      rejectedSpans: 0,
+      errorMessage: expect.stringMatching(/its log links no prompt/),
+    });
+    const trace = await service.call('GET', `/api/public/v2/traces/${traceId}`);
+    const logOf = async (spanName: string) => {
+      const span = trace.body.spans.find((s: { name: string }) => s.name === spanName);
+      return (await service.call('GET', `/api/public/v2/requests/${span.request_log_id}`)).body;
+    };
+    expect(await logOf('linked')).toMatchObject({ prompt_name: name, prompt_version_number: 1 });
+    expect(await logOf('unknown')).toMatchObject({ prompt_name: null, model: 'gpt-4o-mini' });
   });
 });
