@@ -8,7 +8,7 @@ export const handler = httpRoute({
   permission: ['request_logs', 'edit'],
   status: 201,
   responses: { 201: spansBulkResponseSchema },
-  errors: [404],
+  errors: [404, 409],
   handle: ({ body, rawBody, auth }) =>
     createSpansBulk(auth.workspaceId, body, rawBody as Record<string, unknown>),
 });

@@ -29,6 +29,7 @@ const TARGETS_KB: Record<string, number> = {
   'functions/http/prompt-template-render.ts': 300,
   'functions/workers/workflow-node.ts': 300,
   'functions/http/skill-collection-create.ts': 300,
+  'functions/http/otlp-traces.ts': 300,
 };
 
 export async function benchBundles(): Promise<BenchRow[]> {

@@ -26,6 +26,8 @@ const SECTIONS: Record<string, () => Promise<BenchRow[]>> = {
   search: async () => withLocalService(async () => (await import('./search.ts')).benchSearch()),
   datasets: async () => (await import('./datasets.ts')).benchDatasets(),
   traces: async () => withLocalService(async () => (await import('./traces.ts')).benchTraceCalls()),
+  otlp: async () =>
+    withLocalService(async (service) => (await import('./otlp.ts')).benchOtlpExports(service)),
   'traces-latency': async () => (await import('./traces.ts')).benchTraceLatency(),
   // No bus rules: the webhook fan-out, in the same process, would acknowledge the events and be counted.
   events: async () =>

@@ -17,6 +17,7 @@ import {
 import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { keyCheckedByHandler } from '#shared/platform/auth-context.ts';
 import { AUTHORIZER_CACHE_TTL_SECONDS, BINARY_MEDIA_TYPES } from '#shared/platform/config.ts';
 import type { RouteDef } from '../routes.ts';
 import { pascalCase, routeId } from './naming.ts';
@@ -304,12 +305,14 @@ export class HttpApi extends Construct {
       .addMethod(
         route.method,
         integration,
-        route.auth === 'body' ? { authorizationType: AuthorizationType.NONE } : undefined,
+        keyCheckedByHandler(route.auth) ? { authorizationType: AuthorizationType.NONE } : undefined,
       );
-    if (route.auth === 'body') {
+    if (keyCheckedByHandler(route.auth)) {
       acknowledgeOpenMethod(
         method,
-        "The API key is in the JSON body (PromptLayer SDK tracking calls), which a gateway authorizer cannot read: the handler checks it with the authorizer's own lookup and cache",
+        route.auth === 'basic'
+          ? "The API key is the password of Authorization: Basic (Langfuse's OTLP exporter), which the key authorizer does not read: the handler checks it with the authorizer's own lookup and cache"
+          : "The API key is in the JSON body (PromptLayer SDK tracking calls), which a gateway authorizer cannot read: the handler checks it with the authorizer's own lookup and cache",
       );
     }
     return fn;

@@ -8,6 +8,7 @@ import type {
   APIGatewayRequestAuthorizerEvent,
   Context,
 } from 'aws-lambda';
+import { keyCheckedByHandler } from '#shared/platform/auth-context.ts';
 import { BINARY_MEDIA_TYPES } from '#shared/platform/config.ts';
 import { TtlCache } from '#shared/platform/ttl-cache.ts';
 import type { RouteDef } from '../routes.ts';
@@ -183,9 +184,9 @@ export class LocalGateway {
       return send(res, 413, tooLarge(this.options.maxBodyBytes), { Connection: 'close' });
 
     const headers = flattenHeaders(req);
-    // A body-key route has no authorizer, as in the stack: its handler checks the key.
+    // A body-key or Basic-auth route has no authorizer, as in the stack: its handler checks the key.
     let decision: CachedDecision | undefined;
-    if (match.def.auth !== 'body') {
+    if (!keyCheckedByHandler(match.def.auth)) {
       const apiKey = headerValue(headers, 'x-api-key');
       if (!apiKey)
         return send(res, 401, { success: false, message: 'Missing API key', error: 'unauthorized' });
@@ -355,8 +356,12 @@ function toProxyEvent(
     query[name] = value;
     multiQuery[name] = [...(multiQuery[name] ?? []), value];
   }
-  // As API Gateway: a body of a binary media type arrives base64-encoded, any other as (UTF-8) text.
-  const binary = body.length > 0 && isBinaryMediaType(headerValue(headers, 'content-type'));
+  // As API Gateway: a body of a binary media type arrives base64-encoded, any other as (UTF-8) text. A
+  // compressed body (Content-Encoding other than identity) is bytes whatever its type: it arrives base64
+  // too, for the route to decompress (API Gateway may decompress it itself; routes take either).
+  const encoding = headerValue(headers, 'content-encoding')?.trim().toLowerCase();
+  const compressed = encoding !== undefined && encoding !== '' && encoding !== 'identity';
+  const binary = body.length > 0 && (compressed || isBinaryMediaType(headerValue(headers, 'content-type')));
   return {
     resource: match.def.path,
     path: url.pathname,

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import * as z from 'zod';
+import type { RouteAuth } from '#shared/platform/auth-context.ts';
 import type { HttpHandler, RouteDefinition } from '#shared/platform/http.ts';
 import { MAX_MULTIPART_FIELD_BYTES } from '#shared/platform/multipart.ts';
 import { errorBodySchema } from '#shared/platform/response-schemas.ts';
@@ -29,11 +30,12 @@ export interface DocumentedRoute {
  * How a route authenticates: the X-API-KEY header (default), or an `api_key` field of its JSON body
  * (the SDK's tracking calls). Reads the route row's `auth` field.
  */
-export function routeAuth(route: RouteDef): 'header' | 'body' {
+export function routeAuth(route: RouteDef): RouteAuth {
   return route.auth ?? 'header';
 }
 
 export const API_KEY_SECURITY_SCHEME = 'ApiKeyHeader';
+export const BASIC_KEY_SECURITY_SCHEME = 'ApiKeyBasic';
 
 export interface OpenApiOptions {
   /** Defaults to the service that serves the document (`/`). */
@@ -102,7 +104,7 @@ const ERROR_RESPONSES: Record<number, { name: string; description: string }> = {
 export function errorStatuses(documented: DocumentedRoute): number[] {
   const { route, definition } = documented;
   const statuses = new Set<number>([401, 403, 422, 429, 500, ...(definition.errors ?? [])]);
-  if (definition.body || routeAuth(route) === 'body')
+  if (definition.body || definition.bytesBody || routeAuth(route) === 'body')
     for (const status of [400, 413, 415]) statuses.add(status);
   if (pathParameterNames(route.path).length > 0) {
     statuses.add(400); // malformed percent-encoding
@@ -238,6 +240,8 @@ function withBodyApiKey(schema: JsonSchema | undefined): JsonSchema {
  */
 function requestContent(definition: Definition, body: JsonSchema): Record<string, unknown> {
   const content: Record<string, unknown> = { 'application/json': { schema: body } };
+  for (const type of definition.bytesBody?.contentTypes ?? [])
+    content[type] ??= { schema: { type: 'string', format: 'binary' } };
   const multipart = definition.multipart;
   if (!multipart) return content;
   const properties: Record<string, JsonSchema> = {};
@@ -300,7 +304,8 @@ export function buildOpenApiDocument(routes: readonly DocumentedRoute[], options
     }
 
     const bodyAuth = routeAuth(route) === 'body';
-    let body = definition.body ? schemas.convert(definition.body, 'input', `${id}_body`) : undefined;
+    const documentedBody = definition.body ?? definition.bytesBody?.documented;
+    let body = documentedBody ? schemas.convert(documentedBody, 'input', `${id}_body`) : undefined;
     if (bodyAuth) body = withBodyApiKey(body);
 
     const responses: Record<string, unknown> = {};
@@ -343,6 +348,9 @@ export function buildOpenApiDocument(routes: readonly DocumentedRoute[], options
         .join('\n\n'),
       tags: [tag],
       ...(bodyAuth ? { security: [] } : {}),
+      ...(routeAuth(route) === 'basic'
+        ? { security: [{ [BASIC_KEY_SECURITY_SCHEME]: [] }, { [API_KEY_SECURITY_SCHEME]: [] }] }
+        : {}),
       ...(parameters.length > 0 ? { parameters } : {}),
       ...(body ? { requestBody: { required: true, content: requestContent(definition, body) } } : {}),
       responses,
@@ -371,6 +379,11 @@ export function buildOpenApiDocument(routes: readonly DocumentedRoute[], options
     components: {
       securitySchemes: {
         [API_KEY_SECURITY_SCHEME]: { type: 'apiKey', in: 'header', name: 'X-API-KEY' },
+        [BASIC_KEY_SECURITY_SCHEME]: {
+          type: 'http',
+          scheme: 'basic',
+          description: 'Any user name; the API key as the password (the Langfuse-compatible OTLP alias)',
+        },
       },
       schemas: schemas.components,
       responses: errorResponses,

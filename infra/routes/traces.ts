@@ -1,6 +1,18 @@
 import type { RouteDef } from '../route-types.ts';
 
-/** Tracing: spans as the SDK's exporter sends them, read back as a trace. */
+/**
+ * Tracing: spans as the SDK's exporter sends them and as any OpenTelemetry exporter sends them (OTLP/HTTP,
+ * also at Langfuse's path), read back as a trace.
+ */
+const OTLP_EXPORT = {
+  method: 'POST',
+  table: 'write',
+  // Span details over 8 KB, and request logs over 300 KB, go to S3.
+  bucket: 'write',
+  // Up to 10,000 spans decoded, mapped and written in one call: more memory buys more CPU.
+  memoryMb: 1024,
+  timeoutSeconds: 29,
+} as const;
 export const TRACE_ROUTES: readonly RouteDef[] = [
   {
     method: 'POST',
@@ -13,6 +25,13 @@ export const TRACE_ROUTES: readonly RouteDef[] = [
     memoryMb: 1024,
     timeoutSeconds: 29,
   },
+  { ...OTLP_EXPORT, path: '/v1/traces', handler: 'functions/http/otlp-traces.ts' },
+  {
+    ...OTLP_EXPORT,
+    path: '/api/public/otel/v1/traces',
+    handler: 'functions/http/otlp-traces-langfuse.ts',
+    auth: 'basic',
+  },
   {
     method: 'GET',
     path: '/api/public/v2/traces/{trace_id}',
@@ -21,5 +40,20 @@ export const TRACE_ROUTES: readonly RouteDef[] = [
     bucket: 'read',
     memoryMb: 1024,
     timeoutSeconds: 29,
+  },
+  {
+    method: 'GET',
+    path: '/api/public/v2/traces/{trace_id}/mapping',
+    handler: 'functions/http/trace-mapping.ts',
+    table: 'read',
+    bucket: 'read',
+    memoryMb: 1024,
+    timeoutSeconds: 29,
+  },
+  {
+    method: 'POST',
+    path: '/api/public/v2/traces/{trace_id}/close',
+    handler: 'functions/http/trace-close.ts',
+    table: 'write',
   },
 ];

@@ -45,9 +45,14 @@ export function grantedAsStored(stored: Permissions): Permissions {
 /**
  * Where a route finds the API key: the X-API-KEY header, checked by the gateway's key authorizer
  * before the route runs, or the JSON body's `api_key` (the PromptLayer SDK's tracking routes), which no
- * gateway authorizer can read, so the HTTP wrapper checks it (falling back to the header).
+ * gateway authorizer can read, so the HTTP wrapper checks it (falling back to the header), or the password
+ * of `Authorization: Basic` (Langfuse's OTLP exporter), which the wrapper checks the same way.
  */
-export type RouteAuth = 'header' | 'body';
+export type RouteAuth = 'header' | 'body' | 'basic';
+
+/** Whether the route's handler checks the key itself (no gateway authorizer can read where it is). */
+export const keyCheckedByHandler = (auth: RouteAuth | undefined): boolean =>
+  auth === 'body' || auth === 'basic';
 
 export interface AuthContext {
   workspaceId: number;

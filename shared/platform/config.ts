@@ -89,8 +89,13 @@ export const VISIBILITY_TIMEOUT_FACTOR = 6;
 /**
  * Media types API Gateway hands over as bytes (base64, `isBase64Encoded: true`) instead of as text, in
  * requests by their Content-Type and in answers when the client's Accept header names them (the stack's
- * `binaryMediaTypes`; the local gateway does the same). Multipart uploads and ZIP downloads. Not the
+ * `binaryMediaTypes`; the local gateway does the same). Multipart uploads, ZIP downloads, OTLP protobuf. Not the
  * any-type wildcard: every JSON body would then reach Lambda base64, a third larger against its 6 MB
  * payload limit (docs/api.md, "Multipart bodies and binary answers").
  */
-export const BINARY_MEDIA_TYPES: readonly string[] = ['multipart/form-data', 'application/zip'];
+export const BINARY_MEDIA_TYPES: readonly string[] = [
+  'multipart/form-data',
+  'application/zip',
+  // OTLP/HTTP protobuf exports (POST /v1/traces).
+  'application/x-protobuf',
+];

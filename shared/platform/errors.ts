@@ -17,6 +17,8 @@ export class AppError extends Error {
     readonly code: string,
     message: string,
     readonly detail?: ErrorDetail[],
+    /** More fields of the error body, where a route's contract names them (a 409's `trace_ids`). */
+    readonly fields?: Record<string, unknown>,
   ) {
     super(message);
     this.name = 'AppError';

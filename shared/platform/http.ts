@@ -71,6 +71,13 @@ export interface RouteDefinition<B, Q, P> {
    */
   bodyApiKeyIsData?: boolean;
   /**
+   * The route reads its body's bytes itself (OTLP's protobuf or JSON, maybe gzipped): `rawBody` is a
+   * Buffer (decoded from base64 when API Gateway passed a binary media type), `body` is undefined and the
+   * route checks the Content-Type. Bodies over the request limit are still a 413 here. `contentTypes`
+   * and `documented` (the JSON form's schema) only describe it in the OpenAPI document.
+   */
+  bytesBody?: { contentTypes: readonly string[]; documented: ZodType };
+  /**
    * Also accept `multipart/form-data` (parsed with limits, turned into the value `body` validates by
    * `toBody`); a route without it answers 415 to multipart. Header-key routes only.
    */
@@ -161,13 +168,16 @@ async function parseRequest<B, Q, P>(
     let bodyKey: unknown;
     ({ api_key: bodyKey, ...rawBody } = readJsonBody(event, headers, def.optionalBody));
     auth = await authenticateBodyKey(bodyKey, headers['x-api-key']);
+  } else if (def.auth === 'basic') {
+    auth = await authenticateBasicKey(headers.authorization, headers['x-api-key']);
   } else {
     auth = fromAuthorizerContext(event.requestContext?.authorizer);
     // API Gateway only invokes a route after the authorizer allowed the key; a missing context is a fault.
     if (!auth) throw new Error('Route invoked without an authorizer context');
   }
   if (typeof def.permission !== 'function') requireAccess(auth, ...def.permission);
-  if (def.auth !== 'body' && def.body) {
+  if (def.bytesBody) rawBody = readBytesBody(event);
+  else if (def.auth !== 'body' && def.body) {
     if (def.multipart && isMultipart(headers['content-type'])) {
       rawBody = await readMultipartBody(event, headers['content-type']!, def.multipart);
     } else {
@@ -203,6 +213,21 @@ async function authenticateBodyKey(bodyKey: unknown, headerKey: string | undefin
   const auth = typeof key === 'string' ? await authenticateApiKey(key) : undefined;
   if (!auth) throw unauthorized('Invalid API key');
   return auth;
+}
+
+/**
+ * The caller of a Basic-auth route (the Langfuse-compatible OTLP alias): the password of
+ * `Authorization: Basic base64(<anything>:<API key>)`, else the X-API-KEY header, checked with the
+ * authorizer's lookup and cache, answered as a header key is.
+ */
+async function authenticateBasicKey(
+  authorization: string | undefined,
+  headerKey: string | undefined,
+): Promise<AuthContext> {
+  const basic = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(authorization ?? '');
+  const decoded = basic ? Buffer.from(basic[1]!, 'base64').toString('utf8') : undefined;
+  const password = decoded?.includes(':') ? decoded.slice(decoded.indexOf(':') + 1) : undefined;
+  return authenticateBodyKey(password || undefined, headerKey);
 }
 
 /** API Gateway's REST API hands path parameters over still percent-encoded (`my%20prompt`). */
@@ -243,6 +268,14 @@ async function readMultipartBody(
     throw payloadTooLarge(`Request body exceeds ${MAX_REQUEST_BODY_BYTES} bytes`);
   }
   return multipart.toBody(await multipart.parse(bytes, contentType, multipart));
+}
+
+function readBytesBody(event: APIGatewayProxyEvent): Buffer {
+  const bytes = Buffer.from(event.body ?? '', event.isBase64Encoded ? 'base64' : 'utf-8');
+  if (bytes.length > MAX_REQUEST_BODY_BYTES) {
+    throw payloadTooLarge(`Request body exceeds ${MAX_REQUEST_BODY_BYTES} bytes`);
+  }
+  return bytes;
 }
 
 function readJsonBody(
@@ -355,6 +388,7 @@ export function errorResponse(error: unknown, context?: Context): APIGatewayProx
     });
     // Messages and locations can quote what the client sent: bound them, whatever the client sent.
     const body: Record<string, unknown> = {
+      ...error.fields,
       success: false,
       message: clip(error.message, 1024),
       error: error.code,

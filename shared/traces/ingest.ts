@@ -8,6 +8,7 @@ import { newRequestLog, type RawBody, resolveLogReferences } from '#shared/reque
 import { type LogRequestBody, logRequestBodySchema } from '#shared/request-logs/log-request-schema.ts';
 import type { RequestLogRecord } from '#shared/request-logs/record.ts';
 import { putRequestLog, requestLogsByIds } from '#shared/request-logs/repository.ts';
+import { refuseClosedTraces } from './closures.ts';
 import { requestLogIdOf } from './links.ts';
 import {
   claimSpanLog,
@@ -77,6 +78,8 @@ export async function createSpansBulk(
     span: body.spans[index]!,
     raw: rawSpans[index]!,
   }));
+
+  await refuseClosedTraces(workspaceId, [...new Set(planned.map((plan) => plan.span.context.trace_id))]);
 
   for (const plan of planned) {
     const rawLog = plan.raw.log_request;
@@ -206,7 +209,8 @@ async function linkNamedLogs(
   }
 }
 
-function summarize(record: RequestLogRecord): RequestLogSummary {
+/** The short view of a log a span keeps, taken when the span is linked. */
+export function summarize(record: RequestLogRecord): RequestLogSummary {
   return {
     id: record.id,
     provider: record.provider,

@@ -190,3 +190,15 @@ export const traceResponseSchema = z.object({
   detail_truncated: z.boolean(),
   spans: z.array(spanViewSchema),
 });
+
+/** The answer of POST /api/public/v2/traces/{trace_id}/close (PromptLayer's closeTrace). */
+export const traceCloseResponseSchema = z.object({
+  success: z.literal(true),
+  closure: z.object({
+    id: z.string(),
+    workspace_id: z.int(),
+    trace_id: z.string(),
+    status: z.literal('closed'),
+    created_at: z.string(),
+  }),
+});

@@ -697,9 +697,13 @@ describe('API', () => {
     });
   });
 
-  it('hands multipart uploads over as bytes and answers ZIP archives as bytes (binary media types)', () => {
+  it('hands multipart uploads and OTLP protobuf over as bytes and answers ZIP archives as bytes (binary media types)', () => {
     dev.hasResourceProperties('AWS::ApiGateway::RestApi', {
-      BinaryMediaTypes: Match.arrayEquals(['multipart/form-data', 'application/zip']),
+      BinaryMediaTypes: Match.arrayEquals([
+        'multipart/form-data',
+        'application/zip',
+        'application/x-protobuf',
+      ]),
     });
   });
 
@@ -749,7 +753,7 @@ describe('API', () => {
     expect(actions.some((action) => action.startsWith('s3:') || action.startsWith('sqs:'))).toBe(false);
   });
 
-  it('puts every route behind the authorizer, except the body-key routes, which have none', () => {
+  it('puts every route behind the authorizer, except the body-key and Basic-auth routes, which have none', () => {
     const [authorizerId] = only(resources(dev, 'AWS::ApiGateway::Authorizer'));
     const methods = resources(dev, 'AWS::ApiGateway::Method').filter(
       ([, method]) => method.Properties.Integration.Type !== 'MOCK',
@@ -765,7 +769,7 @@ describe('API', () => {
       expect(method, `${route.method} ${route.path}`).toBeDefined();
       const properties = method![1].Properties;
       expect(properties.Integration).toMatchObject({ Type: 'AWS_PROXY' });
-      if (route.auth === 'body') {
+      if (route.auth === 'body' || route.auth === 'basic') {
         expect(properties.AuthorizationType, route.path).toBe('NONE');
         expect(properties.AuthorizerId, route.path).toBeUndefined();
       } else {
