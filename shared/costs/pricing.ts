@@ -33,7 +33,7 @@ export interface PricesPerMillion {
 }
 
 /** USD amounts are kept to 1e-12: enough for a token of any model, and free of float noise (0.97499999...). */
-const roundUsd = (usd: number) => Math.round(usd * 1e12) / 1e12;
+export const roundUsd = (usd: number) => Math.round(usd * 1e12) / 1e12;
 
 /** The rate of `price` for a request of `inputTokens` input tokens: the last tier whose start it exceeds. */
 export function rateFor(price: Price | undefined, inputTokens: number): number {
