@@ -30,6 +30,7 @@ const TABLE_KEYS: Record<keyof PricesPerMillion, string> = {
   input: 'input_mtok',
   cached_input: 'cache_read_mtok',
   cache_write: 'cache_write_mtok',
+  cache_write_1h: 'cache_write_1h_mtok',
   output: 'output_mtok',
   reasoning: 'output_reasoning_mtok',
   input_audio: 'input_audio_mtok',

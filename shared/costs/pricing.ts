@@ -7,7 +7,8 @@ import type { CostBreakdown, CostSource, Usage } from '#shared/request-logs/reco
  *   input        = (input - cache reads - cache writes - separately priced audio/image) x input price
  *                  + audio x audio price + image x image price
  *   cached_input = cache reads x cached-input price (the input price when the entry has none)
- *   cache_write  = cache writes x cache-write price (the input price when the entry has none)
+ *   cache_write  = cache writes x cache-write price (the input price when the entry has none), of which
+ *                  the writes kept an hour at the 1-hour cache-write price (the cache-write price if none)
  *   output       = (output - reasoning - separately priced audio) x output price + audio x audio price
  *   reasoning    = reasoning x reasoning price (the output price when the entry has none)
  *
@@ -25,6 +26,7 @@ export interface PricesPerMillion {
   input?: Price;
   cached_input?: Price;
   cache_write?: Price;
+  cache_write_1h?: Price;
   output?: Price;
   reasoning?: Price;
   input_audio?: Price;
@@ -33,7 +35,7 @@ export interface PricesPerMillion {
 }
 
 /** USD amounts are kept to 1e-12: enough for a token of any model, and free of float noise (0.97499999...). */
-const roundUsd = (usd: number) => Math.round(usd * 1e12) / 1e12;
+export const roundUsd = (usd: number) => Math.round(usd * 1e12) / 1e12;
 
 /** The rate of `price` for a request of `inputTokens` input tokens: the last tier whose start it exceeds. */
 export function rateFor(price: Price | undefined, inputTokens: number): number {
@@ -58,6 +60,8 @@ export function priceUsage(
   const inputAudio = ownPriced(usage.input_audio_tokens, prices.input_audio);
   const inputImage = ownPriced(usage.input_image_tokens, prices.input_image);
   const outputAudio = ownPriced(usage.output_audio_tokens, prices.output_audio);
+  const hourWrites = Math.min(usage.cache_write_1h_tokens ?? 0, usage.cache_write_tokens);
+  const writeRate = rate(prices.cache_write, prices.input);
   const uncached = input - usage.cache_read_tokens - usage.cache_write_tokens - inputAudio - inputImage;
   const parts = {
     input: roundUsd(
@@ -66,7 +70,10 @@ export function priceUsage(
         usd(inputImage, rate(prices.input_image)),
     ),
     cached_input: roundUsd(usd(usage.cache_read_tokens, rate(prices.cached_input, prices.input))),
-    cache_write: roundUsd(usd(usage.cache_write_tokens, rate(prices.cache_write, prices.input))),
+    cache_write: roundUsd(
+      usd(usage.cache_write_tokens - hourWrites, writeRate) +
+        usd(hourWrites, prices.cache_write_1h === undefined ? writeRate : rate(prices.cache_write_1h)),
+    ),
     output: roundUsd(
       usd(usage.output_tokens - usage.reasoning_tokens - outputAudio, rate(prices.output)) +
         usd(outputAudio, rate(prices.output_audio)),

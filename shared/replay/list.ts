@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { roundUsd } from '#shared/costs/pricing.ts';
 import { notFound } from '#shared/platform/errors.ts';
 import { type Page, paginate, toPage } from '#shared/platform/pagination.ts';
 import { pageOf } from '#shared/platform/response-schemas.ts';
@@ -65,7 +66,7 @@ export function diffOf(
         ? null
         : JSON.stringify(comparable(original.output)) !== JSON.stringify(comparable(replay.output)),
     status_changed: replay.status !== original.status,
-    cost_delta: replay.price - original.price,
+    cost_delta: roundUsd(replay.price - original.price),
     latency_delta_ms: latency(replay) - latency(original),
   };
 }

@@ -37,13 +37,14 @@ export const usageDetailSchema = z
     cache_read_tokens: orDefault(nonNegativeInt, 0),
     cache_write_tokens: orDefault(nonNegativeInt, 0),
     reasoning_tokens: orDefault(nonNegativeInt, 0),
+    cache_write_1h_tokens: nonNegativeInt.nullish(),
     input_audio_tokens: nonNegativeInt.nullish(),
     output_audio_tokens: nonNegativeInt.nullish(),
     input_image_tokens: nonNegativeInt.nullish(),
   })
   .meta({
     description:
-      'Subsets of input_tokens (cache reads, cache writes, audio, image) and of output_tokens (reasoning, audio)',
+      'Subsets of input_tokens (cache reads, cache writes, audio, image) and of output_tokens (reasoning, audio); cache_write_1h_tokens of cache_write_tokens',
   });
 export type UsageDetail = z.output<typeof usageDetailSchema>;
 
@@ -113,6 +114,15 @@ export const logRequestBodySchema = z
           break;
         }
       }
+    }
+    const writes = body.usage?.cache_write_tokens ?? 0;
+    const hourWrites = body.usage?.cache_write_1h_tokens ?? 0;
+    if (hourWrites > writes) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['usage', 'cache_write_1h_tokens'],
+        message: `usage.cache_write_1h_tokens (${hourWrites}) is more than usage.cache_write_tokens (${writes}), which includes it`,
+      });
     }
     if (body.request_end_time < body.request_start_time) {
       ctx.addIssue({

@@ -181,6 +181,7 @@ function usageOfBody(body: LogRequestBody): Usage {
     cache_read_tokens: detail?.cache_read_tokens ?? 0,
     cache_write_tokens: detail?.cache_write_tokens ?? 0,
     reasoning_tokens: detail?.reasoning_tokens ?? 0,
+    ...(detail?.cache_write_1h_tokens ? { cache_write_1h_tokens: detail.cache_write_1h_tokens } : {}),
     ...(detail?.input_audio_tokens ? { input_audio_tokens: detail.input_audio_tokens } : {}),
     ...(detail?.output_audio_tokens ? { output_audio_tokens: detail.output_audio_tokens } : {}),
     ...(detail?.input_image_tokens ? { input_image_tokens: detail.input_image_tokens } : {}),

@@ -64,6 +64,8 @@ export interface Usage {
   cache_read_tokens: number;
   cache_write_tokens: number;
   reasoning_tokens: number;
+  /** Of the cache writes, those kept an hour (Anthropic's `ttl: "1h"`), priced higher than 5-minute ones. */
+  cache_write_1h_tokens?: number;
   input_audio_tokens?: number;
   output_audio_tokens?: number;
   input_image_tokens?: number;

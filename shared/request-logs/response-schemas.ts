@@ -18,6 +18,7 @@ export const usageSchema = z
     cache_read_tokens: z.int(),
     cache_write_tokens: z.int(),
     reasoning_tokens: z.int(),
+    cache_write_1h_tokens: z.int().optional(),
     input_audio_tokens: z.int().optional(),
     output_audio_tokens: z.int().optional(),
     input_image_tokens: z.int().optional(),

@@ -146,6 +146,40 @@ describe('costs computed when the client sends none', () => {
     });
   });
 
+  it('claude-sonnet-4-5 tracked with cache writes kept an hour: those at the 1-hour price, in detail and search', async () => {
+    const now = Date.now();
+    const answer = await service.call('POST', '/track-request', {
+      key: null,
+      body: {
+        api_key: service.apiKey,
+        function_name: 'anthropic.messages.create',
+        provider_type: 'anthropic',
+        kwargs: { model: 'claude-sonnet-4-5', max_tokens: 1024, messages: [{ role: 'user', content: 'Hi' }] },
+        request_response: {
+          id: 'msg_2',
+          type: 'message',
+          role: 'assistant',
+          model: 'claude-sonnet-4-5-20250929',
+          content: [{ type: 'text', text: 'Hello' }],
+          usage: {
+            input_tokens: 0,
+            cache_creation_input_tokens: 100_000,
+            cache_creation: { ephemeral_5m_input_tokens: 60_000, ephemeral_1h_input_tokens: 40_000 },
+            output_tokens: 0,
+          },
+        },
+        request_start_time: new Date(now - 2000).toISOString(),
+        request_end_time: new Date(now).toISOString(),
+      },
+    });
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    const logged = await detail(answer.body.request_id);
+    expect(logged.usage).toMatchObject({ cache_write_tokens: 100_000, cache_write_1h_tokens: 40_000 });
+    // 60k x $3.75 + 40k x $6 (a one-hour write costs 2x the input price).
+    expect(logged.cost).toMatchObject({ total: 0.465, cache_write: 0.465 });
+    expect((await searchItem(answer.body.request_id)).cost).toEqual(logged.cost);
+  });
+
   it('a model the table does not know costs 0 and says so', async () => {
     const id = await log({ model: 'acme-llm-7b', provider: 'acme', input_tokens: 1000, output_tokens: 1000 });
     expect(await detail(id)).toMatchObject({

@@ -103,6 +103,11 @@ describe('the price table', () => {
         },
       ],
       ['o3', 'openai', { input_tokens: 5000, output_tokens: 3000, reasoning_tokens: 2000 }],
+      [
+        'claude-sonnet-4-5',
+        'anthropic',
+        { input_tokens: 20_000, cache_write_tokens: 10_000, cache_write_1h_tokens: 6000, output_tokens: 100 },
+      ],
     ];
     for (const [model, provider, counts] of cases) {
       const ours = await costOf(request(model, provider, counts), none);
@@ -112,6 +117,19 @@ describe('the price table', () => {
       });
       expect(ours.total).toBeCloseTo(theirs!.total_price, 12);
     }
+  });
+
+  it('prices the cache writes kept an hour at their own price, the others at the 5-minute one', async () => {
+    const cost = await costOf(
+      request('claude-sonnet-4-5', 'anthropic', {
+        input_tokens: 200_000,
+        cache_write_tokens: 200_000,
+        cache_write_1h_tokens: 80_000,
+      }),
+      none,
+    );
+    // Below the 200k tier: 120k at $3.75 and 80k at $6 per million (2x the input price).
+    expect(cost).toMatchObject({ input: 0, cache_write: 0.93, total: 0.93 });
   });
 
   it('prices reasoning at the output price, as its own part', async () => {

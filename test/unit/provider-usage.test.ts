@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { logRequestBodySchema } from '#shared/request-logs/log-request-schema.ts';
 import { convertTrackedCall } from '#shared/request-logs/providers/index.ts';
 import {
   anthropicUsage,
@@ -63,6 +64,31 @@ describe('usage of each provider, in one meaning', () => {
       cache_write_tokens: 2000,
       reasoning_tokens: 0,
     });
+  });
+
+  it('Anthropic: the cache writes kept an hour are a subset of the writes', () => {
+    expect(
+      anthropicUsage({
+        input_tokens: 50,
+        cache_creation_input_tokens: 2000,
+        cache_creation: { ephemeral_5m_input_tokens: 500, ephemeral_1h_input_tokens: 1500 },
+        output_tokens: 500,
+      }),
+    ).toMatchObject({ input_tokens: 2050, cache_write_tokens: 2000, cache_write_1h_tokens: 1500 });
+  });
+
+  it('refuses hour-long cache writes above the cache writes, naming the field', () => {
+    const parsed = logRequestBodySchema.safeParse({
+      provider: 'anthropic',
+      model: 'claude-sonnet-4-5',
+      input: { type: 'chat', messages: [] },
+      output: { type: 'chat', messages: [] },
+      request_start_time: '2026-01-15T10:00:00Z',
+      request_end_time: '2026-01-15T10:00:01Z',
+      input_tokens: 100,
+      usage: { cache_write_tokens: 10, cache_write_1h_tokens: 20 },
+    });
+    expect(parsed.error?.issues.map((issue) => issue.path)).toEqual([['usage', 'cache_write_1h_tokens']]);
   });
 
   it('Google: promptTokenCount counts the cached tokens; candidatesTokenCount leaves out the thoughts', () => {

@@ -152,4 +152,9 @@ describe('diffOf', () => {
       latency_delta_ms: -1000,
     });
   });
+
+  it('answers the cost delta in whole 1e-12 USD, as costs are stored, without float noise', () => {
+    const delta = diffOf(log({ price: 0.000125 }), log({ price: 0.000135 })).cost_delta;
+    expect(delta).toBe(0.00001);
+  });
 });

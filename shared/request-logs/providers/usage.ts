@@ -10,9 +10,11 @@ const field = (object: unknown, name: string): unknown => (isObject(object) ? ob
 
 /** Only the subsets a provider reported: audio and image counts are left out when absent. */
 function usage(counts: Usage): Usage {
-  const { input_audio_tokens, output_audio_tokens, input_image_tokens, ...required } = counts;
+  const { cache_write_1h_tokens, input_audio_tokens, output_audio_tokens, input_image_tokens, ...required } =
+    counts;
   return {
     ...required,
+    ...(cache_write_1h_tokens ? { cache_write_1h_tokens } : {}),
     ...(input_audio_tokens ? { input_audio_tokens } : {}),
     ...(output_audio_tokens ? { output_audio_tokens } : {}),
     ...(input_image_tokens ? { input_image_tokens } : {}),
@@ -58,7 +60,8 @@ export function openAIResponsesUsage(block: unknown): Usage {
 /**
  * Anthropic Messages: `input_tokens` EXCLUDES the tokens read from and written to the cache
  * (`cache_read_input_tokens`, `cache_creation_input_tokens`), so they are added to make the input total.
- * Thinking is counted in `output_tokens`; a separate count, where present, is its subset.
+ * Thinking is counted in `output_tokens`; a separate count, where present, is its subset. The cache writes
+ * kept an hour (`cache_creation.ephemeral_1h_input_tokens`) are a subset of the writes, at a higher price.
  */
 export function anthropicUsage(block: unknown): Usage {
   const cacheRead = tokenCount(field(block, 'cache_read_input_tokens'));
@@ -69,6 +72,7 @@ export function anthropicUsage(block: unknown): Usage {
     cache_read_tokens: cacheRead,
     cache_write_tokens: cacheWrite,
     reasoning_tokens: tokenCount(field(field(block, 'output_tokens_details'), 'thinking_tokens')),
+    cache_write_1h_tokens: tokenCount(field(field(block, 'cache_creation'), 'ephemeral_1h_input_tokens')),
   });
 }
 
