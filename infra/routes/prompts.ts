@@ -45,6 +45,12 @@ export const PROMPT_ROUTES: readonly RouteDef[] = [
   },
   {
     method: 'GET',
+    path: '/prompt-templates/{identifier}/snippet-usage',
+    handler: 'functions/http/prompt-template-snippet-usage.ts',
+    table: 'read',
+  },
+  {
+    method: 'GET',
     path: '/prompt-templates/{identifier}/labels',
     handler: 'functions/http/prompt-template-labels.ts',
     table: 'read',

@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { blueprintSchema } from '#shared/blueprints/schema.ts';
 import { externalIdSchema } from '#shared/external-ids/external-ids.ts';
 import { isoTimestamp, jsonObject, pageOf } from '#shared/platform/response-schemas.ts';
-import { queryBoolean, wellFormedString } from '#shared/platform/schemas.ts';
+import { intParam, queryBoolean, wellFormedString } from '#shared/platform/schemas.ts';
 import {
   headListQuerySchema,
   labelNameSchema,
@@ -228,3 +228,25 @@ export const renderedTemplateSchema = rawTemplateViewSchema
       ),
   })
   .meta({ id: 'PromptTemplateRendered' });
+
+export const snippetUsageQuerySchema = z.object({
+  prompt_version_number: intParam(1, Number.MAX_SAFE_INTEGER)
+    .meta({ description: 'Only the uses that resolved to this version of the snippet.' })
+    .optional(),
+});
+
+export const snippetUsageResponseSchema = z
+  .object({
+    success: z.literal(true),
+    message: z.string(),
+    snippet_name: z.string(),
+    snippet_usage: z.array(
+      z.object({ prompt_registry_id: z.int(), prompt_name: z.string(), version_numbers: z.array(z.int()) }),
+    ),
+    total_prompts_using_snippet: z.int(),
+    label_usage: z.array(
+      z.object({ prompt_registry_id: z.int(), prompt_name: z.string(), label_name: z.string() }),
+    ),
+    total_labels_using_snippet: z.int(),
+  })
+  .meta({ id: 'GetSnippetUsageResponse' });
