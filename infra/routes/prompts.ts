@@ -37,6 +37,13 @@ export const PROMPT_ROUTES: readonly RouteDef[] = [
     events: true,
   },
   {
+    method: 'PATCH',
+    path: '/rest/prompt-templates/{identifier}',
+    handler: 'functions/http/prompt-template-patch.ts',
+    table: 'write',
+    events: true,
+  },
+  {
     method: 'PUT',
     path: '/prompt-templates/by-external-id/{source}/{external_id}',
     handler: 'functions/http/prompt-template-upsert-by-external-id.ts',

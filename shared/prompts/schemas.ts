@@ -250,3 +250,30 @@ export const snippetUsageResponseSchema = z
     total_labels_using_snippet: z.int(),
   })
   .meta({ id: 'GetSnippetUsageResponse' });
+
+/** An index patch (`{"0": value}`: replace the item at that index) or a whole new list. */
+const listPatch = z.union([z.record(z.string(), z.unknown()), z.array(z.unknown())]);
+const settingPatch = z.union([z.string(), z.record(z.string(), z.unknown())]);
+
+/**
+ * PATCH /rest/prompt-templates/{identifier}: PromptLayer's PatchPromptTemplateVersion. Absent fields
+ * keep the base version's; `null` removes tools, functions, function_call, tool_choice and
+ * response_format, and changes nothing for the others.
+ */
+export const patchTemplateBodySchema = z
+  .object({
+    version: z.int().positive().nullish(),
+    label: labelNameSchema.nullish(),
+    messages: listPatch.nullish(),
+    tools: listPatch.nullish(),
+    functions: listPatch.nullish(),
+    function_call: settingPatch.nullish(),
+    tool_choice: settingPatch.nullish(),
+    content: listPatch.nullish(),
+    model_parameters: z.record(z.string(), z.unknown()).nullish(),
+    response_format: z.record(z.string(), z.unknown()).nullish(),
+    commit_message: z.string().max(72).nullish(),
+    release_labels: z.array(labelNameSchema).max(MAX_RELEASE_LABELS).nullish(),
+  })
+  .superRefine(versionOrLabel);
+export type PatchTemplateBody = z.output<typeof patchTemplateBodySchema>;
