@@ -3,6 +3,9 @@ import { deletePrefix } from '#shared/platform/blob-store.ts';
 import { AppError, conflict, notFound } from '#shared/platform/errors.ts';
 import { nextId } from '#shared/platform/ids.ts';
 import { getRequestLog } from '#shared/request-logs/repository.ts';
+import { FUNCTION_OUTPUT_ATTRIBUTE } from '#shared/traces/links.ts';
+import { getTrace } from '#shared/traces/read.ts';
+import type { SpanView } from '#shared/traces/schemas.ts';
 import { createDraft, draftBusy, findDraft, installAppendedRows, isBusy, newDraft } from './drafts.ts';
 import { requireGroup } from './groups.ts';
 import { jobPrefix, manifestKey } from './keys.ts';
@@ -47,6 +50,56 @@ export async function addRequestLogToDraft(
   const row = builder.row(record);
   const { columns, keys } = builder.layout();
   return appendToDraft(caller, group, { rows: [row], columns, keys });
+}
+
+/**
+ * POST /api/public/v2/dataset-versions/add-trace: one row from a trace (read as GET /traces/{id} reads
+ * it, within its bounds). Without `spanId`: `trace_id`, the first root span's `input` and `output`
+ * (its `function_input` / `function_output` attributes, as the SDK's wrapped functions record them)
+ * and `spans`, the trace's span tree. With `spanId`: that span's `input` and `output`, then one column
+ * per direct child, named by the child (a repeated name gets `_2`, `_3`...), holding its output.
+ */
+export async function addTraceToDraft(
+  caller: Caller,
+  groupId: number,
+  traceId: string,
+  spanId?: string,
+): Promise<number> {
+  const group = await requireGroup(caller.workspaceId, groupId);
+  const trace = await getTrace(caller.workspaceId, traceId);
+  const row: Record<string, unknown> = {};
+  if (spanId === undefined) {
+    const root = trace.spans[0];
+    Object.assign(row, { trace_id: trace.trace_id, ...ioOf(root), spans: trace.spans });
+  } else {
+    const span = findSpan(trace.spans, spanId);
+    if (!span) throw notFound(`Span ${spanId} not found in trace ${traceId}`);
+    Object.assign(row, ioOf(span));
+    for (const child of span.children) {
+      let name = child.name;
+      for (let n = 2; Object.hasOwn(row, name); n++) name = `${child.name}_${n}`;
+      row[name] = ioOf(child).output;
+    }
+  }
+  const columns = Object.keys(row);
+  return appendToDraft(caller, group, { rows: [row], columns, keys: columns });
+}
+
+function ioOf(span: SpanView | undefined): { input: unknown; output: unknown } {
+  return {
+    input: span?.attributes?.function_input ?? null,
+    output: span?.attributes?.[FUNCTION_OUTPUT_ATTRIBUTE] ?? null,
+  };
+}
+
+/** Depth-first; the tree's depth is bounded by the trace read (MAX_TREE_DEPTH). */
+function findSpan(spans: readonly SpanView[], spanId: string): SpanView | undefined {
+  for (const span of spans) {
+    if (span.span_id === spanId) return span;
+    const found = findSpan(span.children, spanId);
+    if (found) return found;
+  }
+  return undefined;
 }
 
 /** Appends rows to the group's draft (made when missing); the draft's id. */

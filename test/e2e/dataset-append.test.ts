@@ -1,9 +1,10 @@
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { logRequestBody, startTestService, type TestService } from '#test/support/local-service.ts';
 
 /**
- * POST /api/public/v2/dataset-versions/add-request-log through the local gateway: one logged request
- * appended as a row of the group's draft, the draft made when missing.
+ * POST /api/public/v2/dataset-versions/add-request-log and .../add-trace through the local gateway: one
+ * logged request, or one trace or span, appended as a row of the group's draft, the draft made when missing.
  */
 let service: TestService;
 
@@ -11,6 +12,7 @@ const GROUPS = '/api/public/v2/dataset-groups';
 const ADD_LOG = '/api/public/v2/dataset-versions/add-request-log';
 const SAVE_DRAFT = '/api/public/v2/dataset-versions/save-draft';
 const CREATE_DRAFT = '/api/public/v2/dataset-versions/create-draft';
+const ADD_TRACE = '/api/public/v2/dataset-versions/add-trace';
 
 beforeAll(async () => {
   service = await startTestService();
@@ -128,5 +130,98 @@ describe('POST /api/public/v2/dataset-versions/add-request-log', () => {
     // The draft made by an add is the group's one draft: create-draft now meets it.
     const conflict = await service.rejected('POST', CREATE_DRAFT, { body: { dataset_group_id: groupId } });
     expect(conflict.status).toBe(409);
+  });
+});
+
+const hex = (bytes: number) => randomBytes(bytes).toString('hex');
+const BASE_NS = 1_700_000_000_000_000_000n;
+
+/** A span as the JavaScript SDK's exporter sends it (wrapWithSpan: function_input / function_output). */
+function span(
+  traceId: string,
+  spanId: string,
+  parentId: string | null,
+  name: string,
+  output: string,
+  at: number,
+) {
+  return {
+    name,
+    context: { trace_id: traceId, span_id: spanId, trace_state: '' },
+    kind: 'SpanKind.INTERNAL',
+    parent_id: parentId,
+    start_time: (BASE_NS + BigInt(at)).toString(),
+    end_time: (BASE_NS + BigInt(at + 10)).toString(),
+    status: { status_code: 'StatusCode.OK' },
+    attributes: { function_input: `in:${name}`, function_output: output },
+    events: [],
+    links: [],
+    resource: { attributes: {}, schema_url: '' },
+  };
+}
+
+/** A trace: a root `pipeline` with children `retrieve`, `answer`, `answer`. */
+async function storedTrace(key?: string) {
+  const traceId = hex(16);
+  const [root, a, b, c] = [hex(8), hex(8), hex(8), hex(8)];
+  const posted = await service.call('POST', '/spans-bulk', {
+    body: {
+      spans: [
+        span(traceId, root, null, 'pipeline', 'final', 0),
+        span(traceId, a, root, 'retrieve', 'docs', 1),
+        span(traceId, b, root, 'answer', 'draft 1', 2),
+        span(traceId, c, root, 'answer', 'draft 2', 3),
+      ],
+    },
+    key,
+  });
+  expect(posted.status, JSON.stringify(posted.body).slice(0, 300)).toBe(201);
+  return { traceId, root, child: a };
+}
+
+describe('POST /api/public/v2/dataset-versions/add-trace', () => {
+  it('adds a whole trace as a row, and a span with its direct children as columns', async () => {
+    const { groupId, draftId } = await createGroup();
+    const { traceId, root } = await storedTrace();
+
+    const whole = await service.call('POST', ADD_TRACE, {
+      body: { dataset_group_id: groupId, trace_id: traceId },
+    });
+    expect(whole.status, JSON.stringify(whole.body)).toBe(201);
+    expect(whole.body).toEqual({ success: true, message: expect.any(String), draft_dataset_id: draftId });
+    const bySpan = await service.call('POST', ADD_TRACE, {
+      body: { dataset_group_id: groupId, trace_id: traceId, span_id: root },
+    });
+    expect(bySpan.status, JSON.stringify(bySpan.body)).toBe(201);
+
+    const { columns, rows } = await rowsOf(draftId);
+    expect(columns).toEqual(['trace_id', 'input', 'output', 'spans', 'retrieve', 'answer', 'answer_2']);
+    const [traceRow, spanRow] = rows;
+    expect(traceRow!.slice(0, 3)).toEqual([traceId, 'in:pipeline', 'final']);
+    expect((traceRow![3] as { name: string; children: unknown[] }[])[0]).toMatchObject({
+      name: 'pipeline',
+      children: [{ name: 'retrieve' }, { name: 'answer' }, { name: 'answer' }],
+    });
+    expect(spanRow).toEqual([null, 'in:pipeline', 'final', null, 'docs', 'draft 1', 'draft 2']);
+  });
+
+  it('refuses an unknown or foreign trace or span (404), a key without request_logs read (403), bad ids (422)', async () => {
+    const { groupId } = await createGroup();
+    const { traceId } = await storedTrace();
+    const otherKey = await service.otherWorkspaceKey('append-trace-other');
+    const theirs = await storedTrace(otherKey);
+    const datasetsOnly = await service.keyWithPermissions({ datasets: 'edit' });
+    const refusals: [Record<string, unknown>, number, string?][] = [
+      [{ dataset_group_id: groupId, trace_id: theirs.traceId }, 404],
+      [{ dataset_group_id: groupId, trace_id: hex(16) }, 404],
+      [{ dataset_group_id: groupId, trace_id: traceId, span_id: theirs.root }, 404],
+      [{ dataset_group_id: groupId, trace_id: traceId }, 403, datasetsOnly],
+      [{ dataset_group_id: groupId, trace_id: 'not hex' }, 422],
+      [{ dataset_group_id: groupId, trace_id: traceId, span_id: '' }, 422],
+    ];
+    for (const [body, status, key] of refusals) {
+      const answer = await service.rejected('POST', ADD_TRACE, { body, key });
+      expect(answer.status, JSON.stringify(body)).toBe(status);
+    }
   });
 });
