@@ -2,9 +2,8 @@ import { httpRoute } from '#shared/platform/http.ts';
 import { trackGroupBodySchema, trackResponseSchema } from '#shared/request-logs/annotation-schemas.ts';
 import { trackGroup } from '#shared/request-logs/annotations.ts';
 
-/** POST /track-group (the SDK's `track.group`): attaches a logged request to a group. */
+/** POST /rest/track-group: attaches a logged request to a group. */
 export const handler = httpRoute({
-  auth: 'body',
   body: trackGroupBodySchema,
   permission: ['request_logs', 'edit'],
   responses: { 200: trackResponseSchema },

@@ -47,7 +47,7 @@ export async function benchEventWrites(workspaceId: number): Promise<BenchRow[]>
       } as unknown as APIGatewayProxyEvent,
       { awsRequestId: 'bench' } as Context,
     );
-    if (result.statusCode !== 201) throw new Error(`publish answered ${result.statusCode}: ${result.body}`);
+    if (result.statusCode !== 200) throw new Error(`publish answered ${result.statusCode}: ${result.body}`);
   };
   await publish(0);
   const publishes = 50;

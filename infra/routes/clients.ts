@@ -19,7 +19,7 @@ export const CLIENT_ROUTES: readonly RouteDef[] = [
   bodyKeyRoute('/library-track-metadata', 'library-track-metadata'),
   bodyKeyRoute('/library-track-score', 'library-track-score'),
   bodyKeyRoute('/library-track-prompt', 'library-track-prompt'),
-  bodyKeyRoute('/track-group', 'track-group'),
+  bodyKeyRoute('/track-group', 'library-track-group'),
   {
     method: 'POST',
     path: '/create-group',

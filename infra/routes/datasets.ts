@@ -71,6 +71,22 @@ export const DATASET_ROUTES: readonly RouteDef[] = [
   },
   {
     method: 'POST',
+    path: '/api/public/v2/dataset-versions/add-request-log',
+    handler: 'functions/http/dataset-add-request-log.ts',
+    table: 'write',
+    // The row is written to the bucket; a log over the item limit is read from it.
+    bucket: 'write',
+  },
+  {
+    method: 'POST',
+    path: '/api/public/v2/dataset-versions/add-trace',
+    handler: 'functions/http/dataset-add-trace.ts',
+    table: 'write',
+    // The row is written to the bucket; large span details are read from it.
+    bucket: 'write',
+  },
+  {
+    method: 'POST',
     path: '/api/public/v2/dataset-versions/upload-url',
     handler: 'functions/http/dataset-upload-url.ts',
     table: 'read',

@@ -37,6 +37,26 @@ export const PROMPT_ROUTES: readonly RouteDef[] = [
     events: true,
   },
   {
+    method: 'PATCH',
+    path: '/rest/prompt-templates/{identifier}',
+    handler: 'functions/http/prompt-template-patch.ts',
+    table: 'write',
+    events: true,
+  },
+  {
+    method: 'PUT',
+    path: '/prompt-templates/by-external-id/{source}/{external_id}',
+    handler: 'functions/http/prompt-template-upsert-by-external-id.ts',
+    table: 'write',
+    events: true,
+  },
+  {
+    method: 'GET',
+    path: '/prompt-templates/{identifier}/snippet-usage',
+    handler: 'functions/http/prompt-template-snippet-usage.ts',
+    table: 'read',
+  },
+  {
     method: 'GET',
     path: '/prompt-templates/{identifier}/labels',
     handler: 'functions/http/prompt-template-labels.ts',

@@ -41,4 +41,18 @@ export const REQUEST_LOG_ROUTES: readonly RouteDef[] = [
     table: 'write',
     bucket: 'write',
   },
+  {
+    method: 'POST',
+    path: '/rest/track-prompt',
+    handler: 'functions/http/track-prompt.ts',
+    table: 'write',
+    bucket: 'write',
+  },
+  {
+    method: 'POST',
+    path: '/rest/track-group',
+    handler: 'functions/http/track-group.ts',
+    table: 'write',
+    bucket: 'write',
+  },
 ];

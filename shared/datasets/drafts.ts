@@ -175,6 +175,23 @@ function stillAsRead(draft: DatasetRecord): { condition: string; values: Record<
   };
 }
 
+/**
+ * Installs rows appended to an idle draft (add-request-log, add-trace): only if the draft is still as
+ * read, rows included (the same manifest), so of two appends racing one wins and the other reads again.
+ */
+export async function installAppendedRows(
+  draft: DatasetRecord,
+  rows: { manifestKey: string; columns: string[]; rowCount: number },
+): Promise<boolean> {
+  const { condition, values } = stillAsRead(draft);
+  const sameRows = draft.manifestKey ? '#manifestKey = :manifest' : 'attribute_not_exists(#manifestKey)';
+  return updateItem(datasetKey(draft.workspaceId, draft.id), {
+    set: { ...rows, updatedAt: Date.now() },
+    condition: `${condition} AND ${sameRows}`,
+    values: { ...values, ...(draft.manifestKey ? { ':manifest': draft.manifestKey } : {}) },
+  });
+}
+
 /** Hands a reused draft back as it was before the job (rows untouched); false when the job no longer holds it. */
 export async function releaseDraft(draft: DatasetRecord, jobId: string): Promise<boolean> {
   await deletePrefix(jobPrefix(draft.workspaceId, draft.id, jobId));

@@ -32,6 +32,12 @@ export interface KindSpec {
    * migration.
    */
   readonly folderAttribute?: 'folder_id' | 'folderId' | 'parent_id';
+  /**
+   * Its folder type is ours, not in PromptLayer's enum (TOOL, SKILL_COLLECTION): a folder listing
+   * answers the kind only when `filter_type` names it, so a client generated from PromptLayer's
+   * document can read every listing it makes without that filter.
+   */
+  readonly folderTypeOnRequest?: true;
   /** Entities of the kind cannot exist here (PromptLayer has them): every id answers 404. */
   readonly unsupported?: true;
 }
@@ -66,6 +72,7 @@ export const ENTITY_KINDS = {
     noun: 'tool',
     externalId: 'tool',
     folderType: 'TOOL',
+    folderTypeOnRequest: true,
     idKind: 'tool',
     folderAttribute: 'folder_id',
   },
@@ -90,6 +97,7 @@ export const ENTITY_KINDS = {
     noun: 'skill collection',
     externalId: 'skill_collection',
     folderType: 'SKILL_COLLECTION',
+    folderTypeOnRequest: true,
     folderAttribute: 'folder_id',
   },
   /** A folder lives in its parent folder. */

@@ -1,4 +1,4 @@
-import { kindSpec } from '#shared/entities/kinds.ts';
+import { FOLDER_TYPES, kindSpec } from '#shared/entities/kinds.ts';
 import { requirePermission } from '#shared/entities/permissions.ts';
 import type { PlacedKind } from '#shared/entities/placement.ts';
 import { detachExternalId, listExternalIds } from '#shared/external-ids/external-ids.ts';
@@ -37,7 +37,8 @@ export async function deleteFolders(
   }
   const doomed = new Map<number, FolderRecord>();
   for (const root of roots) for (const folder of tree.subtree(root.id)) doomed.set(folder.id, folder);
-  const kinds = listedKinds().filter((kind): kind is PlacedKind => kind !== 'folder');
+  // Every kind, ours included: a deleted folder's tools and skill collections move to the root too.
+  const kinds = listedKinds(FOLDER_TYPES).filter((kind): kind is PlacedKind => kind !== 'folder');
   const held = (await entitiesByFolder(workspaceId, tree, kinds)).filter(
     (entry) => entry.folderId !== null && doomed.has(entry.folderId),
   );

@@ -76,8 +76,16 @@ export async function entitiesByFolder(
   return lists.flat();
 }
 
-/** The kinds of the folder types asked for that can hold entities here (AB_TEST ... never do). */
-export function listedKinds(types: readonly FolderType[] = FOLDER_TYPES): (PlacedKind | 'folder')[] {
+/** PromptLayer's folder types: what a listing without `filter_type` answers. */
+const DEFAULT_LISTED_TYPES = FOLDER_TYPES.filter(
+  (type) => !kindSpec(kindOfFolderType(type)!).folderTypeOnRequest,
+);
+
+/**
+ * The kinds of the folder types asked for that can hold entities here (AB_TEST ... never do); without
+ * types, PromptLayer's (tools and skill collections only when named).
+ */
+export function listedKinds(types: readonly FolderType[] = DEFAULT_LISTED_TYPES): (PlacedKind | 'folder')[] {
   return [...new Set(types)].flatMap((type) => {
     const kind = kindOfFolderType(type);
     if (!kind || kindSpec(kind).unsupported) return [];

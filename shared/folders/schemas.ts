@@ -103,7 +103,13 @@ export const listEntitiesQuerySchema = z
     folder_id: folderFilterParam
       .meta({ description: 'The folder listed; `null` or absent: the workspace root.' })
       .optional(),
-    filter_type: z.union([folderTypeQuery.transform((type) => [type]), z.array(folderTypeQuery)]).optional(),
+    filter_type: z
+      .union([folderTypeQuery.transform((type) => [type]), z.array(folderTypeQuery)])
+      .meta({
+        description:
+          "The types listed (repeat for several). Absent: PromptLayer's types; `TOOL` and `SKILL_COLLECTION` (ours, with UUID ids for skill collections) are listed only when named here.",
+      })
+      .optional(),
     search_query: wellFormedString().max(1024).optional(),
     flatten: queryBoolean.default(false),
     include_metadata: queryBoolean.default(false),

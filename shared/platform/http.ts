@@ -252,7 +252,12 @@ function lowerCaseHeaders(headers: APIGatewayProxyEvent['headers'] | null): Reco
   return result;
 }
 
-const JSON_CONTENT_TYPE = /^(application\/([\w.+-]+\+)?json|text\/plain)\b/i;
+const JSON_CONTENT_TYPE = /^application\/([\w.+-]+\+)?json\b/i;
+/**
+ * Read as JSON too, on JSON-only routes: what `fetch` sends for a string body without a header. A route
+ * that also takes multipart (skill collections) answers it 415, as PromptLayer documents there.
+ */
+const PLAIN_TEXT_CONTENT_TYPE = /^text\/plain\b/i;
 
 /**
  * A multipart body: its bytes (base64 when API Gateway lists the type as binary, as the stack does), its
@@ -285,7 +290,9 @@ function readJsonBody(
   multipartToo = false,
 ): Record<string, unknown> {
   const contentType = headers['content-type'];
-  if (contentType && !JSON_CONTENT_TYPE.test(contentType.trim())) {
+  const readAsJson = (type: string) =>
+    JSON_CONTENT_TYPE.test(type) || (!multipartToo && PLAIN_TEXT_CONTENT_TYPE.test(type));
+  if (contentType && !readAsJson(contentType.trim())) {
     throw unsupportedMediaType(
       multipartToo
         ? 'Request body must be JSON (Content-Type: application/json) or multipart/form-data'

@@ -50,11 +50,7 @@ export async function moveLabel(
 }
 
 /** Deletes a label: off the head first (it is gone for readers), then its pointer. */
-export async function deleteLabel(
-  workspaceId: number,
-  labelId: number,
-  actor?: EventActor,
-): Promise<{ success: true }> {
+export async function deleteLabel(workspaceId: number, labelId: number, actor?: EventActor): Promise<void> {
   const { before, label, entry } = await shared.deleteLabel(promptStore, workspaceId, labelId);
   invalidateTemplate(workspaceId, before.name);
   await emitPromptEvents(
@@ -62,7 +58,6 @@ export async function deleteLabel(
     [{ type: 'prompt_template_label_deleted', details: labelDetails(before, label, entry) }],
     actor,
   );
-  return { success: true };
 }
 
 /** The labels of a template, by name or id. */

@@ -17,6 +17,7 @@ import { snippetLoader } from './read.ts';
 import type { LabelEntry, VersionRecord } from './records.ts';
 import { PROMPT_KIND, promptStore, storedHeadBytes, storedVersionBytes } from './repository.ts';
 import type { PublishBody } from './schemas.ts';
+import { recordSnippetUsage } from './snippet-usage.ts';
 import { resolveSnippets } from './snippets.ts';
 import { invalidateTemplate } from './template-cache.ts';
 import { checkToolReferences } from './tool-refs.ts';
@@ -61,7 +62,7 @@ export async function publishPromptTemplate(
     throw payloadTooLarge(`A prompt version is at most ${MAX_VERSION_BYTES} bytes as JSON`);
   }
 
-  const [, , , state] = await Promise.all([
+  const [, { references }, , state] = await Promise.all([
     // The folder it is filed under must be one of the workspace's (404).
     requireFolder(workspaceId, template.folder_id),
     // Every snippet reference must resolve now; a chain that leads back to this template is a cycle.
@@ -93,6 +94,8 @@ export async function publishPromptTemplate(
     changed: () => invalidateTemplate(workspaceId, name),
   });
   const { entityId: templateId, version } = published;
+  // After the head: a crash before this leaves the version out of its snippets' usage, nothing worse.
+  await recordSnippetUsage(workspaceId, version, references);
 
   await emitPromptEvents(
     workspaceId,

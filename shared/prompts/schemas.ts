@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { blueprintSchema } from '#shared/blueprints/schema.ts';
 import { externalIdSchema } from '#shared/external-ids/external-ids.ts';
 import { isoTimestamp, jsonObject, pageOf } from '#shared/platform/response-schemas.ts';
-import { queryBoolean, wellFormedString } from '#shared/platform/schemas.ts';
+import { intParam, queryBoolean, wellFormedString } from '#shared/platform/schemas.ts';
 import {
   headListQuerySchema,
   labelNameSchema,
@@ -228,3 +228,52 @@ export const renderedTemplateSchema = rawTemplateViewSchema
       ),
   })
   .meta({ id: 'PromptTemplateRendered' });
+
+export const snippetUsageQuerySchema = z.object({
+  prompt_version_number: intParam(1, Number.MAX_SAFE_INTEGER)
+    .meta({ description: 'Only the uses that resolved to this version of the snippet.' })
+    .optional(),
+});
+
+export const snippetUsageResponseSchema = z
+  .object({
+    success: z.literal(true),
+    message: z.string(),
+    snippet_name: z.string(),
+    snippet_usage: z.array(
+      z.object({ prompt_registry_id: z.int(), prompt_name: z.string(), version_numbers: z.array(z.int()) }),
+    ),
+    total_prompts_using_snippet: z.int(),
+    label_usage: z.array(
+      z.object({ prompt_registry_id: z.int(), prompt_name: z.string(), label_name: z.string() }),
+    ),
+    total_labels_using_snippet: z.int(),
+  })
+  .meta({ id: 'GetSnippetUsageResponse' });
+
+/** An index patch (`{"0": value}`: replace the item at that index) or a whole new list. */
+const listPatch = z.union([z.record(z.string(), z.unknown()), z.array(z.unknown())]);
+const settingPatch = z.union([z.string(), z.record(z.string(), z.unknown())]);
+
+/**
+ * PATCH /rest/prompt-templates/{identifier}: PromptLayer's PatchPromptTemplateVersion. Absent fields
+ * keep the base version's; `null` removes tools, functions, function_call, tool_choice and
+ * response_format, and changes nothing for the others.
+ */
+export const patchTemplateBodySchema = z
+  .object({
+    version: z.int().positive().nullish(),
+    label: labelNameSchema.nullish(),
+    messages: listPatch.nullish(),
+    tools: listPatch.nullish(),
+    functions: listPatch.nullish(),
+    function_call: settingPatch.nullish(),
+    tool_choice: settingPatch.nullish(),
+    content: listPatch.nullish(),
+    model_parameters: z.record(z.string(), z.unknown()).nullish(),
+    response_format: z.record(z.string(), z.unknown()).nullish(),
+    commit_message: z.string().max(72).nullish(),
+    release_labels: z.array(labelNameSchema).max(MAX_RELEASE_LABELS).nullish(),
+  })
+  .superRefine(versionOrLabel);
+export type PatchTemplateBody = z.output<typeof patchTemplateBodySchema>;

@@ -82,7 +82,7 @@ export function findSnippetRefs(blueprint: PromptBlueprint, opts: { loc?: Loc } 
 
 /**
  * Expands every reference in `blueprint` (recursively) and lists the snippets used, nested ones
- * included, each (name, version, label) once. The input is not modified; the loader is not called when
+ * included, each (name, version, label) once, and the blueprint's own references as resolved. The input is not modified; the loader is not called when
  * there is nothing to load. 422 on an unknown snippet, a chat template used as one, a cycle, or nesting
  * deeper than MAX_SNIPPET_DEPTH.
  */
@@ -90,9 +90,10 @@ export async function resolveSnippets(
   blueprint: PromptBlueprint,
   load: SnippetLoader,
   opts: ResolveOptions = {},
-): Promise<{ blueprint: PromptBlueprint; snippets: SnippetUse[] }> {
+): Promise<{ blueprint: PromptBlueprint; snippets: SnippetUse[]; references: SnippetUse[] }> {
   const loc = opts.loc ?? DEFAULT_LOC;
-  const nodes = await loadLevels(findSnippetRefs(blueprint, { loc }), load, loc, opts.selfName);
+  const rootRefs = findSnippetRefs(blueprint, { loc });
+  const nodes = await loadLevels(rootRefs, load, loc, opts.selfName);
 
   // raw -> expanded text and how many levels of snippets it spans (itself included).
   const expanded = new Map<string, { text: string; height: number }>();
@@ -125,12 +126,19 @@ export async function resolveSnippets(
     block.text = block.text.replace(references(), (raw) => expand(raw, []).text);
   }
 
+  const useOf = ({ ref, snippet }: Node): SnippetUse => ({
+    prompt_name: snippet.prompt_name,
+    version: snippet.version,
+    label: ref.label ?? null,
+  });
   const snippets = new Map<string, SnippetUse>();
-  for (const { ref, snippet } of nodes.values()) {
-    const use = { prompt_name: snippet.prompt_name, version: snippet.version, label: ref.label ?? null };
+  for (const node of nodes.values()) {
+    const use = useOf(node);
     snippets.set(JSON.stringify(use), use);
   }
-  return { blueprint: resolved, snippets: [...snippets.values()] };
+  // The template's own references (not nested ones), as resolved: what snippet usage indexes.
+  const own = rootRefs.map((ref) => useOf(nodes.get(ref.raw)!));
+  return { blueprint: resolved, snippets: [...snippets.values()], references: own };
 }
 
 interface Node {

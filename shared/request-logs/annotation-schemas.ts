@@ -58,7 +58,7 @@ export const trackScoreBodySchema = z.object({
 /** A group's id (POST /create-group answers it). */
 export const groupIdField = idField;
 
-/** Body of POST /track-group. */
+/** Body of POST /rest/track-group and /track-group. */
 export const trackGroupBodySchema = z.object({ request_id: requestIdField, group_id: groupIdField });
 
 /** Body of POST /library-track-prompt: a template by name, at a version or label (else the latest). */

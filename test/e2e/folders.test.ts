@@ -324,16 +324,21 @@ describe('moving entities: POST /api/public/v2/folders/entities', () => {
 
     const listed = await listEntities({ folder_id: target.id });
     expect(listed.status, JSON.stringify(listed.body)).toBe(200);
+    // PromptLayer's types only: the tool is listed when asked for (TOOL is not in PromptLayer's enum).
     expect(entityIds(listed)).toEqual(
       [
         `PROMPT:${prompt}`,
         `DATASET:${groupId}`,
         `WORKFLOW:${workflowId}`,
-        `TOOL:${toolId}`,
         `REPORT:${report.report_id}`,
         `FOLDER:${sub.id}`,
       ].sort(),
     );
+    const withTools = await service.call(
+      'GET',
+      `${ENTITIES}?folder_id=${target.id}&filter_type=TOOL&filter_type=PROMPT&filter_type=FOLDER`,
+    );
+    expect(entityIds(withTools)).toEqual([`PROMPT:${prompt}`, `TOOL:${toolId}`, `FOLDER:${sub.id}`].sort());
     expect(listed.body.entities[0]).toMatchObject({ type: 'FOLDER', id: sub.id, path: [target.name] });
     const promptEntity = listed.body.entities.find((e: { type: string }) => e.type === 'PROMPT');
     expect(promptEntity).toEqual({
@@ -495,9 +500,14 @@ describe('placing an entity in a folder when it is created', () => {
         expect(answer.status, `${path}: ${JSON.stringify(answer.body)}`).toBe(404);
         expect(answer.body.message).toBe(`Folder ${folderId} not found`);
       }
-    for (const [method, path, body] of creates(mine.id))
-      expect((await service.call(method, path, { body })).status, path).toBe(201);
-    expect((await listEntities({ folder_id: mine.id })).body.entities).toHaveLength(5);
+    for (const [method, path, body] of creates(mine.id)) {
+      // A publish answers 200 (as PromptLayer documents), every other create 201.
+      const created = path === '/rest/prompt-templates' ? 200 : 201;
+      expect((await service.call(method, path, { body })).status, path).toBe(created);
+    }
+    // The tool is listed when asked for (TOOL is not among PromptLayer's types).
+    expect((await listEntities({ folder_id: mine.id })).body.entities).toHaveLength(4);
+    expect((await listEntities({ folder_id: mine.id, filter_type: 'TOOL' })).body.entities).toHaveLength(1);
   });
 });
 
@@ -580,7 +590,10 @@ describe('GET /api/public/v2/folders/entities', () => {
       top.id,
     );
     const key = await service.keyWithPermissions({ folders: 'read', tools: 'read' });
-    expect(entityIds(await listEntities({ folder_id: top.id }, key))).toEqual([`TOOL:${toolId}`]);
+    expect(entityIds(await listEntities({ folder_id: top.id }, key))).toEqual([]);
+    expect(entityIds(await listEntities({ folder_id: top.id, filter_type: 'TOOL' }, key))).toEqual([
+      `TOOL:${toolId}`,
+    ]);
     const refused = await listEntities({ folder_id: top.id, filter_type: 'PROMPT' }, key);
     expect(refused.status).toBe(403);
     expect(refused.body.message).toContain('prompts');

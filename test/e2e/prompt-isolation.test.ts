@@ -78,7 +78,7 @@ describe("a key of workspace B on workspace A's template", () => {
       prompt_version: { prompt_template: completion('B') },
       external_ids: [mapping],
     });
-    expect(response.status).toBe(201);
+    expect(response.status).toBe(200);
     expect(response.body.version_number).toBe(1);
     expect(response.body.id).not.toBe(templateId);
     expect(

@@ -135,8 +135,9 @@ describe('DELETE /prompt-labels/{prompt_label_id}', () => {
   it('removes the label: reads by it are 404, its id is gone, a publish can create it again', async () => {
     const { staging } = await labelsOf(name);
     const response = await service.call('DELETE', `/prompt-labels/${staging?.release_label_id}`);
-    expect(response.status).toBe(200);
-    expect(response.body).toEqual({ success: true });
+    // 204 with no body, as PromptLayer documents.
+    expect(response.status).toBe(204);
+    expect(response.body).toBe('');
     expect(Object.keys(await labelsOf(name))).toEqual(['prod']);
     expect(
       (await service.call('GET', `/prompt-templates/${name}`, { query: { label: 'staging' } })).status,
@@ -170,7 +171,7 @@ describe('label names that are Object.prototype properties', () => {
       const created = await service.call('POST', '/rest/prompt-templates', {
         body: publishBody(fresh, completion('fresh'), { release_labels: [label, 'prod'] }),
       });
-      expect(created.status).toBe(201);
+      expect(created.status).toBe(200);
       expect(created.body.release_labels).toEqual([label, 'prod']);
       expect(Object.keys(await labelsOf(fresh)).sort()).toEqual([label, 'prod'].sort());
 
@@ -193,7 +194,7 @@ describe('label names that are Object.prototype properties', () => {
       expect(moved.body).toMatchObject({ id: row?.release_label_id, name: label, prompt_version_number: 2 });
       expect((await byLabel(label)).body.prompt_template.content[0].text).toBe('two');
 
-      expect((await service.call('DELETE', `/prompt-labels/${row?.release_label_id}`)).status).toBe(200);
+      expect((await service.call('DELETE', `/prompt-labels/${row?.release_label_id}`)).status).toBe(204);
       expect((await byLabel(label)).status).toBe(404);
       expect(Object.keys(await labelsOf(name)).sort()).toEqual(['prod', 'staging']);
       // Labels of names that are not a label answer 404 rather than an inherited property.

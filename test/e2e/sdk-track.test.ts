@@ -514,7 +514,7 @@ describe('run()', () => {
     const version = body.prompt_version as Record<string, unknown>;
     version.metadata = { model: { ...OPENAI_MODEL, api_type: 'chat-completions' } };
     const published = await service.call('POST', '/rest/prompt-templates', { body });
-    expect(published.status).toBe(201);
+    expect(published.status).toBe(200);
     const template = published.body;
     const group = (await pl.group.create()) as number;
     const saved = { url: process.env.OPENAI_BASE_URL, key: process.env.OPENAI_API_KEY };

@@ -134,18 +134,23 @@ describe('hostile archives through POST /api/public/v2/skill-collections', () =>
 });
 
 describe('malformed multipart bodies through the gateway', () => {
-  it('answers 415 to a content type that is neither JSON nor multipart/form-data', async () => {
-    const answer = await service.rejected('POST', BASE, {
-      rawBody: '<collection/>',
-      headers: { 'Content-Type': 'application/xml' },
-    });
-    expect(answer.status).toBe(415);
-    expect(answer.body).toEqual({
-      success: false,
-      message: 'Request body must be JSON (Content-Type: application/json) or multipart/form-data',
-      error: 'unsupported_media_type',
-    });
-  });
+  it.each([
+    ['application/xml', '<collection/>'],
+    // PromptLayer documents 415 here; JSON-only routes read text/plain as JSON, these routes do not.
+    ['text/plain', 'files: SKILL.md'],
+    ['text/plain; charset=utf-8', JSON.stringify({ name: 'plain', files: [] })],
+  ])(
+    'answers 415 to a content type that is neither JSON nor multipart/form-data (%s)',
+    async (type, rawBody) => {
+      const answer = await service.rejected('POST', BASE, { rawBody, headers: { 'Content-Type': type } });
+      expect(answer.status).toBe(415);
+      expect(answer.body).toEqual({
+        success: false,
+        message: 'Request body must be JSON (Content-Type: application/json) or multipart/form-data',
+        error: 'unsupported_media_type',
+      });
+    },
+  );
 
   it('answers 413 to a text part over 256 KiB, and to a body over the 6 MB request limit', async () => {
     const big = { name: 'metadata', data: JSON.stringify({ name: 'x', pad: 'a'.repeat(256 * 1024) }) };

@@ -492,8 +492,13 @@ describe('skill collections in folders', () => {
     expect(moved.body.moved_count).toBe(1);
     expect((await get(id)).body.skill_collection.folder_id).toBe(folderId);
 
-    const listed = await service.call('GET', '/api/public/v2/folders/entities', {
+    // Listed when asked for: SKILL_COLLECTION is not in PromptLayer's enum (nor are its string ids).
+    const unasked = await service.call('GET', '/api/public/v2/folders/entities', {
       query: { folder_id: folderId },
+    });
+    expect(unasked.body.entities).toEqual([]);
+    const listed = await service.call('GET', '/api/public/v2/folders/entities', {
+      query: { folder_id: folderId, filter_type: 'SKILL_COLLECTION' },
     });
     expect(listed.status, JSON.stringify(listed.body)).toBe(200);
     expect(listed.body.entities).toEqual([
@@ -507,7 +512,12 @@ describe('skill collections in folders', () => {
     ]);
     // The listing's external id filter finds it by its mapping (stored under its internal number).
     const byMapping = await service.call('GET', '/api/public/v2/folders/entities', {
-      query: { folder_id: folderId, external_source: mapping.source, external_id: mapping.external_id },
+      query: {
+        folder_id: folderId,
+        filter_type: 'SKILL_COLLECTION',
+        external_source: mapping.source,
+        external_id: mapping.external_id,
+      },
     });
     expect(byMapping.status, JSON.stringify(byMapping.body)).toBe(200);
     expect(byMapping.body.entities.map((e: { id: string; type: string }) => [e.type, e.id])).toEqual([

@@ -1,7 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { logRequestBody, startTestService, type TestService } from '#test/support/local-service.ts';
+import { publish, uniqueName } from '#test/support/prompts.ts';
 
-/** POST /rest/track-score and /rest/track-metadata through the local gateway, read back by GET and search. */
+/**
+ * The header-key tracking routes (POST /rest/track-score, /rest/track-metadata, /rest/track-prompt,
+ * /rest/track-group) through the local gateway, read back by GET and search. Their body-key forms, as
+ * the SDK calls them, are in sdk-track.test.ts.
+ */
 let service: TestService;
 let otherKey: string;
 let readOnlyKey: string;
@@ -157,5 +162,95 @@ describe('POST /rest/track-metadata', () => {
     });
     expect(status).toBe(422);
     expect(body.detail.map((d: { loc: unknown[] }) => d.loc.slice(0, loc.length))).toContainEqual(loc);
+  });
+});
+
+describe('POST /rest/track-prompt', () => {
+  it('links a log to the version named, with the key in the header, and relinks to another', async () => {
+    const name = uniqueName('rest-track-prompt');
+    const first = await publish(service, name, undefined, { release_labels: ['prod'] });
+    const second = await publish(service, name);
+    const id = await logged();
+    const linked = await service.call('POST', '/rest/track-prompt', {
+      body: { request_id: id, prompt_name: name, prompt_input_variables: { q: 'a' }, label: 'prod' },
+    });
+    expect(linked).toMatchObject({
+      status: 200,
+      body: { success: true, message: 'Prompt tracked successfully' },
+    });
+    expect(await detail(id)).toMatchObject({
+      prompt_id: first.id,
+      prompt_version_number: first.version_number,
+      prompt_input_variables: { q: 'a' },
+    });
+    const relinked = await service.call('POST', '/rest/track-prompt', {
+      body: { request_id: id, prompt_name: name, prompt_input_variables: { q: 'b' } },
+    });
+    expect(relinked.status).toBe(200);
+    expect(await detail(id)).toMatchObject({
+      prompt_version_number: second.version_number,
+      prompt_input_variables: { q: 'b' },
+    });
+    const { body } = await service.call('POST', '/api/public/v2/requests/search', {
+      body: { filter_group: { filters: [{ field: 'prompt_id', operator: 'eq', value: first.id }] } },
+    });
+    expect(body.items.map((item: { id: number }) => item.id)).toContain(id);
+  });
+
+  it('refuses an unknown version (404), another workspace (404), a read-only key (403), no key (401), and a body key alone (401)', async () => {
+    const name = uniqueName('rest-track-prompt-refused');
+    await publish(service, name);
+    const id = await logged();
+    const body = { request_id: id, prompt_name: name, prompt_input_variables: {} };
+    const refusals: [Record<string, unknown>, string | null, number][] = [
+      [{ ...body, version: 9 }, service.apiKey, 404],
+      [body, otherKey, 404],
+      [body, readOnlyKey, 403],
+      [body, null, 401],
+      // The header-key route reads no key from the body.
+      [{ ...body, api_key: service.apiKey }, null, 401],
+      [{ ...body, version: 1, label: 'prod' }, service.apiKey, 422],
+    ];
+    for (const [sent, key, status] of refusals) {
+      const answer = await service.rejected('POST', '/rest/track-prompt', { body: sent, key });
+      expect(answer.status, JSON.stringify(sent)).toBe(status);
+    }
+    expect((await detail(id)).prompt_id).toBeNull();
+  });
+});
+
+describe('POST /rest/track-group', () => {
+  it('attaches a log to a group with the key in the header; the group finds it', async () => {
+    const group = (await service.call('POST', '/create-group', { body: {} })).body.id as number;
+    const id = await logged();
+    const tracked = await service.call('POST', '/rest/track-group', {
+      body: { request_id: id, group_id: group },
+    });
+    expect(tracked).toMatchObject({
+      status: 200,
+      body: { success: true, message: 'Group tracked successfully' },
+    });
+    expect((await detail(id)).group_id).toBe(group);
+    const { body } = await service.call('POST', '/api/public/v2/requests/search', {
+      body: { filter_group: { filters: [{ field: 'group_id', operator: 'eq', value: group }] } },
+    });
+    expect(body.items.map((item: { id: number }) => item.id)).toEqual([id]);
+  });
+
+  it('refuses an unknown group (404), a log of another workspace (404), a read-only key (403) and no key (401)', async () => {
+    const group = (await service.call('POST', '/create-group', { body: {} })).body.id as number;
+    const id = await logged();
+    const refusals: [Record<string, unknown>, string | null, number][] = [
+      [{ request_id: id, group_id: group + 1000 }, service.apiKey, 404],
+      [{ request_id: id, group_id: group }, otherKey, 404],
+      [{ request_id: id, group_id: group }, readOnlyKey, 403],
+      [{ request_id: id, group_id: group }, null, 401],
+      [{ request_id: id, group_id: 'g' }, service.apiKey, 422],
+    ];
+    for (const [sent, key, status] of refusals) {
+      const answer = await service.rejected('POST', '/rest/track-group', { body: sent, key });
+      expect(answer.status, JSON.stringify(sent)).toBe(status);
+    }
+    expect((await detail(id)).group_id).toBeNull();
   });
 });

@@ -178,7 +178,7 @@ describe('PROMPT_TEMPLATE', () => {
           },
         },
       });
-      expect(published.status, JSON.stringify(published.body)).toBe(201);
+      expect(published.status, JSON.stringify(published.body)).toBe(200);
       const before = stub.requests.length;
       const { id, nodes } = await runWorkflow(
         [

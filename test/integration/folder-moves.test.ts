@@ -77,9 +77,21 @@ describe('planMove and applyMove', () => {
     expect(writes.filter((name) => name === 'UpdateItemCommand')).toHaveLength(100);
     expect(writes.filter((name) => name === 'BatchWriteItemCommand')).toHaveLength(0);
 
-    const listed = await service.call('GET', '/api/public/v2/folders/entities', {
-      query: { folder_id: target },
-    });
+    // Every type named: tools and skill collections are listed only when asked for.
+    const types = [
+      'PROMPT',
+      'SNIPPET',
+      'WORKFLOW',
+      'DATASET',
+      'REPORT',
+      'TOOL',
+      'SKILL_COLLECTION',
+      'FOLDER',
+    ];
+    const listed = await service.call(
+      'GET',
+      `/api/public/v2/folders/entities?folder_id=${target}&${types.map((type) => `filter_type=${type}`).join('&')}`,
+    );
     // Snippets are their prompt templates, listed as PROMPT.
     expect(listed.body.entities).toHaveLength(100);
   });

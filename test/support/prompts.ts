@@ -32,7 +32,7 @@ export function publishBody(
   };
 }
 
-/** Publishes and fails loudly unless the publish answered 201. */
+/** Publishes and fails loudly unless the publish answered 200. */
 export async function publish(
   service: TestService,
   name: string,
@@ -44,7 +44,7 @@ export async function publish(
     body: publishBody(name, template, extra),
     key,
   });
-  if (response.status !== 201) {
+  if (response.status !== 200) {
     throw new Error(`publish ${name} answered ${response.status}: ${JSON.stringify(response.body)}`);
   }
   return response.body;

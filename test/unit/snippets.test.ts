@@ -130,7 +130,7 @@ describe('resolveSnippets', () => {
     const blueprint = chat('No snippets here, only an email@@@example.');
     const result = await resolveSnippets(blueprint, load);
     expect(load).not.toHaveBeenCalled();
-    expect(result).toEqual({ blueprint, snippets: [] });
+    expect(result).toEqual({ blueprint, snippets: [], references: [] });
     expect(result.blueprint).not.toBe(blueprint);
   });
 
@@ -155,6 +155,8 @@ describe('resolveSnippets', () => {
       { prompt_name: 'persona', version: 3, label: 'prod' },
       { prompt_name: 'name', version: 1, label: null },
     ]);
+    // The template's own references only: what snippet usage indexes.
+    expect(result.references).toEqual([{ prompt_name: 'greeting', version: 2, label: null }]);
     expect(calls()).toEqual([
       ['@@@greeting@@@'],
       ['@@@persona@label:prod@@@'],
