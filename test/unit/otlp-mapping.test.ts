@@ -335,3 +335,21 @@ describe('Langfuse and PromptLayer attributes', () => {
     });
   });
 });
+
+describe('hostile attribute names', () => {
+  it('a flattened name through __proto__ changes no prototype, and the other messages still map', () => {
+    const mapping = mapSpan(
+      span({
+        'openinference.span.kind': 'LLM',
+        'llm.model_name': 'gpt-4o-mini',
+        'llm.input_messages.__proto__.polluted': 'yes',
+        'llm.input_messages.0.message.role': 'user',
+        'llm.input_messages.0.message.content': 'hi',
+        'gen_ai.prompt.__proto__.polluted': 'yes',
+      }),
+    );
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    expect(mapping.call?.input).toMatchObject({ messages: [{ role: 'user' }] });
+    expect(JSON.stringify(mapping.call?.input)).toContain('hi');
+  });
+});
