@@ -455,6 +455,43 @@ describe('GET /api/public/v2/traces/{trace_id}/mapping', () => {
   });
 });
 
+describe('GET /api/public/v2/traces/{trace_id}/mapping: why a cost is 0', () => {
+  it('says a model has no price, a span has no usage, a span has no log; nothing for a priced one', async () => {
+    const traceId = hex(32);
+    const call = (name: string, attributes: Record<string, string | number>) =>
+      jsonSpan({ traceId, name, attributes: { 'gen_ai.operation.name': 'chat', ...attributes } });
+    await postJson(
+      exportOf([
+        call('unknown', { 'gen_ai.request.model': 'acme-llm-1', 'gen_ai.usage.input_tokens': 100 }),
+        call('no usage', { 'gen_ai.request.model': 'gpt-4o-mini' }),
+        call('priced', { 'gen_ai.request.model': 'gpt-4o-mini', 'gen_ai.usage.input_tokens': 100 }),
+      ]),
+    );
+    // A 600-character service.name makes a tag over 512 characters: the log fails validation.
+    const refused = await postJson({
+      resourceSpans: [
+        {
+          resource: { attributes: [{ key: 'service.name', value: { stringValue: 's'.repeat(600) } }] },
+          scopeSpans: [{ spans: [call('no log', { 'gen_ai.request.model': 'gpt-4o-mini' })] }],
+        },
+      ],
+    });
+    expect(refused.body.partialSuccess.errorMessage).toMatch(/stored without its request log/);
+    const answer = await service.call('GET', `/api/public/v2/traces/${traceId}/mapping`);
+    const notes = Object.fromEntries(
+      answer.body.spans.map((span: { name: string; notes: string[] }) => [span.name, span.notes]),
+    );
+    expect(notes).toEqual({
+      unknown: [
+        expect.stringMatching(/^cost 0: no price is known for model "acme-llm-1" of provider "unknown"/),
+      ],
+      'no usage': ['cost 0: the span carries no token usage'],
+      priced: [],
+      'no log': [expect.stringMatching(/^no request log: /)],
+    });
+  });
+});
+
 describe('promptlayer.* attributes', () => {
   it('link the log to the prompt version a label names; an unknown prompt logs unlinked, with a warning', async () => {
     const name = uniqueName('otlp-greeter');
