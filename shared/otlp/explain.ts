@@ -1,6 +1,8 @@
 import * as z from 'zod';
 import { notFound } from '#shared/platform/errors.ts';
 import type { JsonObject } from '#shared/platform/json.ts';
+import type { RequestLogRecord } from '#shared/request-logs/record.ts';
+import { requestLogsByIds } from '#shared/request-logs/repository.ts';
 import { MAX_TRACE_SPANS, TRACE_ANSWER_BUDGET_BYTES } from '#shared/traces/read.ts';
 import { querySpans, readSpanDetails, type SpanDetail, type SpanItem } from '#shared/traces/repository.ts';
 import { mapSpan, type SpanMapping } from './mapping/index.ts';
@@ -64,10 +66,13 @@ export async function explainTrace(workspaceId: number, traceId: string) {
     readable.push(item);
   }
   const details = await readSpanDetails(readable);
+  const unpriced = await unpricedLogs(workspaceId, readable);
   const spans: SpanMappingView[] = [];
   let answerBytes = 0;
   for (const [i, item] of readable.entries()) {
     const view = explainSpan(item, details[i]!);
+    const costNote = view.source === 'otlp' ? costNoteOf(view, unpriced) : undefined;
+    if (costNote) view.notes = [...view.notes, costNote];
     answerBytes += Buffer.byteLength(JSON.stringify(view));
     if (answerBytes > TRACE_ANSWER_BUDGET_BYTES) break;
     spans.push(view);
@@ -93,6 +98,30 @@ function explainSpan(item: SpanItem, detail: SpanDetail): SpanMappingView {
   }
   const { call: _call, ...mapping } = mapSpan(toOtlpSpan(item, detail));
   return { ...base, source: 'otlp', ...mapping };
+}
+
+/** The linked logs whose cost is 0 (read whole: their cost says why), by id. */
+async function unpricedLogs(workspaceId: number, items: readonly SpanItem[]) {
+  const ids = items.flatMap(({ record }) =>
+    record.request_log_id !== null && record.request_log?.price === 0 ? [record.request_log_id] : [],
+  );
+  const logs = new Map<number, RequestLogRecord>();
+  for await (const records of requestLogsByIds(workspaceId, ids))
+    for (const record of records) logs.set(record.id, record);
+  return logs;
+}
+
+/** "Why is my cost 0?" for a model-call span: no log, no usage, or no price for its model. */
+function costNoteOf(view: SpanMappingView, unpriced: ReadonlyMap<number, RequestLogRecord>) {
+  if (!view.model_call) return undefined;
+  if (view.request_log_id === null)
+    return 'no request log: the log this span maps to failed validation when it was sent (the export answer said why)';
+  const log = unpriced.get(view.request_log_id);
+  if (!log) return undefined;
+  if (log.cost?.source === 'unknown_model')
+    return `cost 0: no price is known for model "${log.model}" of provider "${log.provider}" (set a workspace price override, or send the cost on the span)`;
+  if (log.input_tokens === 0 && log.output_tokens === 0) return 'cost 0: the span carries no token usage';
+  return undefined;
 }
 
 const STATUS_CODES: Record<string, number> = {

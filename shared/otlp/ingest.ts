@@ -35,6 +35,12 @@ import { type OtlpSpan, readSpans } from './spans.ts';
 /** Spans one export may carry (exporters send 512 by default); more is a 413 asking for smaller batches. */
 export const MAX_SPANS_PER_EXPORT = 10_000;
 
+/**
+ * The most span detail one export may store, its resource and scope counted once per span (a large
+ * resource on thousands of spans would otherwise take gigabytes of memory and S3): more is a 413.
+ */
+export const MAX_EXPORT_STORED_BYTES = 128 * 1024 * 1024;
+
 /** Request logs written (and prompts resolved) a few at a time. */
 const LOGS_IN_FLIGHT = 16;
 
@@ -51,12 +57,19 @@ export async function ingestOtlp(
   request: JsonObject,
   options: { closeAfter: boolean },
 ): Promise<IngestResult> {
-  const { spans: read, rejected } = readSpans(request, BigInt(Date.now()) * 1_000_000n);
+  const { spans: read, rejected, storedBytes } = readSpans(request, BigInt(Date.now()) * 1_000_000n);
   if (read.length > MAX_SPANS_PER_EXPORT) {
     throw new AppError(
       413,
       'payload_too_large',
       `${read.length} spans in one export: at most ${MAX_SPANS_PER_EXPORT}; set a smaller maxExportBatchSize`,
+    );
+  }
+  if (storedBytes > MAX_EXPORT_STORED_BYTES) {
+    throw new AppError(
+      413,
+      'payload_too_large',
+      `The export's spans would store ${storedBytes} bytes with their resource and scope, over ${MAX_EXPORT_STORED_BYTES}; set a smaller maxExportBatchSize`,
     );
   }
   const problems = rejected.map(

@@ -40,6 +40,8 @@ export const MAX_SPAN_BYTES = 4 * 1024 * 1024;
 export const MAX_CLOCK_SKEW_NS = 24n * 3600n * 1_000_000_000n;
 /** How deeply attribute values (arrays, key-value lists) may nest. */
 const MAX_VALUE_DEPTH = 32;
+/** The longest trace state kept (as /spans-bulk's `trace_state`): it is part of the span's small summary. */
+const MAX_TRACE_STATE = 1024;
 
 const TRACE_ID = /^[0-9a-f]{32}$/;
 const SPAN_ID = /^[0-9a-f]{16}$/;
@@ -62,13 +64,23 @@ const STATUS_CODES: Record<string, number> = {
 export function readSpans(
   request: JsonObject,
   nowNs: bigint,
-): { spans: OtlpSpan[]; rejected: RejectedSpan[] } {
+): { spans: OtlpSpan[]; rejected: RejectedSpan[]; storedBytes: number } {
   const spans: OtlpSpan[] = [];
   const rejected: RejectedSpan[] = [];
+  /** What the accepted spans' details add up to, the resource and scope repeated in each. */
+  let storedBytes = 0;
   for (const [r, resourceSpans] of list(request.resourceSpans, 'resourceSpans').entries()) {
     const where = `resourceSpans[${r}]`;
     const resourceObject = field(resourceSpans, where, 'resource');
-    const resource = resourceObject === undefined ? {} : attributesOf(resourceObject, `${where}.resource`);
+    let resource: JsonObject = {};
+    // A resource nested too deeply refuses its spans, as a span's own attributes would.
+    let resourceProblem: string | undefined;
+    try {
+      if (resourceObject !== undefined) resource = attributesOf(resourceObject, `${where}.resource`);
+    } catch (error) {
+      if (!(error instanceof TooDeep)) throw error;
+      resourceProblem = `its resource: ${error.message}`;
+    }
     for (const [s, scopeSpans] of list(
       field(resourceSpans, where, 'scopeSpans'),
       `${where}.scopeSpans`,
@@ -80,23 +92,33 @@ export function readSpans(
         version:
           isJsonObject(scopeObject) && typeof scopeObject.version === 'string' ? scopeObject.version : '',
       };
+      // The resource and scope are stored with each of their spans: they count in each span's size.
+      const shared = {
+        resource,
+        scope,
+        bytes: Buffer.byteLength(JSON.stringify([resource, scope]), 'utf8'),
+        problem: resourceProblem,
+      };
       for (const [i, raw] of list(field(scopeSpans, scopeWhere, 'spans'), `${scopeWhere}.spans`).entries()) {
-        const result = readSpan(raw, `${scopeWhere}.spans[${i}]`, resource, scope, nowNs);
+        const result = readSpan(raw, `${scopeWhere}.spans[${i}]`, shared, nowNs);
         if ('reason' in result) rejected.push(result);
-        else spans.push(result);
+        else {
+          spans.push(result.span);
+          storedBytes += result.bytes;
+        }
       }
     }
   }
-  return { spans, rejected };
+  return { spans, rejected, storedBytes };
 }
 
 function readSpan(
   raw: unknown,
   where: string,
-  resource: JsonObject,
-  scope: OtlpSpan['scope'],
+  shared: { resource: JsonObject; scope: OtlpSpan['scope']; bytes: number; problem: string | undefined },
   nowNs: bigint,
-): OtlpSpan | RejectedSpan {
+): { span: OtlpSpan; bytes: number } | RejectedSpan {
+  const { resource, scope } = shared;
   if (!isJsonObject(raw)) throw notOtlp(`${where} is not an object`);
   const traceId = hex(field(raw, where, 'traceId'));
   const spanId = hex(field(raw, where, 'spanId'));
@@ -111,6 +133,7 @@ function readSpan(
       ...ids,
       reason: `invalid spanId "${spanId.slice(0, 64)}": 8 bytes (16 hex digits), not all zero`,
     };
+  if (shared.problem !== undefined) return { ...ids, reason: shared.problem };
   const parent = hex(field(raw, where, 'parentSpanId'));
   if (parent !== '' && !SPAN_ID.test(parent))
     return { ...ids, reason: `invalid parentSpanId "${parent.slice(0, 64)}": 8 bytes (16 hex digits)` };
@@ -124,6 +147,9 @@ function readSpan(
   const name = field(raw, where, 'name');
   if (typeof name !== 'string' || name.length > 1024)
     return { ...ids, reason: 'the span name is missing or longer than 1024 characters' };
+  const traceState = String(field(raw, where, 'traceState') ?? '');
+  if (traceState.length > MAX_TRACE_STATE)
+    return { ...ids, reason: `the trace state is longer than ${MAX_TRACE_STATE} characters` };
   let attributes: JsonObject;
   let events: OtlpSpan['events'];
   let links: OtlpSpan['links'];
@@ -144,20 +170,20 @@ function readSpan(
     if (error instanceof TooDeep) return { ...ids, reason: error.message };
     throw error;
   }
-  const bytes = Buffer.byteLength(JSON.stringify([attributes, events, links]), 'utf8');
+  const bytes = Buffer.byteLength(JSON.stringify([attributes, events, links]), 'utf8') + shared.bytes;
   if (bytes > MAX_SPAN_BYTES)
     return {
       ...ids,
-      reason: `the span's attributes and events are ${bytes} bytes, over the ${MAX_SPAN_BYTES} a span may have`,
+      reason: `the span's attributes, events, links, resource and scope are ${bytes} bytes, over the ${MAX_SPAN_BYTES} a span may have`,
     };
   const status = field(raw, where, 'status');
   const statusCode = isJsonObject(status) ? status.code : undefined;
   const kind = field(raw, where, 'kind');
-  return {
+  const span: OtlpSpan = {
     traceId,
     spanId,
     parentSpanId: parent === '' || ZERO.test(parent) ? null : parent,
-    traceState: String(field(raw, where, 'traceState') ?? ''),
+    traceState,
     name,
     kind: typeof kind === 'string' ? (KINDS[kind] ?? 0) : Number(kind ?? 0) || 0,
     startNs,
@@ -173,6 +199,7 @@ function readSpan(
     resource,
     scope,
   };
+  return { span, bytes };
 }
 
 class TooDeep extends Error {}

@@ -169,6 +169,74 @@ describe('POST /v1/traces: spans that cannot be stored', () => {
     expect(await service.countObjects()).toBe(objects);
   });
 
+  it('refuses the spans of a resource nested too deeply or too large, storing nothing of them', async () => {
+    let deep: object = { stringValue: 'x' };
+    for (let i = 0; i < 40; i++) deep = { arrayValue: { values: [deep] } };
+    const withResource = (resource: object) => ({
+      resourceSpans: [
+        { resource: { attributes: [resource] }, scopeSpans: [{ spans: [jsonSpan(), jsonSpan()] }] },
+      ],
+    });
+    const items = await service.countItems();
+    const objects = await service.countObjects();
+    const nested = await postJson(withResource({ key: 'deep', value: deep }));
+    expect(nested.status).toBe(200);
+    expect(nested.body.partialSuccess).toEqual({
+      rejectedSpans: 2,
+      errorMessage: expect.stringMatching(/its resource: an attribute value nests deeper than 32 levels/),
+    });
+    // The resource is stored with each span: 5 MB of it is over a span's 4 MB, on each span.
+    const large = await service.call('POST', '/v1/traces', {
+      rawBody: gzipSync(
+        JSON.stringify(withResource({ key: 'big', value: { stringValue: 'z'.repeat(5 * 1024 * 1024) } })),
+      ),
+      headers: { 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' },
+    });
+    expect(large.status).toBe(200);
+    expect(large.body.partialSuccess).toEqual({
+      rejectedSpans: 2,
+      errorMessage: expect.stringMatching(/over the 4194304 a span may have/),
+    });
+    expect(await service.countItems()).toBe(items);
+    expect(await service.countObjects()).toBe(objects);
+  });
+
+  it('answers 413 to an export whose resource, repeated on its spans, would store over 128 MB', async () => {
+    const spans = Array.from({ length: 200 }, () => jsonSpan());
+    const answer = await service.rejected('POST', '/v1/traces', {
+      rawBody: gzipSync(
+        JSON.stringify({
+          resourceSpans: [
+            {
+              resource: { attributes: [{ key: 'big', value: { stringValue: 'r'.repeat(1024 * 1024) } }] },
+              scopeSpans: [{ spans }],
+            },
+          ],
+        }),
+      ),
+      headers: { 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' },
+    });
+    expect(answer.status).toBe(413);
+    expect(answer.body.message).toMatch(/smaller maxExportBatchSize/);
+  }, 60_000);
+
+  it('refuses a span whose trace state is over 1024 characters, and stores its sibling', async () => {
+    const traceId = hex(32);
+    const answer = await postJson(
+      exportOf([
+        { ...jsonSpan({ traceId }), traceState: `a=${'b'.repeat(500_000)}` },
+        jsonSpan({ traceId, name: 'good' }),
+      ]),
+    );
+    expect(answer.status).toBe(200);
+    expect(answer.body.partialSuccess).toEqual({
+      rejectedSpans: 1,
+      errorMessage: expect.stringMatching(/trace state is longer than 1024 characters/),
+    });
+    const trace = await service.call('GET', `/api/public/v2/traces/${traceId}`);
+    expect(trace.body.spans.map((span: { name: string }) => span.name)).toEqual(['good']);
+  });
+
   it('refuses ids of the wrong length and zero or far-future times, and stores the good sibling', async () => {
     const traceId = hex(32);
     const good = jsonSpan({ traceId, name: 'good' });
@@ -384,6 +452,43 @@ describe('GET /api/public/v2/traces/{trace_id}/mapping', () => {
     expect(
       (await service.call('GET', `/api/public/v2/traces/${traceId}/mapping`, { key: other })).status,
     ).toBe(404);
+  });
+});
+
+describe('GET /api/public/v2/traces/{trace_id}/mapping: why a cost is 0', () => {
+  it('says a model has no price, a span has no usage, a span has no log; nothing for a priced one', async () => {
+    const traceId = hex(32);
+    const call = (name: string, attributes: Record<string, string | number>) =>
+      jsonSpan({ traceId, name, attributes: { 'gen_ai.operation.name': 'chat', ...attributes } });
+    await postJson(
+      exportOf([
+        call('unknown', { 'gen_ai.request.model': 'acme-llm-1', 'gen_ai.usage.input_tokens': 100 }),
+        call('no usage', { 'gen_ai.request.model': 'gpt-4o-mini' }),
+        call('priced', { 'gen_ai.request.model': 'gpt-4o-mini', 'gen_ai.usage.input_tokens': 100 }),
+      ]),
+    );
+    // A 600-character service.name makes a tag over 512 characters: the log fails validation.
+    const refused = await postJson({
+      resourceSpans: [
+        {
+          resource: { attributes: [{ key: 'service.name', value: { stringValue: 's'.repeat(600) } }] },
+          scopeSpans: [{ spans: [call('no log', { 'gen_ai.request.model': 'gpt-4o-mini' })] }],
+        },
+      ],
+    });
+    expect(refused.body.partialSuccess.errorMessage).toMatch(/stored without its request log/);
+    const answer = await service.call('GET', `/api/public/v2/traces/${traceId}/mapping`);
+    const notes = Object.fromEntries(
+      answer.body.spans.map((span: { name: string; notes: string[] }) => [span.name, span.notes]),
+    );
+    expect(notes).toEqual({
+      unknown: [
+        expect.stringMatching(/^cost 0: no price is known for model "acme-llm-1" of provider "unknown"/),
+      ],
+      'no usage': ['cost 0: the span carries no token usage'],
+      priced: [],
+      'no log': [expect.stringMatching(/^no request log: /)],
+    });
   });
 });
 

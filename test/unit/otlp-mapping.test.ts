@@ -298,6 +298,31 @@ describe('Vercel AI SDK (ai.*)', () => {
   });
 });
 
+describe('Vercel AI SDK token details (ai 6, LegacyOpenTelemetry in ai 7)', () => {
+  it('reads cache writes (and the detail forms of reads and reasoning), so they are priced at their rates', () => {
+    const mapping = mapSpan(
+      span({
+        'ai.operationId': 'ai.streamText.doStream',
+        'ai.model.provider': 'anthropic.messages',
+        'ai.model.id': 'claude-sonnet-4-5',
+        'ai.usage.inputTokens': 1000,
+        'ai.usage.outputTokens': 300,
+        'ai.usage.inputTokenDetails.noCacheTokens': 100,
+        'ai.usage.inputTokenDetails.cacheReadTokens': 600,
+        'ai.usage.inputTokenDetails.cacheWriteTokens': 300,
+        'ai.usage.outputTokenDetails.reasoningTokens': 120,
+      }),
+    );
+    expect(mapping.call?.usage).toEqual({
+      input_tokens: 1000,
+      output_tokens: 300,
+      cache_read_tokens: 600,
+      cache_write_tokens: 300,
+      reasoning_tokens: 120,
+    });
+  });
+});
+
 describe('Langfuse and PromptLayer attributes', () => {
   it('maps a generation, adding the cached tokens to the input total, and links a prompt', () => {
     const mapping = mapSpan(
@@ -333,5 +358,23 @@ describe('Langfuse and PromptLayer attributes', () => {
       model_call: false,
       raw_attributes: ['http.method'],
     });
+  });
+});
+
+describe('hostile attribute names', () => {
+  it('a flattened name through __proto__ changes no prototype, and the other messages still map', () => {
+    const mapping = mapSpan(
+      span({
+        'openinference.span.kind': 'LLM',
+        'llm.model_name': 'gpt-4o-mini',
+        'llm.input_messages.__proto__.polluted': 'yes',
+        'llm.input_messages.0.message.role': 'user',
+        'llm.input_messages.0.message.content': 'hi',
+        'gen_ai.prompt.__proto__.polluted': 'yes',
+      }),
+    );
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    expect(mapping.call?.input).toMatchObject({ messages: [{ role: 'user' }] });
+    expect(JSON.stringify(mapping.call?.input)).toContain('hi');
   });
 });

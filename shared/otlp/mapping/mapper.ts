@@ -132,6 +132,8 @@ export function unflatten(group: JsonObject): JsonObject {
   const root: JsonObject = {};
   for (const [name, value] of Object.entries(group)) {
     const parts = name.split('.');
+    // `llm.input_messages.__proto__.x` would otherwise write into Object.prototype, for the whole process.
+    if (parts.includes('__proto__')) continue;
     let node = root;
     for (const part of parts.slice(0, -1)) {
       if (!isJsonObject(node[part])) node[part] = {};

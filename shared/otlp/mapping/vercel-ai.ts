@@ -81,7 +81,23 @@ export const VERCEL_AI_RULES: readonly Rule[] = [
   { attribute: 'ai.usage.outputTokens', field: 'usage.output_tokens', read: asCount },
   { attribute: 'ai.usage.completionTokens', field: 'usage.output_tokens', read: asCount },
   { attribute: 'ai.usage.cachedInputTokens', field: 'usage.cache_read_tokens', read: asCount },
+  {
+    attribute: 'ai.usage.inputTokenDetails.cacheReadTokens',
+    field: 'usage.cache_read_tokens',
+    read: asCount,
+  },
+  // Only the details carry cache writes (Anthropic's, priced above input).
+  {
+    attribute: 'ai.usage.inputTokenDetails.cacheWriteTokens',
+    field: 'usage.cache_write_tokens',
+    read: asCount,
+  },
   { attribute: 'ai.usage.reasoningTokens', field: 'usage.reasoning_tokens', read: asCount },
+  {
+    attribute: 'ai.usage.outputTokenDetails.reasoningTokens',
+    field: 'usage.reasoning_tokens',
+    read: asCount,
+  },
   { attribute: 'ai.response.finishReason', field: 'metadata.finish_reason', read: asString },
   { attribute: 'ai.telemetry.functionId', field: 'metadata.function_id', read: asString },
 ];
