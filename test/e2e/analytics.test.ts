@@ -375,3 +375,54 @@ describe('a log kept in S3', () => {
     expect(body.metadataValueBreakdown.map((row: any) => [row.value, row.requests])).toEqual([['b', 1]]);
   });
 });
+
+describe('a dimension condition the rollups cannot answer exactly', () => {
+  it('is answered from the logs when its value went to (other), past the keys kept, or was cut to 200 characters', async () => {
+    const key = await service.otherWorkspaceKey('analytics-overflow');
+    // One more user than an hour's item keeps apart (200 values per dimension): the last counts under (other).
+    const users = Array.from({ length: 201 }, (_, i) => `user-${String(i).padStart(3, '0')}`);
+    const long = `team-${'x'.repeat(250)}`;
+    const at = START + 10 * 60_000;
+    const body = (metadata: Record<string, string>) =>
+      logRequestBody({
+        price: 0.01,
+        metadata,
+        request_start_time: new Date(at).toISOString(),
+        request_end_time: new Date(at + 1000).toISOString(),
+      });
+    for (const user of users) {
+      expect(
+        (await service.call('POST', '/log-request', { key, body: body({ user_id: user }) })).status,
+      ).toBe(201);
+    }
+    expect((await service.call('POST', '/log-request', { key, body: body({ team: long }) })).status).toBe(
+      201,
+    );
+    // 60 metadata keys in the hour, 20 a log: the item keeps 50 of them as dimensions.
+    for (let log = 0; log < 3; log++) {
+      const metadata = Object.fromEntries(
+        Array.from({ length: 20 }, (_, i) => [`k${String(log * 20 + i).padStart(2, '0')}`, 'v']),
+      );
+      expect((await service.call('POST', '/log-request', { key, body: body(metadata) })).status).toBe(201);
+    }
+    await service.changes.idle();
+    const only = (nested_key: string, value: string) =>
+      analytics(
+        {
+          filter_group: {
+            logic: 'AND',
+            filters: [...window.filters, { field: 'metadata', operator: 'key_equals', nested_key, value }],
+          },
+        },
+        key,
+      );
+
+    expect((await only('user_id', 'user-000')).body).toMatchObject({ source: 'rollups', totalRequests: 1 });
+    const folded = (await only('user_id', 'user-200')).body;
+    expect(folded).toMatchObject({ source: 'logs', totalRequests: 1 });
+    expect(folded.totalCost).toBeCloseTo(0.01, 9);
+    expect((await only('team', long)).body).toMatchObject({ source: 'logs', totalRequests: 1 });
+    expect((await only('k00', 'v')).body).toMatchObject({ source: 'rollups', totalRequests: 1 });
+    expect((await only('k55', 'v')).body).toMatchObject({ source: 'logs', totalRequests: 1 });
+  });
+});
