@@ -426,3 +426,117 @@ describe('a dimension condition the rollups cannot answer exactly', () => {
     expect((await only('k55', 'v')).body).toMatchObject({ source: 'logs', totalRequests: 1 });
   });
 });
+
+describe('logs priced by the service', () => {
+  it('add up to what each log cost, with their cached and reasoning tokens, and follow a cost recompute', async () => {
+    const key = await service.otherWorkspaceKey('analytics-priced');
+    const logs = [
+      {
+        model: 'gpt-4o',
+        provider: 'openai',
+        input: 1_000_000,
+        output: 1_000_000,
+        cached: 500_000,
+        writes: 0,
+        reasoning: 0,
+      },
+      {
+        model: 'gpt-4o-mini',
+        provider: 'openai',
+        input: 20_000,
+        output: 3_000,
+        cached: 0,
+        writes: 0,
+        reasoning: 1_000,
+      },
+      {
+        model: 'claude-sonnet-4-5',
+        provider: 'anthropic',
+        input: 250_000,
+        output: 1_000,
+        cached: 100_000,
+        writes: 10_000,
+        reasoning: 0,
+      },
+      {
+        model: 'no-such-model-x',
+        provider: 'openai',
+        input: 500,
+        output: 50,
+        cached: 0,
+        writes: 0,
+        reasoning: 0,
+      },
+    ];
+    const costs: Record<string, number> = {};
+    for (const [i, log] of logs.entries()) {
+      // Hour by hour, the unknown model in the last hour with Claude.
+      const at = START + Math.min(i, 2) * HOUR + (i + 1) * 60_000;
+      const logged = await service.call('POST', '/log-request', {
+        key,
+        body: logRequestBody({
+          model: log.model,
+          provider: log.provider,
+          input_tokens: log.input,
+          output_tokens: log.output,
+          usage: {
+            cache_read_tokens: log.cached,
+            cache_write_tokens: log.writes,
+            reasoning_tokens: log.reasoning,
+          },
+          request_start_time: new Date(at).toISOString(),
+          request_end_time: new Date(at + 1000).toISOString(),
+        }),
+      });
+      expect(logged.status, JSON.stringify(logged.body)).toBe(201);
+      costs[log.model] = (
+        await service.call('GET', `/api/public/v2/requests/${logged.body.id}`, { key })
+      ).body.cost.total;
+    }
+    expect(costs).toMatchObject({ 'gpt-4o': 11.875, 'claude-sonnet-4-5': 0.9975, 'no-such-model-x': 0 });
+    expect(costs['gpt-4o-mini']).toBeGreaterThan(0);
+    await service.changes.idle();
+
+    for (const q of [undefined, 'Hello']) {
+      const { body } = await analytics(q ? { q } : {}, key);
+      expect(body.source).toBe(q ? 'logs' : 'rollups');
+      const total = Object.values(costs).reduce((a, b) => a + b, 0);
+      expect(body.totalCost).toBeCloseTo(total, 9);
+      expect(body.totalCachedTokens).toBe(600_000);
+      expect(body.totalCacheWriteTokens).toBe(10_000);
+      expect(body.totalThinkingTokens).toBe(1_000);
+      const input = logs.reduce((sum, log) => sum + log.input, 0);
+      expect(body.totalInputTokens).toBe(input);
+      expect(body.cacheTokenRatio).toBeCloseTo(600_000 / input, 12);
+      expect(body.stats.map((bucket: any) => bucket.cost)).toEqual(
+        ['gpt-4o', 'gpt-4o-mini', 'claude-sonnet-4-5'].map((model) => expect.closeTo(costs[model]!, 9)),
+      );
+      expect(body.stats.map((bucket: any) => [bucket.cachedTokens, bucket.thinkingTokens])).toEqual([
+        [500_000, 0],
+        [0, 1_000],
+        [100_000, 0],
+      ]);
+      for (const row of body.modelBreakdown) expect(row.cost).toBeCloseTo(costs[row.model]!, 9);
+      expect(body.modelBreakdown).toHaveLength(4);
+    }
+
+    // A recompute rewrites the logs' cost; the change feed carries it into the rollups.
+    const price = await service.call('PUT', '/api/public/v2/model-prices/gpt-4o', {
+      key,
+      body: { usd_per_million_tokens: { input: 1, output: 2 } },
+    });
+    expect(price.status).toBe(200);
+    const recompute = await service.call('POST', '/api/public/v2/requests/cost-recompute', {
+      key,
+      body: { start_time: new Date(START).toISOString(), end_time: new Date(END).toISOString() },
+    });
+    expect(recompute.status).toBe(202);
+    await service.messaging.idle();
+    await service.changes.idle();
+    const { body } = await analytics({}, key);
+    expect(body.source).toBe('rollups');
+    expect(body.totalRequests).toBe(logs.length);
+    expect(body.totalCost).toBeCloseTo(3 + costs['gpt-4o-mini']! + costs['claude-sonnet-4-5']!, 9);
+    expect(body.stats[0].cost).toBeCloseTo(3, 9);
+  });
+});
