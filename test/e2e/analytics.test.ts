@@ -540,3 +540,52 @@ describe('logs priced by the service', () => {
     expect(body.stats[0].cost).toBeCloseTo(3, 9);
   });
 });
+
+describe('an OTLP span', () => {
+  it('is rolled up as the log it becomes, priced with its cached and reasoning tokens', async () => {
+    const key = await service.otherWorkspaceKey('analytics-otlp');
+    const startNs = BigInt(START + 60_000) * 1_000_000n;
+    const attributes = Object.entries({
+      'gen_ai.operation.name': 'chat',
+      'gen_ai.provider.name': 'openai',
+      'gen_ai.request.model': 'gpt-4o',
+      'gen_ai.usage.input_tokens': 1_000_000,
+      'gen_ai.usage.output_tokens': 1_000_000,
+      'gen_ai.usage.cache_read.input_tokens': 500_000,
+      'gen_ai.usage.reasoning.output_tokens': 100,
+    }).map(([name, value]) => ({
+      key: name,
+      value: typeof value === 'number' ? { intValue: String(value) } : { stringValue: value },
+    }));
+    const span = {
+      traceId: '0123456789abcdef0123456789abcdef',
+      spanId: '0123456789abcdef',
+      name: 'chat gpt-4o',
+      kind: 3,
+      startTimeUnixNano: String(startNs),
+      endTimeUnixNano: String(startNs + 2_000_000_000n),
+      attributes,
+      status: { code: 1 },
+    };
+    const exported = await service.call('POST', '/v1/traces', {
+      key,
+      body: {
+        resourceSpans: [
+          { resource: { attributes: [] }, scopeSpans: [{ scope: { name: 'm' }, spans: [span] }] },
+        ],
+      },
+    });
+    expect(exported.status).toBe(200);
+    await service.messaging.idle();
+    await service.changes.idle();
+    const { body } = await analytics({}, key);
+    expect(body).toMatchObject({
+      source: 'rollups',
+      totalRequests: 1,
+      totalCost: 11.875,
+      totalCachedTokens: 500_000,
+      totalThinkingTokens: 100,
+      averageLatency: 2,
+    });
+  });
+});
