@@ -10,7 +10,7 @@ import {
   type Granularity,
   tileWindow,
 } from './buckets.ts';
-import { type Dimension, logFacts, matchesValue } from './facts.ts';
+import { type Dimension, logFacts, MAX_VALUE_LENGTH, METADATA_PREFIX, matchesValue } from './facts.ts';
 import {
   emptyStats,
   groupOf,
@@ -141,6 +141,18 @@ function timeBounds(filter: Filter): { from?: number; to?: number } | undefined 
 }
 
 function dimensionCondition(filter: Filter): DimensionCondition | undefined {
+  const found = namedCondition(filter);
+  // The rollups keep a value's (and a metadata key's) first MAX_VALUE_LENGTH characters: a longer one
+  // is not theirs to match.
+  const tooLong = (text: string) => text.length > MAX_VALUE_LENGTH;
+  const key = found?.dimension.startsWith(METADATA_PREFIX)
+    ? found.dimension.slice(METADATA_PREFIX.length)
+    : '';
+  if (!found || found.values.some(tooLong) || tooLong(key)) return undefined;
+  return found;
+}
+
+function namedCondition(filter: Filter): DimensionCondition | undefined {
   const value = filter.value as unknown;
   const single = SINGLE_VALUED[filter.field];
   if (single) {
@@ -169,6 +181,8 @@ export interface AnalyticsData {
   buckets: Map<number, RollupContent>;
   /** Dimensions whose breakdown the data does not hold (those of a filtered rollup answer). */
   partial: boolean;
+  /** The condition's logs may be counted under no value the rollups read (rollupData): the logs must answer. */
+  conditionMayMiss: boolean;
   incompleteResults: boolean;
   /** Rollup items read, or logs examined. */
   itemsRead: number;
@@ -185,12 +199,14 @@ export async function rollupData(
   const { tiles } = tileWindow(plan.fromMs, plan.toMs, nowMs, plan.interval);
   const buckets = new Map<number, RollupContent>();
   let itemsRead = 0;
+  let conditionMayMiss = false;
   // With a condition only its dimension's group is needed: the totals are its values' stats.
   const wanted = condition ? [groupOf(condition.dimension)] : groups;
   const reads = await Promise.all(wanted.map((group) => readTiles(workspaceId, tiles, group)));
   for (const { found, itemsRead: read } of reads) {
     itemsRead += read;
     for (const { tile, content } of found) {
+      if (condition && content.mayMiss(condition.dimension, condition.values)) conditionMayMiss = true;
       const start = bucketStart(tile.start, plan.interval);
       const bucket = buckets.get(start) ?? new RollupContent();
       buckets.set(start, bucket);
@@ -204,6 +220,7 @@ export async function rollupData(
     interval: plan.interval,
     buckets,
     partial: condition !== undefined,
+    conditionMayMiss,
     incompleteResults: false,
     itemsRead,
   };
@@ -246,16 +263,24 @@ export async function logsData(workspaceId: number, plan: AnalyticsPlan): Promis
     interval: plan.interval,
     buckets,
     partial: false,
+    conditionMayMiss: false,
     incompleteResults: !complete,
     itemsRead: examined,
   };
 }
 
-/** The data of a plan: from the rollups when they can answer, else from the logs. */
-export function analyticsData(
+/**
+ * The data of a plan: from the rollups when they can answer (and `rollupsMayAnswer`), else from the
+ * logs. A condition whose value the rollups may have counted under (other), or not at all, is answered
+ * from the logs too: the rollups would undercount it without knowing.
+ */
+export async function analyticsData(
   workspaceId: number,
   plan: AnalyticsPlan,
   nowMs: number,
+  rollupsMayAnswer = plan.rollups !== undefined,
 ): Promise<AnalyticsData> {
-  return plan.rollups ? rollupData(workspaceId, plan, nowMs) : logsData(workspaceId, plan);
+  if (!rollupsMayAnswer) return logsData(workspaceId, plan);
+  const data = await rollupData(workspaceId, plan, nowMs);
+  return data.conditionMayMiss ? logsData(workspaceId, plan) : data;
 }

@@ -2,13 +2,7 @@ import * as z from 'zod';
 import { sortOrderNeedsSortBy } from '#shared/platform/schemas.ts';
 import { type RequestLogQuery, requestLogQuerySchema } from '#shared/request-logs/query.ts';
 import { bucketKey, bucketStarts, bucketTotal, mergedValues } from './analytics-answer.ts';
-import {
-  type AnalyticsData,
-  type AnalyticsPlan,
-  logsData,
-  planAnalytics,
-  rollupData,
-} from './analytics-query.ts';
+import { type AnalyticsData, type AnalyticsPlan, analyticsData, planAnalytics } from './analytics-query.ts';
 import { type Dimension, METADATA_PREFIX, NANOS_PER_USD, splitPromptValue } from './facts.ts';
 import {
   emptyStats,
@@ -285,9 +279,7 @@ export async function customAnalytics(
   nowMs = Date.now(),
 ) {
   const plan = planAnalytics(body, nowMs);
-  const data = rollupsAnswer(plan, body.customCharts)
-    ? await rollupData(workspaceId, plan, nowMs)
-    : await logsData(workspaceId, plan);
+  const data = await analyticsData(workspaceId, plan, nowMs, rollupsAnswer(plan, body.customCharts));
   return {
     success: true as const,
     source: data.source,

@@ -115,6 +115,20 @@ export class RollupContent {
     else values.set(target, current);
   }
 
+  /**
+   * Whether logs counted under one of `values` of `dimension` may be missing from the values this
+   * content holds: counted under OTHER_VALUE (a value held keeps every contribution since its first,
+   * but one not held, or any name of a prompt id, may have gone there), or under no value at all (a
+   * metadata key past the item's cap).
+   */
+  mayMiss(dimension: Dimension, values: readonly string[]): boolean {
+    const held = this.dimensions.get(dimension);
+    if (!held)
+      return dimension.startsWith(METADATA_PREFIX) && this.metadataKeys() >= MAX_METADATA_KEYS_PER_ITEM;
+    if (!held.has(OTHER_VALUE)) return false;
+    return dimension === 'prompt_id' || values.some((value) => !held.has(value));
+  }
+
   private metadataKeys(): number {
     let keys = 0;
     for (const dimension of this.dimensions.keys()) if (dimension.startsWith(METADATA_PREFIX)) keys++;

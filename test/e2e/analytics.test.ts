@@ -375,3 +375,217 @@ describe('a log kept in S3', () => {
     expect(body.metadataValueBreakdown.map((row: any) => [row.value, row.requests])).toEqual([['b', 1]]);
   });
 });
+
+describe('a dimension condition the rollups cannot answer exactly', () => {
+  it('is answered from the logs when its value went to (other), past the keys kept, or was cut to 200 characters', async () => {
+    const key = await service.otherWorkspaceKey('analytics-overflow');
+    // One more user than an hour's item keeps apart (200 values per dimension): the last counts under (other).
+    const users = Array.from({ length: 201 }, (_, i) => `user-${String(i).padStart(3, '0')}`);
+    const long = `team-${'x'.repeat(250)}`;
+    const at = START + 10 * 60_000;
+    const body = (metadata: Record<string, string>) =>
+      logRequestBody({
+        price: 0.01,
+        metadata,
+        request_start_time: new Date(at).toISOString(),
+        request_end_time: new Date(at + 1000).toISOString(),
+      });
+    for (const user of users) {
+      expect(
+        (await service.call('POST', '/log-request', { key, body: body({ user_id: user }) })).status,
+      ).toBe(201);
+    }
+    expect((await service.call('POST', '/log-request', { key, body: body({ team: long }) })).status).toBe(
+      201,
+    );
+    // 60 metadata keys in the hour, 20 a log: the item keeps 50 of them as dimensions.
+    for (let log = 0; log < 3; log++) {
+      const metadata = Object.fromEntries(
+        Array.from({ length: 20 }, (_, i) => [`k${String(log * 20 + i).padStart(2, '0')}`, 'v']),
+      );
+      expect((await service.call('POST', '/log-request', { key, body: body(metadata) })).status).toBe(201);
+    }
+    await service.changes.idle();
+    const only = (nested_key: string, value: string) =>
+      analytics(
+        {
+          filter_group: {
+            logic: 'AND',
+            filters: [...window.filters, { field: 'metadata', operator: 'key_equals', nested_key, value }],
+          },
+        },
+        key,
+      );
+
+    expect((await only('user_id', 'user-000')).body).toMatchObject({ source: 'rollups', totalRequests: 1 });
+    const folded = (await only('user_id', 'user-200')).body;
+    expect(folded).toMatchObject({ source: 'logs', totalRequests: 1 });
+    expect(folded.totalCost).toBeCloseTo(0.01, 9);
+    expect((await only('team', long)).body).toMatchObject({ source: 'logs', totalRequests: 1 });
+    expect((await only('k00', 'v')).body).toMatchObject({ source: 'rollups', totalRequests: 1 });
+    expect((await only('k55', 'v')).body).toMatchObject({ source: 'logs', totalRequests: 1 });
+  });
+});
+
+describe('logs priced by the service', () => {
+  it('add up to what each log cost, with their cached and reasoning tokens, and follow a cost recompute', async () => {
+    const key = await service.otherWorkspaceKey('analytics-priced');
+    const logs = [
+      {
+        model: 'gpt-4o',
+        provider: 'openai',
+        input: 1_000_000,
+        output: 1_000_000,
+        cached: 500_000,
+        writes: 0,
+        reasoning: 0,
+      },
+      {
+        model: 'gpt-4o-mini',
+        provider: 'openai',
+        input: 20_000,
+        output: 3_000,
+        cached: 0,
+        writes: 0,
+        reasoning: 1_000,
+      },
+      {
+        model: 'claude-sonnet-4-5',
+        provider: 'anthropic',
+        input: 250_000,
+        output: 1_000,
+        cached: 100_000,
+        writes: 10_000,
+        reasoning: 0,
+      },
+      {
+        model: 'no-such-model-x',
+        provider: 'openai',
+        input: 500,
+        output: 50,
+        cached: 0,
+        writes: 0,
+        reasoning: 0,
+      },
+    ];
+    const costs: Record<string, number> = {};
+    for (const [i, log] of logs.entries()) {
+      // Hour by hour, the unknown model in the last hour with Claude.
+      const at = START + Math.min(i, 2) * HOUR + (i + 1) * 60_000;
+      const logged = await service.call('POST', '/log-request', {
+        key,
+        body: logRequestBody({
+          model: log.model,
+          provider: log.provider,
+          input_tokens: log.input,
+          output_tokens: log.output,
+          usage: {
+            cache_read_tokens: log.cached,
+            cache_write_tokens: log.writes,
+            reasoning_tokens: log.reasoning,
+          },
+          request_start_time: new Date(at).toISOString(),
+          request_end_time: new Date(at + 1000).toISOString(),
+        }),
+      });
+      expect(logged.status, JSON.stringify(logged.body)).toBe(201);
+      costs[log.model] = (
+        await service.call('GET', `/api/public/v2/requests/${logged.body.id}`, { key })
+      ).body.cost.total;
+    }
+    expect(costs).toMatchObject({ 'gpt-4o': 11.875, 'claude-sonnet-4-5': 0.9975, 'no-such-model-x': 0 });
+    expect(costs['gpt-4o-mini']).toBeGreaterThan(0);
+    await service.changes.idle();
+
+    for (const q of [undefined, 'Hello']) {
+      const { body } = await analytics(q ? { q } : {}, key);
+      expect(body.source).toBe(q ? 'logs' : 'rollups');
+      const total = Object.values(costs).reduce((a, b) => a + b, 0);
+      expect(body.totalCost).toBeCloseTo(total, 9);
+      expect(body.totalCachedTokens).toBe(600_000);
+      expect(body.totalCacheWriteTokens).toBe(10_000);
+      expect(body.totalThinkingTokens).toBe(1_000);
+      const input = logs.reduce((sum, log) => sum + log.input, 0);
+      expect(body.totalInputTokens).toBe(input);
+      expect(body.cacheTokenRatio).toBeCloseTo(600_000 / input, 12);
+      expect(body.stats.map((bucket: any) => bucket.cost)).toEqual(
+        ['gpt-4o', 'gpt-4o-mini', 'claude-sonnet-4-5'].map((model) => expect.closeTo(costs[model]!, 9)),
+      );
+      expect(body.stats.map((bucket: any) => [bucket.cachedTokens, bucket.thinkingTokens])).toEqual([
+        [500_000, 0],
+        [0, 1_000],
+        [100_000, 0],
+      ]);
+      for (const row of body.modelBreakdown) expect(row.cost).toBeCloseTo(costs[row.model]!, 9);
+      expect(body.modelBreakdown).toHaveLength(4);
+    }
+
+    // A recompute rewrites the logs' cost; the change feed carries it into the rollups.
+    const price = await service.call('PUT', '/api/public/v2/model-prices/gpt-4o', {
+      key,
+      body: { usd_per_million_tokens: { input: 1, output: 2 } },
+    });
+    expect(price.status).toBe(200);
+    const recompute = await service.call('POST', '/api/public/v2/requests/cost-recompute', {
+      key,
+      body: { start_time: new Date(START).toISOString(), end_time: new Date(END).toISOString() },
+    });
+    expect(recompute.status).toBe(202);
+    await service.messaging.idle();
+    await service.changes.idle();
+    const { body } = await analytics({}, key);
+    expect(body.source).toBe('rollups');
+    expect(body.totalRequests).toBe(logs.length);
+    expect(body.totalCost).toBeCloseTo(3 + costs['gpt-4o-mini']! + costs['claude-sonnet-4-5']!, 9);
+    expect(body.stats[0].cost).toBeCloseTo(3, 9);
+  });
+});
+
+describe('an OTLP span', () => {
+  it('is rolled up as the log it becomes, priced with its cached and reasoning tokens', async () => {
+    const key = await service.otherWorkspaceKey('analytics-otlp');
+    const startNs = BigInt(START + 60_000) * 1_000_000n;
+    const attributes = Object.entries({
+      'gen_ai.operation.name': 'chat',
+      'gen_ai.provider.name': 'openai',
+      'gen_ai.request.model': 'gpt-4o',
+      'gen_ai.usage.input_tokens': 1_000_000,
+      'gen_ai.usage.output_tokens': 1_000_000,
+      'gen_ai.usage.cache_read.input_tokens': 500_000,
+      'gen_ai.usage.reasoning.output_tokens': 100,
+    }).map(([name, value]) => ({
+      key: name,
+      value: typeof value === 'number' ? { intValue: String(value) } : { stringValue: value },
+    }));
+    const span = {
+      traceId: '0123456789abcdef0123456789abcdef',
+      spanId: '0123456789abcdef',
+      name: 'chat gpt-4o',
+      kind: 3,
+      startTimeUnixNano: String(startNs),
+      endTimeUnixNano: String(startNs + 2_000_000_000n),
+      attributes,
+      status: { code: 1 },
+    };
+    const exported = await service.call('POST', '/v1/traces', {
+      key,
+      body: {
+        resourceSpans: [
+          { resource: { attributes: [] }, scopeSpans: [{ scope: { name: 'm' }, spans: [span] }] },
+        ],
+      },
+    });
+    expect(exported.status).toBe(200);
+    await service.messaging.idle();
+    await service.changes.idle();
+    const { body } = await analytics({}, key);
+    expect(body).toMatchObject({
+      source: 'rollups',
+      totalRequests: 1,
+      totalCost: 11.875,
+      totalCachedTokens: 500_000,
+      totalThinkingTokens: 100,
+      averageLatency: 2,
+    });
+  });
+});

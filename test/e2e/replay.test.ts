@@ -280,6 +280,23 @@ describe('POST /api/public/v2/requests/{id}/replay', () => {
     });
     // The abandoned call and the job's.
     expect(stub.requests).toHaveLength(2);
+    // The rollups count it once, as it ended: its RUNNING image replaced by its SUCCESS one.
+    await service.changes.idle();
+    const charted = await service.call('POST', '/api/public/v2/requests/analytics', {
+      body: {
+        filter_group: {
+          filters: [
+            {
+              field: 'request_start_time',
+              operator: 'after',
+              value: new Date(Date.now() - 3_600_000).toISOString(),
+            },
+            { field: 'status', operator: 'is', value: 'RUNNING' },
+          ],
+        },
+      },
+    });
+    expect(charted.body).toMatchObject({ source: 'rollups', totalRequests: 0 });
   });
 
   it('needs request_logs edit, and finds no log of another workspace', async () => {
