@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
+import { ENDPOINTS_FILE } from './names.ts';
 import { checkPortFree, checkSettings, claimDataDir, parsePort, StartupError } from './preflight.ts';
-import { ENDPOINTS_FILE, type LocalService, startLocalService } from './service.ts';
+import type { LocalService } from './service.ts';
 
 /** `npm start`: the whole service locally, on its embedded emulators unless endpoints are given. */
 const dataDir = process.env.PROMPTOPS_DATA_DIR || '.data';
@@ -23,6 +24,8 @@ try {
   checkSettings(process.env);
   await checkPortFree(host, port);
   releaseDataDir = claimDataDir(resolve(dataDir));
+  // Loaded only now: the runtime imports every function, and some read their settings as they load.
+  const { startLocalService } = await import('./service.ts');
   service = await startLocalService({
     port,
     host,

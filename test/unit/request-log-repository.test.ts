@@ -130,12 +130,12 @@ describe('updateRequestLog', () => {
     expect(ddb.commandCalls(UpdateCommand)).toHaveLength(0);
   });
 
-  it('leaves the index keys alone when they do not change', async () => {
+  it('leaves the index keys alone when they do not change (an inline doc drops the S3 pointer and its head)', async () => {
     ddb.on(GetCommand).resolves({ Item: item(1) });
     ddb.on(UpdateCommand).resolves({});
     await updateRequestLog(WS, 1, (r) => ({ ...r, score: 5 }));
     const [update] = ddb.commandCalls(UpdateCommand).map((call) => call.args[0].input);
-    expect(update?.UpdateExpression).toBe('SET doc = :body, docVersion = :next REMOVE docKey');
+    expect(update?.UpdateExpression).toBe('SET doc = :body, docVersion = :next REMOVE docKey, head');
   });
 
   it("moves the log to its prompt's GSI2 partition, in the same write, when a prompt is linked afterwards", async () => {
@@ -145,7 +145,7 @@ describe('updateRequestLog', () => {
     await updateRequestLog(WS, 6, (r) => ({ ...r, prompt_id: 12 }));
     const [update] = ddb.commandCalls(UpdateCommand).map((call) => call.args[0].input);
     expect(update?.UpdateExpression).toBe(
-      'SET doc = :body, docVersion = :next, GSI2PK = :GSI2PK, GSI2SK = :GSI2SK REMOVE docKey',
+      'SET doc = :body, docVersion = :next, GSI2PK = :GSI2PK, GSI2SK = :GSI2SK REMOVE docKey, head',
     );
     expect(update?.ExpressionAttributeValues).toMatchObject({
       ':GSI2PK': `W#${WS}#RLP#12#${6 % 4}`,
