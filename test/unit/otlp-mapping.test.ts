@@ -237,7 +237,7 @@ describe('OpenInference convention', () => {
 describe('Vercel AI SDK (ai.*)', () => {
   const usage = { 'ai.usage.inputTokens': 50, 'ai.usage.outputTokens': 10, 'ai.usage.cachedInputTokens': 20 };
 
-  it('logs the doGenerate span, with its tool call, and not the generateText wrapper', () => {
+  it('logs the doGenerate span, with its tool call and result, and not the generateText wrapper', () => {
     const wrapper = mapSpan(span({ 'ai.operationId': 'ai.generateText', 'ai.model.id': 'gpt-4o', ...usage }));
     expect(wrapper.model_call).toBe(false);
     const call = mapSpan(
@@ -288,7 +288,8 @@ describe('Vercel AI SDK (ai.*)', () => {
           { id: 't1', type: 'function', function: { name: 'weather', arguments: '{"city":"Oslo"}' } },
         ],
       },
-      { role: 'tool', tool_call_id: 't1', content: [{ type: 'text', text: '{"type":"json","value":3}' }] },
+      // The tool's own answer, without the AI SDK's `{type: 'json', value}` wrapper.
+      { role: 'tool', tool_call_id: 't1', content: [{ type: 'text', text: '3' }] },
     ]);
     expect(call.fields).toContainEqual({
       field: 'provider',

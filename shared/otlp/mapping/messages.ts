@@ -146,13 +146,28 @@ function blockPart(block: unknown): Part[] {
         {
           type: 'tool_result',
           id: asText(block.id ?? block.toolCallId ?? block.tool_use_id ?? ''),
-          content: block.response ?? block.output ?? block.result ?? block.content ?? '',
+          content:
+            block.response ??
+            (block.type === 'tool-result' ? aiSdkToolOutput(block.output) : block.output) ??
+            block.result ??
+            block.content ??
+            '',
         },
       ];
     default:
       return [{ type: 'text', text: asText(block) }];
   }
 }
+
+/** AI SDK 5+ wraps what a tool returned as `{type: 'json' | 'text' | 'error-json' | 'error-text', value}`. */
+const AI_SDK_OUTPUT_TYPES = new Set(['json', 'text', 'error-json', 'error-text']);
+const aiSdkToolOutput = (output: unknown) =>
+  isJsonObject(output) &&
+  typeof output.type === 'string' &&
+  AI_SDK_OUTPUT_TYPES.has(output.type) &&
+  'value' in output
+    ? output.value
+    : output;
 
 /**
  * A message in the OpenAI chat shape (also what OpenLLMetry, Langfuse and many SDKs log): string or
