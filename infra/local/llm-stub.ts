@@ -12,7 +12,10 @@ import type { AddressInfo } from 'node:net';
  * - `[[stub:status=401|403|429|500|529]]`: answer that error in the provider's shape;
  * - `[[stub:quota]]`: the provider's out-of-quota error (OpenAI 429 insufficient_quota, Anthropic 400
  *   credit balance);
- * - `[[stub:slow=MS]]`: wait MS milliseconds before answering.
+ * - `[[stub:slow=MS]]`: wait MS milliseconds before answering;
+ * - `[[stub:tool=NAME ARGS_JSON]]` (OpenAI chat only, with `tools` in the request): while the user message
+ *   is the last one, call tool NAME with ARGS_JSON; once the conversation holds the tool's result, answer
+ *   text as usual (so an agent loop runs two model calls: the tool call, then the answer).
  * With `apiKeys`, a request with another key is answered 401. Every request is recorded (path, key,
  * body) for tests to inspect.
  */
@@ -136,6 +139,33 @@ function respond(response: ServerResponse, path: string, body: Record<string, un
   const text = reply ? (reply[1] ?? '') : prompt;
   const model = typeof body.model === 'string' ? body.model : 'stub-model';
   const usage = { input: words(prompt), output: words(text) };
+  const toolCall = path === '/v1/chat/completions' ? pendingToolCall(body, prompt) : undefined;
+  if (toolCall) {
+    return send(response, 200, {
+      id: 'chatcmpl_stub',
+      object: 'chat.completion',
+      created: 0,
+      model,
+      choices: [
+        {
+          index: 0,
+          message: {
+            role: 'assistant',
+            content: null,
+            refusal: null,
+            tool_calls: [{ id: 'call_stub', type: 'function', function: toolCall }],
+          },
+          finish_reason: 'tool_calls',
+          logprobs: null,
+        },
+      ],
+      usage: {
+        prompt_tokens: usage.input,
+        completion_tokens: words(toolCall.arguments),
+        total_tokens: usage.input + words(toolCall.arguments),
+      },
+    });
+  }
   switch (path) {
     case '/v1/messages':
       return send(response, 200, {
@@ -204,6 +234,14 @@ function respond(response: ServerResponse, path: string, body: Record<string, un
         },
       });
   }
+}
+
+/** The `[[stub:tool=...]]` call to answer: only with `tools` offered and the user message still last. */
+function pendingToolCall(body: Record<string, unknown>, prompt: string) {
+  const directive = /\[\[stub:tool=([^\s\]]+)\s*([\s\S]*?)\]\]/.exec(prompt);
+  const messages = Array.isArray(body.messages) ? (body.messages as Record<string, unknown>[]) : [];
+  if (!directive || !Array.isArray(body.tools) || messages.at(-1)?.role !== 'user') return undefined;
+  return { name: directive[1] ?? '', arguments: directive[2] || '{}' };
 }
 
 const words = (text: string) => text.split(/\s+/).filter(Boolean).length;

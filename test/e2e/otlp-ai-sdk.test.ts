@@ -2,8 +2,9 @@ import { createOpenAI } from '@ai-sdk/openai';
 import { LegacyOpenTelemetry, OpenTelemetry } from '@ai-sdk/otel';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { BasicTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { generateText } from 'ai';
+import { generateText, stepCountIs, tool } from 'ai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as z from 'zod';
 import { type LlmStub, startLlmStub } from '#infra/local/llm-stub.ts';
 import { startTestService, type TestService } from '#test/support/local-service.ts';
 
@@ -23,7 +24,14 @@ afterAll(async () => {
   await Promise.all([service?.stop(), stub?.close()]);
 });
 
-async function generateTraced(integration: 'current' | 'legacy', prompt: string) {
+/** A tool the model calls once (the stub's `[[stub:tool=...]]`) before it answers in a second step. */
+const weather = tool({
+  description: 'The weather in a city',
+  inputSchema: z.object({ city: z.string() }),
+  execute: async ({ city }) => ({ city, forecast: 'sunny' }),
+});
+
+async function generateTraced(integration: 'current' | 'legacy', prompt: string, withTool = false) {
   const exporter = new OTLPTraceExporter({
     url: `${service.baseUrl}/v1/traces`,
     headers: { 'X-API-KEY': service.apiKey },
@@ -37,6 +45,7 @@ async function generateTraced(integration: 'current' | 'legacy', prompt: string)
     model: openai.chat('gpt-4o-mini'),
     prompt,
     temperature: 0,
+    ...(withTool ? { tools: { weather }, stopWhen: stepCountIs(2) } : {}),
     telemetry: { integrations: [telemetry], functionId: 'greeter' },
   });
   await provider.forceFlush();
@@ -83,4 +92,79 @@ describe('Vercel AI SDK 7', () => {
       );
     });
   }
+
+  for (const integration of ['current', 'legacy'] as const) {
+    it(`${integration === 'current' ? 'OpenTelemetry (gen_ai)' : 'LegacyOpenTelemetry (ai.*)'}: a tool call, one request log per model call, cost counted once`, async () => {
+      const before = await lastLogId();
+      const result = await generateTraced(
+        integration,
+        `[[stub:tool=weather {"city":"Paris"}]][[stub:reply=Sunny in Paris]] weather in Paris?`,
+        true,
+      );
+      expect(result.text).toBe('Sunny in Paris');
+      expect(result.steps).toHaveLength(2);
+
+      const ids = (await logsSince(before)).map((item) => item.id).reverse();
+      expect(ids).toHaveLength(2);
+      const [first, second] = await Promise.all(
+        ids.map(async (id) => (await service.call('GET', `/api/public/v2/requests/${id}`)).body),
+      );
+      const call = {
+        role: 'assistant',
+        content: [],
+        tool_calls: [
+          { id: 'call_stub', type: 'function', function: { name: 'weather', arguments: '{"city":"Paris"}' } },
+        ],
+      };
+      expect(first.output.messages).toEqual([call]);
+      expect(second.input.messages).toEqual([
+        { role: 'user', content: [{ type: 'text', text: expect.stringContaining('weather in Paris?') }] },
+        call,
+        {
+          role: 'tool',
+          tool_call_id: 'call_stub',
+          content: [{ type: 'text', text: '{"city":"Paris","forecast":"sunny"}' }],
+        },
+      ]);
+      expect(second.output.messages).toEqual([
+        { role: 'assistant', content: [{ type: 'text', text: 'Sunny in Paris' }] },
+      ]);
+      // Each log is priced from its own call's usage (gpt-4o-mini: $0.15 in, $0.60 out per million).
+      for (const [index, log] of [first, second].entries()) {
+        const usage = result.steps[index]!.usage;
+        expect(log).toMatchObject({ input_tokens: usage.inputTokens, output_tokens: usage.outputTokens });
+        expect(log.price).toBeCloseTo(
+          ((usage.inputTokens ?? 0) * 0.15 + (usage.outputTokens ?? 0) * 0.6) / 1e6,
+          12,
+        );
+      }
+      expect(first.trace_id).toBe(second.trace_id);
+
+      const trace = await service.call('GET', `/api/public/v2/traces/${first.trace_id}`);
+      type Span = {
+        name: string;
+        request_log_id: number | null;
+        request_log: { price: number } | null;
+        children: Span[];
+      };
+      const spans: Span[] = [];
+      const walk = (span: Span) => {
+        spans.push(span);
+        span.children.forEach(walk);
+      };
+      (trace.body.spans as Span[]).forEach(walk);
+      const logged = spans.filter((span) => span.request_log_id !== null);
+      expect(logged.map((span) => span.request_log_id).sort()).toEqual([...ids].sort());
+      const totalCost = logged.reduce((sum, span) => sum + (span.request_log?.price ?? 0), 0);
+      expect(totalCost).toBeCloseTo(first.price + second.price, 12);
+      const wrappers = spans.filter((span) => span.request_log_id === null).map((span) => span.name);
+      expect(wrappers.sort()).toEqual([...WRAPPER_SPANS[integration]].sort());
+    });
+  }
 });
+
+/** The agent, step and tool spans each integration wraps the two model calls in: spans, never logs. */
+const WRAPPER_SPANS: Record<'current' | 'legacy', string[]> = {
+  current: ['invoke_agent gpt-4o-mini', 'step 1', 'step 2', 'execute_tool weather'],
+  legacy: ['ai.generateText', 'ai.toolCall'],
+};
