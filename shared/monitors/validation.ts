@@ -54,7 +54,12 @@ const dimensionSchema = z
  */
 const filterSchema = z
   .strictObject({
-    dimension: z.literal(PROMPT_LABEL_DIMENSION).or(dimensionSchema),
+    dimension: z
+      .literal(PROMPT_LABEL_DIMENSION)
+      .or(dimensionSchema)
+      .meta({
+        description: `${FIXED_DIMENSIONS.join(', ')}, metadata.<key>, or prompt_label (value <prompt name>:<label>)`,
+      }),
     // The rollups keep a value's first MAX_VALUE_LENGTH characters: a longer one would never match.
     value: wellFormedString().min(1).max(MAX_VALUE_LENGTH),
   })
