@@ -11,6 +11,8 @@ const DAY = 24 * 60 * MINUTE;
 const NOW = Date.UTC(2026, 10, 28, 12, 0);
 const TRAFFIC = [1_000, 20_000];
 const USERS = 500;
+/** The template a quarter of the logs are of (its version 1 labelled prod). */
+const PROMPT = 'support-bot';
 
 const MONITORS = [
   { name: 'cost, 24 h', metric: 'cost', window_minutes: 1440, threshold: 1e9 },
@@ -29,6 +31,13 @@ const MONITORS = [
     threshold: 1,
   },
   { name: 'latency p95, 30 days', metric: 'latency_p95', window_minutes: 43_200, threshold: 1e9 },
+  {
+    name: 'requests of support-bot:prod, 1 h',
+    metric: 'requests',
+    filter: { dimension: 'prompt_label', value: `${PROMPT}:prod` },
+    window_minutes: 60,
+    threshold: 1e9,
+  },
 ];
 
 export async function benchMonitorEvaluation(): Promise<BenchRow[]> {
@@ -39,6 +48,8 @@ export async function benchMonitorEvaluation(): Promise<BenchRow[]> {
   const { evaluateMonitor, evaluateMonitors } = await import('#shared/monitors/evaluate.ts');
   const { getMonitor } = await import('#shared/monitors/repository.ts');
   const { readMonitorWindow } = await import('#shared/monitors/rollup-reader.ts');
+  const { publishPromptTemplate } = await import('#shared/prompts/publish.ts');
+  const { publishBodySchema } = await import('#shared/prompts/schemas.ts');
 
   // Read calls and the items they answered.
   let reads = 0;
@@ -76,8 +87,8 @@ export async function benchMonitorEvaluation(): Promise<BenchRow[]> {
           tags: [],
           metadata: { user_id: `user-${n % USERS}` },
           prompt_id: null,
-          prompt_name: null,
-          prompt_version_number: null,
+          prompt_name: n % 4 ? null : PROMPT,
+          prompt_version_number: n % 4 ? null : 1,
           input_tokens: 500,
           output_tokens: 100,
           price: 0.002,
@@ -91,6 +102,14 @@ export async function benchMonitorEvaluation(): Promise<BenchRow[]> {
       const { failedSequences } = await applyLogChanges(changes);
       if (failedSequences.length) throw new Error('rollup writes failed');
     }
+    await publishPromptTemplate(
+      workspaceId,
+      publishBodySchema.parse({
+        prompt_template: { prompt_name: PROMPT },
+        prompt_version: { prompt_template: { type: 'completion', content: [{ type: 'text', text: 'Hi' }] } },
+        release_labels: ['prod'],
+      }),
+    );
     const perMonitor: string[] = [];
     let totalReads = 0;
     let totalItems = 0;

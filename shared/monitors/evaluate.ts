@@ -3,6 +3,7 @@ import { forEachLimited } from '#shared/platform/concurrency.ts';
 import { logger } from '#shared/platform/logger.ts';
 import { toIso } from '#shared/platform/time.ts';
 import { crosses, decideTransition, INITIAL_STATE, metricValue, type Transition } from './decide.ts';
+import { PROMPT_LABEL_DIMENSION, resolvePromptLabel } from './prompt-label.ts';
 import {
   activeMonitors,
   clearPendingEvent,
@@ -12,7 +13,7 @@ import {
   stateSortKey,
   writeTransition,
 } from './repository.ts';
-import { EMPTY_TOTALS, type RollupWindowReader, type WindowTotals } from './rollup-port.ts';
+import { EMPTY_TOTALS, type RollupWindowReader, type WindowQuery, type WindowTotals } from './rollup-port.ts';
 
 /**
  * One evaluation of every active monitor (the `monitor-evaluation` schedule, each minute): per monitor,
@@ -84,11 +85,8 @@ export async function evaluateMonitor(
 ): Promise<MonitorEvaluation> {
   const toMs = windowEnd(now);
   const window = { fromMs: toMs - monitor.windowMinutes * MINUTE_MS, toMs };
-  const [answer, states] = await Promise.all([
-    reader(monitor.workspaceId, window, {
-      filter: monitor.filter ?? undefined,
-      groupBy: monitor.groupBy ?? undefined,
-    }),
+  const [filter, states] = await Promise.all([
+    rollupFilter(monitor),
     readStates(monitor.workspaceId, monitor.id),
   ]);
 
@@ -96,6 +94,19 @@ export async function evaluateMonitor(
   for (const state of states.values()) {
     if (state.pendingEvent) await recordEvent(monitor, state.group, state.seq, state.pendingEvent);
   }
+  // A label deleted (or its prompt) since creation: nothing to watch, so nothing changes until it is back.
+  if (filter === null) {
+    logger.warn('Monitor prompt label not found', {
+      workspaceId: monitor.workspaceId,
+      monitorId: monitor.id,
+      promptLabel: monitor.filter?.value,
+    });
+    return { transitions: 0, rollupItemsRead: 0 };
+  }
+  const answer = await reader(monitor.workspaceId, window, {
+    filter,
+    groupBy: monitor.groupBy ?? undefined,
+  });
 
   // The groups seen in the window, and those with a state but no traffic now (they may resolve).
   const observed = new Map<string | null, WindowTotals>(
@@ -135,6 +146,17 @@ export async function evaluateMonitor(
     await recordEvent(monitor, group, state.seq + 1, event);
   }
   return { transitions, rollupItemsRead: answer.itemsRead };
+}
+
+/**
+ * The rollup filter of this evaluation: a prompt_label filter is where its label points now (one read),
+ * null when the prompt or its label is gone; undefined for no filter.
+ */
+async function rollupFilter(monitor: MonitorRecord): Promise<WindowQuery['filter'] | null> {
+  if (!monitor.filter) return undefined;
+  const { dimension, value } = monitor.filter;
+  if (dimension !== PROMPT_LABEL_DIMENSION) return { dimension, value };
+  return (await resolvePromptLabel(monitor.workspaceId, value)) ?? null;
 }
 
 /** Records (and puts on the bus) the event a state carries, then takes it off the state. */

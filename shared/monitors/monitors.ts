@@ -1,5 +1,6 @@
 import { AppError, invalid, notFound } from '#shared/platform/errors.ts';
 import { nextId } from '#shared/platform/ids.ts';
+import { PROMPT_LABEL_DIMENSION, parsePromptLabel, resolvePromptLabel } from './prompt-label.ts';
 import {
   deleteMonitor,
   getMonitor,
@@ -29,6 +30,14 @@ async function requireMonitor(workspaceId: number, id: number): Promise<MonitorR
 }
 
 export async function createMonitor(workspaceId: number, input: CreateMonitorInput, now = Date.now()) {
+  // A label that does not exist is a typo at creation; one deleted later pauses the monitor (evaluate.ts).
+  if (
+    input.filter?.dimension === PROMPT_LABEL_DIMENSION &&
+    !(await resolvePromptLabel(workspaceId, input.filter.value))
+  ) {
+    const { promptName, label } = parsePromptLabel(input.filter.value) ?? {};
+    throw invalid(['body', 'filter', 'value'], `no prompt template named ${promptName} has a label ${label}`);
+  }
   const id = await nextId('monitor');
   if (!(await reserveMonitorPlace(workspaceId))) {
     throw new AppError(

@@ -1,4 +1,4 @@
-import type { Dimension, MonitorFilter } from './validation.ts';
+import type { Dimension } from './validation.ts';
 
 /**
  * What the evaluator asks the request-log rollups (shared/analytics): the merged totals of one time
@@ -31,7 +31,8 @@ export interface WindowAnswer {
 }
 
 export interface WindowQuery {
-  filter?: MonitorFilter;
+  /** A rollup dimension's value (a prompt_label filter is resolved to its prompt_version first). */
+  filter?: { dimension: Dimension; value: string };
   groupBy?: Dimension;
 }
 

@@ -7,6 +7,7 @@ import {
   METADATA_PREFIX,
 } from '#shared/analytics/facts.ts';
 import { wellFormedString } from '#shared/platform/schemas.ts';
+import { PROMPT_LABEL_DIMENSION, parsePromptLabel } from './prompt-label.ts';
 
 export type { Dimension };
 
@@ -46,11 +47,31 @@ const dimensionSchema = z
     message: `a metadata key is kept to its first ${MAX_VALUE_LENGTH} characters`,
   });
 
-const filterSchema = z.strictObject({
-  dimension: dimensionSchema,
-  // The rollups keep a value's first MAX_VALUE_LENGTH characters: a longer one would never match.
-  value: wellFormedString().min(1).max(MAX_VALUE_LENGTH),
-});
+/**
+ * A filter is on a rollup dimension, or on a prompt's release label (`prompt_label`,
+ * `<prompt name>:<label>`), which each evaluation turns into the `prompt_version` it points at
+ * (prompt-label.ts).
+ */
+const filterSchema = z
+  .strictObject({
+    dimension: z
+      .literal(PROMPT_LABEL_DIMENSION)
+      .or(dimensionSchema)
+      .meta({
+        description: `${FIXED_DIMENSIONS.join(', ')}, metadata.<key>, or prompt_label (value <prompt name>:<label>)`,
+      }),
+    // The rollups keep a value's first MAX_VALUE_LENGTH characters: a longer one would never match.
+    value: wellFormedString().min(1).max(MAX_VALUE_LENGTH),
+  })
+  .superRefine((filter, ctx) => {
+    if (filter.dimension === PROMPT_LABEL_DIMENSION && !parsePromptLabel(filter.value)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['value'],
+        message: 'a prompt_label filter is <prompt name>:<label> (support-bot:prod)',
+      });
+    }
+  });
 export type MonitorFilter = z.infer<typeof filterSchema>;
 
 const nameSchema = wellFormedString().trim().min(1, 'must not be empty').max(MAX_NAME_LENGTH);

@@ -10,10 +10,10 @@ export const monitorViewSchema = z
     id: z.int(),
     name: z.string(),
     metric: z.enum(METRICS),
-    filter: z
-      .object({ dimension: z.string(), value: z.string() })
-      .nullable()
-      .meta({ description: 'Only requests with this dimension value count.' }),
+    filter: z.object({ dimension: z.string(), value: z.string() }).nullable().meta({
+      description:
+        'Only requests with this dimension value count; `prompt_label` (`<prompt name>:<label>`) is the version the label points at, read at each evaluation.',
+    }),
     group_by: z
       .string()
       .nullable()

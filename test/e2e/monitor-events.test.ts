@@ -1,6 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { logRequestBody, startTestService, type TestService } from '#test/support/local-service.ts';
+import { completion, publish, uniqueName } from '#test/support/prompts.ts';
 import { type Receiver, startReceiver } from '#test/support/receiver.ts';
 
 /**
@@ -147,5 +148,64 @@ describe('a per-user spend monitor', () => {
     expect(to('/monitors')).toHaveLength(2);
     // The other workspace has no monitor: its webhook got nothing.
     expect(to('/other')).toEqual([]);
+  });
+});
+
+describe('a monitor on a prompt label', () => {
+  it('counts the requests of the version the label points at, not those of another version', async () => {
+    const start = Math.floor(Date.now() / MINUTE) * MINUTE + 30_000;
+    vi.useFakeTimers({ toFake: ['Date'], now: start });
+    const name = uniqueName('support-bot');
+    await publish(service, name, completion('one'), { release_labels: ['prod'] });
+    await publish(service, name, completion('two'));
+    await service.call('POST', WEBHOOKS, {
+      body: { url: `${receiver.url}/labels`, event_types: ['monitor_triggered'] },
+    });
+    const created = await service.call('POST', MONITORS, {
+      body: {
+        name: 'prod traffic',
+        metric: 'requests',
+        filter: { dimension: 'prompt_label', value: `${name}:prod` },
+        window_minutes: 60,
+        threshold: 2,
+      },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+
+    const logVersion = async (version: number) => {
+      const answer = await service.call('POST', '/log-request', {
+        body: logRequestBody({
+          prompt_name: name,
+          prompt_version_number: version,
+          request_start_time: new Date(start - 5 * MINUTE).toISOString(),
+          request_end_time: new Date(start - 5 * MINUTE + 800).toISOString(),
+        }),
+      });
+      expect(answer.status, JSON.stringify(answer.body)).toBe(201);
+    };
+    // Version 2 (not labelled prod) is busy: the monitor does not see it.
+    for (let i = 0; i < 4; i++) await logVersion(2);
+    await service.changes.idle();
+    await evaluate();
+    expect(to('/labels')).toEqual([]);
+
+    // Three requests of version 1, which prod points at: over 2, triggered.
+    for (let i = 0; i < 3; i++) await logVersion(1);
+    await service.changes.idle();
+    vi.setSystemTime(start + MINUTE);
+    await evaluate();
+    const [triggered] = await eventually(() => {
+      const got = to('/labels');
+      expect(got).toHaveLength(1);
+      return got;
+    });
+    expect(JSON.parse(triggered!.body)).toMatchObject({
+      event_type: 'monitor_triggered',
+      details: {
+        monitor_id: created.body.monitor.id,
+        filter: { dimension: 'prompt_label', value: `${name}:prod` },
+        value: 3,
+      },
+    });
   });
 });

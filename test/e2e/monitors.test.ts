@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '#test/support/local-service.ts';
+import { completion, publish, uniqueName } from '#test/support/prompts.ts';
 
 /** Monitors through the local gateway: registration, validation, permissions and isolation. */
 const MONITORS = '/api/public/v2/monitors';
@@ -70,6 +71,40 @@ describe('registration', () => {
       comparison: 'gte',
     });
     expect(monitor).toMatchObject({ filter: { dimension: 'model', value: 'gpt-4o' }, group_by: null });
+    await service.call('DELETE', `${MONITORS}/${monitor.id}`);
+  });
+
+  it('a filter on a prompt label needs <prompt name>:<label> of a label of this workspace', async () => {
+    const name = uniqueName('support-bot');
+    await publish(service, name, completion('one'), { release_labels: ['prod'] });
+    const onLabel = (value: string) => ({
+      name: 'prod error rate',
+      metric: 'error_rate',
+      filter: { dimension: 'prompt_label', value },
+      window_minutes: 5,
+      threshold: 0.05,
+    });
+    const monitor = await create(onLabel(`${name}:prod`));
+    expect(monitor.filter).toEqual({ dimension: 'prompt_label', value: `${name}:prod` });
+
+    const other = await service.otherWorkspaceKey('monitor-labels-other');
+    const refused: [string, RegExp, string | undefined][] = [
+      [name, /<prompt name>:<label>/, undefined],
+      [`${name}:canary`, /has a label canary/, undefined],
+      [`${name}-nope:prod`, /no prompt template named/, undefined],
+      // Another workspace's prompt is no prompt of this one.
+      [`${name}:prod`, /no prompt template named/, other],
+    ];
+    for (const [value, message, key] of refused) {
+      const answer = await service.rejected('POST', MONITORS, { body: onLabel(value), key });
+      expect(answer.status, value).toBe(422);
+      expect(answer.body.message, value).toMatch(message);
+    }
+    expect((await service.call('GET', MONITORS, { key: other })).body.monitors).toEqual([]);
+    const patched = await service.rejected('PATCH', `${MONITORS}/${monitor.id}`, {
+      body: { filter: { dimension: 'prompt_label', value: `${name}:staging` } },
+    });
+    expect(patched.status).toBe(422);
     await service.call('DELETE', `${MONITORS}/${monitor.id}`);
   });
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { evaluateMonitors, MAX_TRANSITIONS_PER_EVALUATION } from '#shared/monitors/evaluate.ts';
 import { createMonitor } from '#shared/monitors/monitors.ts';
-import { getMonitor, readStates, writeTransition } from '#shared/monitors/repository.ts';
+import { getMonitor, listMonitors, readStates, writeTransition } from '#shared/monitors/repository.ts';
 import {
   EMPTY_TOTALS,
   type RollupWindowReader,
@@ -10,7 +10,13 @@ import {
 } from '#shared/monitors/rollup-port.ts';
 import { createMonitorSchema } from '#shared/monitors/validation.ts';
 import { logger } from '#shared/platform/logger.ts';
+import { deleteLabel, moveLabel } from '#shared/prompts/labels.ts';
+import { publishPromptTemplate } from '#shared/prompts/publish.ts';
+import { labelOf } from '#shared/prompts/records.ts';
+import { getHead } from '#shared/prompts/repository.ts';
+import { publishBodySchema } from '#shared/prompts/schemas.ts';
 import { startTestService, type TestService } from '#test/support/local-service.ts';
+import { publishBody } from '#test/support/prompts.ts';
 
 /**
  * The evaluator against dynalite and the local bus, with a fake rollup reader and a fake clock (each
@@ -302,5 +308,76 @@ describe('one event per transition', () => {
     );
     logged.mockRestore();
     expect(summary(monitorId)).toEqual([['monitor_triggered', null, 2]]);
+  });
+});
+
+describe('a filter on a prompt label', () => {
+  const labelled = (value: string) =>
+    createMonitorSchema.parse({
+      name: 'prod requests',
+      metric: 'requests',
+      threshold: 1,
+      window_minutes: 60,
+      filter: { dimension: 'prompt_label', value },
+    });
+
+  it('refuses at creation a prompt or label that does not exist, writing nothing', async () => {
+    const workspaceId = ++nextWorkspace;
+    await publishPromptTemplate(workspaceId, publishBodySchema.parse(publishBody('support-bot')));
+    for (const value of ['support-bot:canary', 'no-such-bot:prod']) {
+      await expect(createMonitor(workspaceId, labelled(value))).rejects.toMatchObject({
+        status: 422,
+        detail: [expect.objectContaining({ loc: ['body', 'filter', 'value'] })],
+      });
+    }
+    expect(await listMonitors(workspaceId)).toEqual([]);
+  });
+
+  it('watches the version the label points at now, from the state it is in; a deleted label pauses it', async () => {
+    const workspaceId = ++nextWorkspace;
+    const publish = (labels: string[]) =>
+      publishPromptTemplate(
+        workspaceId,
+        publishBodySchema.parse(publishBody('support-bot', undefined, { release_labels: labels })),
+      );
+    await publish(['prod']);
+    await publish([]);
+    const { monitor } = await createMonitor(workspaceId, labelled('support-bot:prod'));
+    expect(monitor.filter).toEqual({ dimension: 'prompt_label', value: 'support-bot:prod' });
+    const filtersAsked = () =>
+      asked.filter((call) => call.workspaceId === workspaceId).map((call) => call.query.filter);
+
+    asked.length = 0;
+    rollups.set(workspaceId, { totals: { requests: 2 } });
+    await evaluateMonitors(reader, T0);
+    expect(filtersAsked()).toEqual([{ dimension: 'prompt_version', value: 'support-bot@1' }]);
+    expect(summary(monitor.id)).toEqual([['monitor_triggered', null, 2]]);
+
+    // Moved to version 2: watched there from the next evaluation, which resolves the trigger of version 1.
+    const prod = labelOf((await getHead(workspaceId, 'support-bot'))!, 'prod')!;
+    await moveLabel(workspaceId, prod.id, 2);
+    asked.length = 0;
+    rollups.set(workspaceId, { totals: { requests: 0 } });
+    await evaluateMonitors(reader, T0 + MINUTE);
+    expect(filtersAsked()).toEqual([{ dimension: 'prompt_version', value: 'support-bot@2' }]);
+    expect(summary(monitor.id)).toEqual([
+      ['monitor_triggered', null, 2],
+      ['monitor_resolved', null, 0],
+    ]);
+
+    // The label deleted: nothing to watch, nothing read, no event, a warning.
+    await deleteLabel(workspaceId, prod.id);
+    const warned = vi.spyOn(logger, 'warn').mockImplementation(() => undefined);
+    asked.length = 0;
+    rollups.set(workspaceId, { totals: { requests: 5 } });
+    const run = await evaluateMonitors(reader, T0 + 2 * MINUTE);
+    expect(warned).toHaveBeenCalledWith(
+      'Monitor prompt label not found',
+      expect.objectContaining({ workspaceId, monitorId: monitor.id, promptLabel: 'support-bot:prod' }),
+    );
+    warned.mockRestore();
+    expect(run.failed).toBe(0);
+    expect(filtersAsked()).toEqual([]);
+    expect(summary(monitor.id)).toHaveLength(2);
   });
 });

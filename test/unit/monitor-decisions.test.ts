@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { crosses, decideTransition, type GroupState, metricValue } from '#shared/monitors/decide.ts';
+import { parsePromptLabel } from '#shared/monitors/prompt-label.ts';
 import { EMPTY_TOTALS } from '#shared/monitors/rollup-port.ts';
 import { createMonitorSchema, updateMonitorSchema } from '#shared/monitors/validation.ts';
 
@@ -92,6 +93,10 @@ describe('a monitor definition', () => {
     [{ filter: { dimension: 'model', value: 'gpt-4o' }, group_by: 'metadata.user_id' }, 'group_by'],
     [{ metric: 'error_rate', threshold: 5 }, 'threshold'],
     [{ cooldown_minutes: -1 }, 'cooldown_minutes'],
+    [{ filter: { dimension: 'prompt_label', value: 'support-bot' } }, 'filter'],
+    [{ filter: { dimension: 'prompt_label', value: ':prod' } }, 'filter'],
+    [{ filter: { dimension: 'prompt_label', value: 'support-bot:' } }, 'filter'],
+    [{ group_by: 'prompt_label' }, 'group_by'],
   ])('refuses %j at %s', (change, field) => {
     const result = createMonitorSchema.safeParse({ ...valid, ...change });
     expect(result.success).toBe(false);
@@ -104,6 +109,28 @@ describe('a monitor definition', () => {
       createMonitorSchema.safeParse({ ...valid, filter: { dimension: 'metadata.team', value: 'search' } })
         .success,
     ).toBe(true);
+  });
+
+  it('a filter on a prompt label names <prompt name>:<label>, split at the last colon', () => {
+    const parsed = createMonitorSchema.safeParse({
+      ...valid,
+      filter: { dimension: 'prompt_label', value: 'team:support-bot:prod' },
+    });
+    expect(parsed.success).toBe(true);
+    expect(parsePromptLabel('team:support-bot:prod')).toEqual({
+      promptName: 'team:support-bot',
+      label: 'prod',
+    });
+    const malformed = createMonitorSchema.safeParse({
+      ...valid,
+      filter: { dimension: 'prompt_label', value: 'bot' },
+    });
+    expect(malformed.error?.issues).toEqual([
+      expect.objectContaining({
+        path: ['filter', 'value'],
+        message: 'a prompt_label filter is <prompt name>:<label> (support-bot:prod)',
+      }),
+    ]);
   });
 
   it('a change may not touch the metric, filter or group_by, and must change something', () => {
