@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService, type TestService } from '#test/support/local-service.ts';
+import { logRequestBody, startTestService, type TestService } from '#test/support/local-service.ts';
 
 /**
  * The rollup store against dynalite: changes applied through `applyLogChanges` (what the change-feed
@@ -171,5 +171,30 @@ describe('rollup store', () => {
       u2: 1,
       u0: 1,
     });
+  });
+
+  it('examines logs for the logs path within a budget, and says when it ran out', async () => {
+    const { examineMatches } = await import('#shared/request-logs/query.ts');
+    const key = await service.otherWorkspaceKey('analytics-budget');
+    for (let i = 0; i < 3; i++) {
+      const answer = await service.call('POST', '/log-request', {
+        key,
+        body: logRequestBody({ tags: ['b'] }),
+      });
+      expect(answer.status).toBe(201);
+    }
+    const { findApiKey } = await import('#shared/auth/api-keys.ts');
+    const ws = (await findApiKey(key))!.workspaceId;
+    const seen: number[] = [];
+    const cut = await examineMatches(ws, {}, 2, (records) => seen.push(...records.map((r) => r.id)));
+    expect(cut.complete).toBe(false);
+    expect(seen).toHaveLength(2);
+    seen.length = 0;
+    expect(
+      await examineMatches(ws, { q: 'hello' }, 10, (records) => seen.push(...records.map((r) => r.id))),
+    ).toEqual({
+      complete: true,
+    });
+    expect(seen).toHaveLength(3);
   });
 });
