@@ -133,16 +133,16 @@ export async function listEnvVarViews(scope: EnvVarScope): Promise<EnvVarView[]>
 }
 
 export async function updateEnvVar(scope: EnvVarScope, id: number, body: UpdateEnvVarBody, now = Date.now()) {
-  // Read first: a variable of another scope (or none) must not be created by the update.
-  if (!(await getEnvVar(scope, id))) throw varNotFound(id);
-  const record = await updateEnvVarValue(scope, id, await sealed(scope, id, body.value), now);
+  const current = await getEnvVar(scope, id);
+  if (!current) throw varNotFound(id);
+  const record = await updateEnvVarValue(scope, current, await sealed(scope, id, body.value), now);
   if (!record) throw varNotFound(id);
   return toView(record);
 }
 
 export async function removeEnvVar(scope: EnvVarScope, id: number) {
   const record = await getEnvVar(scope, id);
-  if (!record || !(await deleteEnvVar(scope, record))) throw varNotFound(id);
+  if (!record || !(await deleteEnvVar(scope, record, MAX_ENV_VARS_PER_SCOPE))) throw varNotFound(id);
   return { success: true as const };
 }
 

@@ -1,18 +1,14 @@
-import {
-  GetCommand,
-  paginateQuery,
-  TransactWriteCommand,
-  type TransactWriteCommandInput,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand, paginateQuery, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { type CountedPlaces, releasePlace, reservePlace } from '#shared/platform/counted-places.ts';
 import { documentClient, dynamo, table, unlessConditionFails } from '#shared/platform/dynamo.ts';
 
 /**
- * Table access for environment variables. One partition per scope: `W#<ws>#ENV` for the workspace's,
- * `W#<ws>#ENV#TL#<toolId>` for a tool's. In it, one item per variable (`EV#<id>`, the value sealed with
- * the master key), a claim per key name (`KEY#<key>`, so a name is taken once even by concurrent
- * creates) and the scope's counter (`COUNT`, at most MAX_ENV_VARS_PER_SCOPE). A create or delete
- * writes the three in one transaction. The list (and a run's environment) is one Query of the partition.
+ * Table access for environment variables, without transactions. One partition per scope: `W#<ws>#ENV`
+ * for the workspace's, `W#<ws>#ENV#TL#<toolId>` for a tool's. In it, one item per variable under its
+ * key name (`K#<key>`: a conditional put takes a name once, even under concurrent creates), its value
+ * sealed with the master key, and the scope's counter (`COUNT`, at most MAX_ENV_VARS_PER_SCOPE; taken
+ * after the put, which is undone when the scope is full). The list, a run's environment and a read by
+ * id are one Query of the partition (at most 100 small items).
  */
 type Item = Record<string, unknown>;
 
@@ -37,9 +33,12 @@ export interface EnvVarRecord {
 
 const partition = ({ workspaceId, toolId }: EnvVarScope) =>
   toolId === undefined ? `W#${workspaceId}#ENV` : `W#${workspaceId}#ENV#TL#${toolId}`;
-const varKey = (scope: EnvVarScope, id: number) => ({ PK: partition(scope), SK: `EV#${id}` });
-const claimKey = (scope: EnvVarScope, key: string) => ({ PK: partition(scope), SK: `KEY#${key}` });
-const counterKey = (scope: EnvVarScope) => ({ PK: partition(scope), SK: 'COUNT' });
+const varKey = (scope: EnvVarScope, key: string) => ({ PK: partition(scope), SK: `K#${key}` });
+const places = (scope: EnvVarScope, max: number): CountedPlaces => ({
+  key: { PK: partition(scope), SK: 'COUNT' },
+  attribute: 'n',
+  max,
+});
 
 function fromItem(item: Item): EnvVarRecord {
   return {
@@ -56,75 +55,55 @@ function fromItem(item: Item): EnvVarRecord {
 
 export type CreateOutcome = 'created' | 'key_taken' | 'full';
 
-/** Writes a new variable, its key claim and a place in the scope's counter, all or nothing. */
+/** Writes a new variable under its key, then takes a place in the scope's counter (undone when full). */
 export async function insertEnvVar(
   scope: EnvVarScope,
   record: EnvVarRecord,
   max: number,
 ): Promise<CreateOutcome> {
-  const input: TransactWriteCommandInput = {
-    TransactItems: [
-      {
-        Put: {
-          TableName: table(),
-          Item: { ...varKey(scope, record.id), ...record },
-          ConditionExpression: 'attribute_not_exists(PK)',
-        },
-      },
-      {
-        Put: {
-          TableName: table(),
-          Item: { ...claimKey(scope, record.key), id: record.id },
-          ConditionExpression: 'attribute_not_exists(PK)',
-        },
-      },
-      {
-        Update: {
-          TableName: table(),
-          Key: counterKey(scope),
-          UpdateExpression: 'ADD #n :one',
-          ConditionExpression: 'attribute_not_exists(#n) OR #n < :max',
-          ExpressionAttributeNames: { '#n': 'n' },
-          ExpressionAttributeValues: { ':one': 1, ':max': max },
-        },
-      },
-    ],
-  };
-  try {
-    await dynamo.send(new TransactWriteCommand(input));
-    return 'created';
-  } catch (error) {
-    const reasons = (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons;
-    if (reasons?.[1]?.Code === 'ConditionalCheckFailed') return 'key_taken';
-    if (reasons?.[2]?.Code === 'ConditionalCheckFailed') return 'full';
-    throw error;
-  }
+  const put = await unlessConditionFails(
+    dynamo.send(
+      new PutCommand({
+        TableName: table(),
+        Item: { ...varKey(scope, record.key), ...record },
+        ConditionExpression: 'attribute_not_exists(PK)',
+      }),
+    ),
+  );
+  if (!put) return 'key_taken';
+  if (await reservePlace(places(scope, max))) return 'created';
+  await deleteById(scope, record);
+  return 'full';
 }
 
-export async function getEnvVar(scope: EnvVarScope, id: number): Promise<EnvVarRecord | undefined> {
-  const answer = await dynamo.send(new GetCommand({ TableName: table(), Key: varKey(scope, id) }));
-  return answer.Item ? fromItem(answer.Item) : undefined;
-}
-
-/** Every variable of the scope (at most MAX_ENV_VARS_PER_SCOPE items, values sealed). */
-export async function listEnvVars(scope: EnvVarScope): Promise<EnvVarRecord[]> {
+/** Every variable of the scope, values sealed; filtered to one id when given. */
+export async function listEnvVars(scope: EnvVarScope, id?: number): Promise<EnvVarRecord[]> {
   const records: EnvVarRecord[] = [];
   const pages = paginateQuery(
     { client: documentClient() },
     {
       TableName: table(),
-      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :ev)',
-      ExpressionAttributeValues: { ':pk': partition(scope), ':ev': 'EV#' },
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :k)',
+      ...(id === undefined
+        ? { ExpressionAttributeValues: { ':pk': partition(scope), ':k': 'K#' } }
+        : {
+            FilterExpression: 'id = :id',
+            ExpressionAttributeValues: { ':pk': partition(scope), ':k': 'K#', ':id': id },
+          }),
     },
   );
   for await (const page of pages) records.push(...(page.Items ?? []).map(fromItem));
   return records;
 }
 
-/** Replaces a variable's value; undefined when there is no such variable. */
+export async function getEnvVar(scope: EnvVarScope, id: number): Promise<EnvVarRecord | undefined> {
+  return (await listEnvVars(scope, id))[0];
+}
+
+/** Replaces a variable's value; undefined when it is gone (or its key now names another variable). */
 export async function updateEnvVarValue(
   scope: EnvVarScope,
-  id: number,
+  record: EnvVarRecord,
   value: { valueSealed: string; valueSuffix: string | null },
   now: number,
 ): Promise<EnvVarRecord | undefined> {
@@ -132,13 +111,14 @@ export async function updateEnvVarValue(
     dynamo.send(
       new UpdateCommand({
         TableName: table(),
-        Key: varKey(scope, id),
+        Key: varKey(scope, record.key),
         UpdateExpression: 'SET valueSealed = :sealed, valueSuffix = :suffix, updatedAt = :now',
-        ConditionExpression: 'attribute_exists(PK)',
+        ConditionExpression: 'id = :id',
         ExpressionAttributeValues: {
           ':sealed': value.valueSealed,
           ':suffix': value.valueSuffix,
           ':now': now,
+          ':id': record.id,
         },
         ReturnValues: 'ALL_NEW',
       }),
@@ -147,45 +127,22 @@ export async function updateEnvVarValue(
   return answer?.Attributes ? fromItem(answer.Attributes) : undefined;
 }
 
-/** Deletes a variable, its key claim and its place in the counter; false when there was none. */
-export async function deleteEnvVar(scope: EnvVarScope, record: EnvVarRecord): Promise<boolean> {
-  const deleted = await unlessConditionFails(
-    dynamo
-      .send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Delete: {
-                TableName: table(),
-                Key: varKey(scope, record.id),
-                ConditionExpression: 'attribute_exists(PK)',
-              },
-            },
-            {
-              Delete: {
-                TableName: table(),
-                Key: claimKey(scope, record.key),
-                ConditionExpression: 'id = :id',
-                ExpressionAttributeValues: { ':id': record.id },
-              },
-            },
-            {
-              Update: {
-                TableName: table(),
-                Key: counterKey(scope),
-                UpdateExpression: 'ADD #n :minus',
-                ExpressionAttributeNames: { '#n': 'n' },
-                ExpressionAttributeValues: { ':minus': -1 },
-              },
-            },
-          ],
-        }),
-      )
-      .catch((error: unknown) => {
-        // A transaction whose condition failed (deleted meanwhile) is cancelled, not a fault.
-        if ((error as { name?: string }).name === 'TransactionCanceledException') return undefined;
-        throw error;
+function deleteById(scope: EnvVarScope, record: EnvVarRecord) {
+  return unlessConditionFails(
+    dynamo.send(
+      new DeleteCommand({
+        TableName: table(),
+        Key: varKey(scope, record.key),
+        ConditionExpression: 'id = :id',
+        ExpressionAttributeValues: { ':id': record.id },
       }),
+    ),
   );
-  return deleted !== undefined;
+}
+
+/** Deletes a variable and gives its place back; false when it was gone. */
+export async function deleteEnvVar(scope: EnvVarScope, record: EnvVarRecord, max: number): Promise<boolean> {
+  if (!(await deleteById(scope, record))) return false;
+  await releasePlace(places(scope, max));
+  return true;
 }
