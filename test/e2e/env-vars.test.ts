@@ -204,6 +204,33 @@ describe('tool variables', () => {
     expect((await service.call('GET', toolVars(tool.id))).body.tool_env_vars).toEqual([]);
   });
 
+  it('takes a key once under concurrent creates, and at most 100 variables per scope', async () => {
+    const tool = await createTool();
+    const key = newKey();
+    const racing = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        service.call('POST', toolVars(tool.id), { body: { key, value: `racer-${i}-value` } }),
+      ),
+    );
+    expect(racing.map((answer) => answer.status).sort()).toEqual([201, 409, 409, 409, 409, 409, 409, 409]);
+    for (let i = 1; i < 100; i++) {
+      const answer = await service.call('POST', toolVars(tool.id), { body: { key: `V${i}` } });
+      expect(answer.status).toBe(201);
+    }
+    const full = await service.rejected('POST', toolVars(tool.id), {
+      body: { key: 'ONE_TOO_MANY', value: 'x' },
+    });
+    expect(full.status).toBe(422);
+    expect(full.body.message).toMatch(/already has 100 environment variables/);
+    expect((await service.call('GET', toolVars(tool.id))).body.tool_env_vars).toHaveLength(100);
+    // A delete gives the place back; the workspace's own scope was never counted.
+    const first = racing.find((answer) => answer.status === 201)!.body.tool_env_var.id;
+    await service.call('DELETE', `${toolVars(tool.id)}/${first}`);
+    expect((await service.call('POST', toolVars(tool.id), { body: { key: 'ONE_TOO_MANY' } })).status).toBe(
+      201,
+    );
+  });
+
   it('answers 404 for an unknown tool, writing nothing', async () => {
     expect((await service.rejected('GET', toolVars('no-such-tool'))).status).toBe(404);
     expect(
