@@ -1,7 +1,7 @@
 /**
  * The sandbox: user JavaScript (and user regular expressions) run in QuickJS (WebAssembly) inside a
- * worker thread that a hard timer kills and respawns (host.ts, worker.ts): no `process`, `require`,
- * network or timers; JSON in, JSON out. Limits are in limits.ts; docs/code-execution.md tells users.
+ * worker thread that a hard timer kills and respawns (host.ts, worker.ts): no `require`, network,
+ * timers or host `process` (a stand-in holds the given `env` only); JSON in, JSON out. Limits are in limits.ts; docs/code-execution.md tells users.
  */
 import { clampMemory, clampTimeout, type HostRequest, megabytes, SandboxHost } from './host.ts';
 import { SANDBOX_LIMITS } from './limits.ts';

@@ -6,7 +6,8 @@
  * QuickJS runtime can abort the whole WebAssembly module, a known upstream bug).
  *
  * Nothing of the host is exposed to user code: no host function is installed in the context, and the
- * QuickJS build has no `std`/`os` modules, so there is no `process`, `require`, `fetch`, timers or I/O.
+ * QuickJS build has no `std`/`os` modules, so there is no `require`, `fetch`, timers or I/O; `process` is
+ * a plain object the prefix makes, holding the `env` the caller gave as JSON.
  *
  * Run from the sources (Node strips the types: only erasable TypeScript here) or bundled next to the
  * function's bundle as `sandbox-worker.mjs`, with the `.wasm` file beside it.
