@@ -1,5 +1,5 @@
-import { getRecompute, toRecomputeView } from '#shared/costs/recompute.ts';
-import { recomputeJobAnswerSchema, recomputeJobPathSchema } from '#shared/costs/schemas.ts';
+import { getRecompute, toRecomputeView } from '#shared/cost-recompute/recompute.ts';
+import { recomputeJobAnswerSchema, recomputeJobPathSchema } from '#shared/cost-recompute/schemas.ts';
 import { httpRoute } from '#shared/platform/http.ts';
 
 /** GET /api/public/v2/requests/cost-recompute/{job_id}: a recompute job's status and progress counts. */

@@ -1,5 +1,5 @@
-import { startRecompute, toRecomputeView } from '#shared/costs/recompute.ts';
-import { recomputeBodySchema, recomputeJobAnswerSchema } from '#shared/costs/schemas.ts';
+import { startRecompute, toRecomputeView } from '#shared/cost-recompute/recompute.ts';
+import { recomputeBodySchema, recomputeJobAnswerSchema } from '#shared/cost-recompute/schemas.ts';
 import { httpRoute } from '#shared/platform/http.ts';
 
 /**

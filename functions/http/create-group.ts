@@ -1,10 +1,12 @@
 import * as z from 'zod';
+import { authenticateApiKey } from '#shared/auth/key-cache.ts';
 import { httpRoute } from '#shared/platform/http.ts';
 import { createGroup } from '#shared/request-logs/groups.ts';
 
 /** POST /create-group (the SDK's `group.create`): a new group of the key's workspace; answers its id. */
 export const handler = httpRoute({
   auth: 'body',
+  keyCheck: authenticateApiKey,
   // The SDK sends only `api_key`; with the key in the header there may be no body at all.
   body: z.object({}),
   optionalBody: true,

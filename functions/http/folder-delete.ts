@@ -1,4 +1,4 @@
-import { deleteFolder } from '#shared/folders/delete.ts';
+import { deleteFolder } from '#shared/folder-contents/delete.ts';
 import {
   deleteFolderQuerySchema,
   deleteFolderResponseSchema,

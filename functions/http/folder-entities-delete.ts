@@ -1,4 +1,4 @@
-import { deleteEntities } from '#shared/folders/delete.ts';
+import { deleteEntities } from '#shared/folder-contents/delete.ts';
 import { countResponseSchema, deleteEntitiesBodySchema } from '#shared/folders/schemas.ts';
 import { httpRoute } from '#shared/platform/http.ts';
 

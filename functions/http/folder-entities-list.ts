@@ -1,4 +1,4 @@
-import { listFolderEntities } from '#shared/folders/entities.ts';
+import { listFolderEntities } from '#shared/folder-contents/entities.ts';
 import { listEntitiesQuerySchema, listEntitiesResponseSchema } from '#shared/folders/schemas.ts';
 import { httpRoute } from '#shared/platform/http.ts';
 

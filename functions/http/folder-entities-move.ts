@@ -1,5 +1,5 @@
 import { kindPermission } from '#shared/entities/permissions.ts';
-import { moveEntities, moveKinds } from '#shared/folders/move.ts';
+import { moveEntities, moveKinds } from '#shared/folder-contents/move.ts';
 import { countResponseSchema, moveEntitiesBodySchema } from '#shared/folders/schemas.ts';
 import { httpRoute } from '#shared/platform/http.ts';
 

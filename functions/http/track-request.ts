@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { authenticateApiKey } from '#shared/auth/key-cache.ts';
 import { httpRoute } from '#shared/platform/http.ts';
 import { jsonObject } from '#shared/platform/schemas.ts';
 import type { RawBody } from '#shared/request-logs/log-request.ts';
@@ -7,6 +8,7 @@ import { trackRequest, trackRequestBodySchema } from '#shared/request-logs/track
 /** POST /track-request: a provider call the SDK made (run(), its OpenAI/Anthropic wrappers), logged. */
 export const handler = httpRoute({
   auth: 'body',
+  keyCheck: authenticateApiKey,
   body: trackRequestBodySchema,
   permission: ['request_logs', 'edit'],
   responses: {

@@ -3,12 +3,12 @@ import {
   failRecompute,
   recomputeMessageSchema,
   runRecomputeStep,
-} from '#shared/costs/recompute.ts';
+} from '#shared/cost-recompute/recompute.ts';
 import { logger } from '#shared/platform/logger.ts';
 import { sqsBatchHandler } from '#shared/platform/sqs-worker.ts';
 
 /**
- * Queue `cost-recompute-jobs`: one step of a cost recompute per message (shared/costs/recompute.ts). A
+ * Queue `cost-recompute-jobs`: one step of a cost recompute per message (shared/cost-recompute/recompute.ts). A
  * step that fails is delivered again; on its last delivery the job is recorded as failed and the
  * workspace may start another.
  */

@@ -67,7 +67,7 @@ export async function benchFolders(service: {
   const stamp = Date.now().toString(36);
   const entities = await createEntities(call, stamp);
   const target = (await call('POST', '/api/public/v2/folders', { name: `bench-${stamp}-target` })).folder.id;
-  const { planMove, applyMove } = await import('#shared/folders/move.ts');
+  const { planMove, applyMove } = await import('#shared/folder-contents/move.ts');
   const { withTreeLease } = await import('#shared/folders/store.ts');
   const counter = countDynamoCalls(documentClient());
   const waves = countDynamoWaves(documentClient());

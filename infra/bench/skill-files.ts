@@ -6,12 +6,9 @@
  */
 import { deflateRawSync } from 'node:zlib';
 import { parseMultipart } from '#shared/platform/multipart-parse.ts';
-import {
-  checkSkillFiles,
-  readSkillArchive,
-  type SkillFile,
-  writeSkillArchive,
-} from '#shared/skills/files.ts';
+import { readSkillArchive } from '#shared/skills/archive.ts';
+import { writeSkillArchive } from '#shared/skills/archive-write.ts';
+import { checkSkillFiles, type SkillFile } from '#shared/skills/files.ts';
 import { type BenchRow, fmt, runBenchChild, serveBenchChild } from './support.ts';
 
 const CHILD_FLAG = '--skill-files-bench-child';

@@ -1,4 +1,4 @@
-import { COST_RECOMPUTE_QUEUE } from '#shared/costs/recompute.ts';
+import { COST_RECOMPUTE_QUEUE } from '#shared/cost-recompute/recompute.ts';
 import type { JobQueueDef, RouteDef } from '../route-types.ts';
 
 /** Costs: the workspace's model price overrides and the recompute of stored logs' costs (docs/cost.md). */

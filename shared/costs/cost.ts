@@ -1,12 +1,6 @@
-import {
-  type CostBreakdown,
-  type RequestLogRecord,
-  type Usage,
-  usageOf,
-} from '#shared/request-logs/record.ts';
 import { type ModelPriceOverride, overrideFor } from './overrides.ts';
 import { PRICE_TABLE_SOURCE, tablePrices } from './price-table.ts';
-import { priceUsage, unpricedCost } from './pricing.ts';
+import { type CostBreakdown, priceUsage, type Usage, unpricedCost } from './pricing.ts';
 
 /**
  * What a request cost (DESIGN.md 13, docs/cost.md): the client's price when it sent one (`price` > 0);
@@ -36,15 +30,3 @@ export async function costOf(
   if (table) return priceUsage(request.usage, table.prices, PRICE_TABLE_SOURCE, table.model);
   return unpricedCost(0, 'unknown_model');
 }
-
-/** Whether a log's cost came from its client, which a recompute never changes (logs from before costs too). */
-export const isClientPriced = (record: RequestLogRecord): boolean =>
-  record.cost ? record.cost.source === 'client' : record.price > 0;
-
-export const pricedRequestOf = (record: RequestLogRecord): PricedRequest => ({
-  model: record.model,
-  provider: record.provider,
-  usage: usageOf(record),
-  price: isClientPriced(record) ? record.price : 0,
-  startedAt: record.request_start_time,
-});

@@ -1,4 +1,40 @@
-import type { CostBreakdown, CostSource, Usage } from '#shared/request-logs/record.ts';
+/**
+ * Token usage in the OpenTelemetry GenAI meaning: `input_tokens` includes the cached and cache-written
+ * tokens, `output_tokens` includes the reasoning tokens; the subsets stand beside their totals
+ * (cache_read + cache_write <= input, reasoning <= output, checked at write).
+ */
+export interface Usage {
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_tokens: number;
+  cache_write_tokens: number;
+  reasoning_tokens: number;
+  /** Of the cache writes, those kept an hour (Anthropic's `ttl: "1h"`), priced higher than 5-minute ones. */
+  cache_write_1h_tokens?: number;
+  input_audio_tokens?: number;
+  output_audio_tokens?: number;
+  input_image_tokens?: number;
+}
+
+/** Where a cost came from: the client's price, the bundled price table (its version), an override, or nothing. */
+export type CostSource = 'client' | `price_table@${string}` | 'workspace_override' | 'unknown_model';
+
+/**
+ * A cost in USD and its parts: `total` = input + cached_input + cache_write + output + reasoning (each
+ * part prices only its own tokens: `input` the uncached input, `output` the non-reasoning output). A
+ * client's price has no parts (all 0 but total).
+ */
+export interface CostBreakdown {
+  total: number;
+  input: number;
+  cached_input: number;
+  cache_write: number;
+  output: number;
+  reasoning: number;
+  source: CostSource;
+  /** The price entry applied: the table's model id, or the override's model; null for client and unknown. */
+  priced_as: string | null;
+}
 
 /**
  * A cost from usage and per-million-token prices: pure arithmetic, the same for the price table and for a

@@ -11,9 +11,9 @@ import type { IdKind } from '#shared/platform/ids.ts';
  *
  * This module is only words, and its derived values are marked pure, so a function bundles only what
  * it uses of it (most use its types alone: the features' declarations are literals typed by the kinds
- * below, `KindExternalId<'prompt'>`, and a unit test holds them equal). Whether an id exists is asked
- * through entityExists (exists.ts), which loads the features' stores and is bundled only by the
- * functions that ask it.
+ * below, `KindExternalId<'prompt'>`, and a unit test holds them equal). Where each kind's entities
+ * are and whether one exists is asked through KIND_PLACEMENT (shared/folder-contents/placement.ts),
+ * which loads the features' stores and sits above them.
  */
 export interface KindSpec {
   /** The permission type a key needs to read or edit entities of the kind. */

@@ -3,7 +3,7 @@ import { isConditionFailed } from '#shared/platform/dynamo.ts';
 import { AppError } from '#shared/platform/errors.ts';
 import { nextId } from '#shared/platform/ids.ts';
 import type { JsonObject } from '#shared/platform/json.ts';
-import { findLoggedPromptVersion } from '#shared/prompts/read.ts';
+import { findLoggedPromptVersion } from '#shared/prompts/lookup.ts';
 import type { VersionRecord } from '#shared/prompts/records.ts';
 import { newRequestLog, type RawBody } from '#shared/request-logs/log-request.ts';
 import { type LogRequestBody, logRequestBodySchema } from '#shared/request-logs/log-request-schema.ts';

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { authenticateApiKey } from '#shared/auth/key-cache.ts';
 import type { RouteAuth } from '#shared/platform/auth-context.ts';
 import { type HttpHandler, HttpResponse, httpRoute } from '#shared/platform/http.ts';
 import { queryBoolean } from '#shared/platform/schemas.ts';
@@ -50,6 +51,7 @@ const QUOTED_PROBLEMS = 5;
 export function exportTracesRoute(auth: RouteAuth): HttpHandler {
   return httpRoute({
     auth,
+    keyCheck: authenticateApiKey,
     query: z.object({ close_after: queryBoolean.optional() }),
     permission: ['request_logs', 'edit'],
     bytesBody: {

@@ -56,6 +56,9 @@ export type RouteAuth = 'header' | 'body' | 'basic';
 export const keyCheckedByHandler = (auth: RouteAuth | undefined): boolean =>
   auth === 'body' || auth === 'basic';
 
+/** The lookup of an API key a route checks itself: its caller, or undefined for an unknown or revoked key. */
+export type KeyCheck = (key: string) => Promise<AuthContext | undefined>;
+
 export interface AuthContext {
   workspaceId: number;
   userId: number;

@@ -2,8 +2,14 @@ import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { ZodType } from 'zod';
 import * as z from 'zod';
-import { authenticateApiKey } from '#shared/auth/key-cache.ts';
-import { type AuthContext, type EntityType, fromAuthorizerContext, type RouteAuth } from './auth-context.ts';
+import {
+  type AuthContext,
+  type EntityType,
+  fromAuthorizerContext,
+  type KeyCheck,
+  keyCheckedByHandler,
+  type RouteAuth,
+} from './auth-context.ts';
 import { MAX_JSON_DEPTH, MAX_REQUEST_BODY_BYTES } from './config.ts';
 import {
   AppError,
@@ -64,6 +70,12 @@ export interface RouteDefinition<B, Q, P> {
    * `api_key` never reaches `handle`: it is removed from `body` and `rawBody`.
    */
   auth?: RouteAuth;
+  /**
+   * How a route that checks its key itself (`auth: 'body'` or `'basic'`) looks a key up: the auth
+   * feature's `authenticateApiKey` (the authorizer's lookup and cache). Given by the route, so the
+   * platform uses no feature.
+   */
+  keyCheck?: KeyCheck;
   /**
    * The body's `api_key` is the route's own data (a provider key to store), not a credential of the
    * caller: it is kept in `body` and `rawBody` (header-key routes only). The route must never echo,
@@ -137,6 +149,8 @@ z.config({
 export function httpRoute<B = undefined, Q = undefined, P = undefined>(
   def: RouteDefinition<B, Q, P>,
 ): HttpHandler {
+  if (keyCheckedByHandler(def.auth) && !def.keyCheck)
+    throw new Error(`A route with auth '${def.auth}' needs the keyCheck that looks its key up`);
   const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult>()
     .use({
       onError: async (request) => {
@@ -167,9 +181,9 @@ async function parseRequest<B, Q, P>(
   if (def.auth === 'body') {
     let bodyKey: unknown;
     ({ api_key: bodyKey, ...rawBody } = readJsonBody(event, headers, def.optionalBody));
-    auth = await authenticateBodyKey(bodyKey, headers['x-api-key']);
+    auth = await authenticateBodyKey(def.keyCheck!, bodyKey, headers['x-api-key']);
   } else if (def.auth === 'basic') {
-    auth = await authenticateBasicKey(headers.authorization, headers['x-api-key']);
+    auth = await authenticateBasicKey(def.keyCheck!, headers.authorization, headers['x-api-key']);
   } else {
     auth = fromAuthorizerContext(event.requestContext?.authorizer);
     // API Gateway only invokes a route after the authorizer allowed the key; a missing context is a fault.
@@ -207,10 +221,14 @@ async function parseRequest<B, Q, P>(
  * authorizer's lookup and cache. Missing: 401 "Missing API key"; unknown, revoked or not a string: 401
  * "Invalid API key", as the gateway answers for header keys.
  */
-async function authenticateBodyKey(bodyKey: unknown, headerKey: string | undefined): Promise<AuthContext> {
+async function authenticateBodyKey(
+  keyCheck: KeyCheck,
+  bodyKey: unknown,
+  headerKey: string | undefined,
+): Promise<AuthContext> {
   const key = bodyKey ?? headerKey;
   if (key === undefined || key === null || key === '') throw unauthorized('Missing API key');
-  const auth = typeof key === 'string' ? await authenticateApiKey(key) : undefined;
+  const auth = typeof key === 'string' ? await keyCheck(key) : undefined;
   if (!auth) throw unauthorized('Invalid API key');
   return auth;
 }
@@ -221,13 +239,14 @@ async function authenticateBodyKey(bodyKey: unknown, headerKey: string | undefin
  * authorizer's lookup and cache, answered as a header key is.
  */
 async function authenticateBasicKey(
+  keyCheck: KeyCheck,
   authorization: string | undefined,
   headerKey: string | undefined,
 ): Promise<AuthContext> {
   const basic = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(authorization ?? '');
   const decoded = basic ? Buffer.from(basic[1]!, 'base64').toString('utf8') : undefined;
   const password = decoded?.includes(':') ? decoded.slice(decoded.indexOf(':') + 1) : undefined;
-  return authenticateBodyKey(password || undefined, headerKey);
+  return authenticateBodyKey(keyCheck, password || undefined, headerKey);
 }
 
 /** API Gateway's REST API hands path parameters over still percent-encoded (`my%20prompt`). */

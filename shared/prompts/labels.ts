@@ -2,7 +2,7 @@ import type { EventActor } from '#shared/events/emit.ts';
 import { notFound } from '#shared/platform/errors.ts';
 import * as shared from '#shared/versions/labels.ts';
 import { emitPromptEvents } from './events.ts';
-import { findHead } from './read.ts';
+import { findHead } from './lookup.ts';
 import type { LabelEntry, TemplateHead } from './records.ts';
 import { getTemplateName, promptStore } from './repository.ts';
 import { invalidateTemplate } from './template-cache.ts';

@@ -4,8 +4,8 @@ import type { AuthContext } from '#shared/platform/auth-context.ts';
 import { badRequest } from '#shared/platform/errors.ts';
 import { validate } from '#shared/platform/http.ts';
 import type { PromptBlueprint } from './llm-kwargs.ts';
+import { readTemplate } from './lookup.ts';
 import { type PublishView, publishPromptTemplate } from './publish.ts';
-import { readTemplate } from './read.ts';
 import { type PatchTemplateBody, publishBodySchema } from './schemas.ts';
 import { hasToolReferences } from './tool-refs.ts';
 

@@ -4,7 +4,7 @@ import { forEachLimited } from '#shared/platform/concurrency.ts';
 import { documentClient, table } from '#shared/platform/dynamo.ts';
 import { notFound } from '#shared/platform/errors.ts';
 import { templatePk } from './keys.ts';
-import { findHead } from './read.ts';
+import { findHead } from './lookup.ts';
 import { getHead } from './repository.ts';
 import type { SnippetUse } from './snippets.ts';
 

@@ -1,4 +1,5 @@
 import { TtlCache } from '#shared/platform/ttl-cache.ts';
+import { onToolChange } from '#shared/tools/changes.ts';
 import {
   DEFAULT_PROMPT_CACHE_TTL_SECONDS,
   PROMPT_CACHE_TTL_ENV,
@@ -42,9 +43,10 @@ export const templateTag = (workspaceId: number, name: string) => `${workspaceId
 export const toolTag = (workspaceId: number, name: string) => `tool\u0000${workspaceId}\u0000${name}`;
 
 /** Drops this container's cached expansions of a registry tool (after a new version or a label move). */
-export function invalidateTool(workspaceId: number, name: string): void {
+function invalidateTool(workspaceId: number, name: string): void {
   cache?.invalidate(toolTag(workspaceId, name));
 }
+onToolChange(invalidateTool);
 
 /** Drops this container's cached answers that depend on the template (after a publish or label change). */
 export function invalidateTemplate(workspaceId: number, name: string): void {

@@ -1,8 +1,8 @@
 import type { EventActor } from '#shared/events/emit.ts';
 import { type ExternalId, findExternalIdOwner } from '#shared/external-ids/external-ids.ts';
 import { AppError } from '#shared/platform/errors.ts';
+import { findHeadById } from './lookup.ts';
 import { type PublishView, publishPromptTemplate } from './publish.ts';
-import { findHeadById } from './read.ts';
 import type { PublishBody } from './schemas.ts';
 
 /**

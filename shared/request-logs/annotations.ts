@@ -1,4 +1,4 @@
-import { findLoggedPromptVersion } from '#shared/prompts/read.ts';
+import { findLoggedPromptVersion } from '#shared/prompts/lookup.ts';
 import type { VersionRecord } from '#shared/prompts/records.ts';
 import { DEFAULT_SCORE_NAME } from './annotation-schemas.ts';
 import { requireGroup } from './groups.ts';

@@ -2,7 +2,7 @@ import { costOf } from '#shared/costs/cost.ts';
 import { workspaceOverrides } from '#shared/costs/overrides.ts';
 import { nextId } from '#shared/platform/ids.ts';
 import type { JsonObject } from '#shared/platform/json.ts';
-import { findLoggedPromptVersion } from '#shared/prompts/read.ts';
+import { findLoggedPromptVersion } from '#shared/prompts/lookup.ts';
 import type { VersionRecord } from '#shared/prompts/records.ts';
 import { toPromptVersionView } from '#shared/prompts/views.ts';
 import { requireGroup } from './groups.ts';

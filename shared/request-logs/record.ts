@@ -1,3 +1,7 @@
+import type { CostBreakdown, Usage } from '#shared/costs/pricing.ts';
+
+export type { CostBreakdown, CostSource, Usage } from '#shared/costs/pricing.ts';
+
 /**
  * A log's status. RUNNING is never sent by a client: it is a replay whose provider call outlived the
  * synchronous answer and continues as a job (shared/replay/); the job sets the final status.
@@ -51,44 +55,6 @@ export interface RequestLogRecord {
   replay_of?: number | null;
   /** Top-level fields of the request that the API does not define, kept as sent (e.g. an SDK's trace_id). */
   extra?: Record<string, unknown>;
-}
-
-/**
- * Token usage in the OpenTelemetry GenAI meaning: `input_tokens` includes the cached and cache-written
- * tokens, `output_tokens` includes the reasoning tokens; the subsets stand beside their totals
- * (cache_read + cache_write <= input, reasoning <= output, checked at write).
- */
-export interface Usage {
-  input_tokens: number;
-  output_tokens: number;
-  cache_read_tokens: number;
-  cache_write_tokens: number;
-  reasoning_tokens: number;
-  /** Of the cache writes, those kept an hour (Anthropic's `ttl: "1h"`), priced higher than 5-minute ones. */
-  cache_write_1h_tokens?: number;
-  input_audio_tokens?: number;
-  output_audio_tokens?: number;
-  input_image_tokens?: number;
-}
-
-/** Where a cost came from: the client's price, the bundled price table (its version), an override, or nothing. */
-export type CostSource = 'client' | `price_table@${string}` | 'workspace_override' | 'unknown_model';
-
-/**
- * A cost in USD and its parts: `total` = input + cached_input + cache_write + output + reasoning (each
- * part prices only its own tokens: `input` the uncached input, `output` the non-reasoning output). A
- * client's price has no parts (all 0 but total).
- */
-export interface CostBreakdown {
-  total: number;
-  input: number;
-  cached_input: number;
-  cache_write: number;
-  output: number;
-  reasoning: number;
-  source: CostSource;
-  /** The price entry applied: the table's model id, or the override's model; null for client and unknown. */
-  priced_as: string | null;
 }
 
 /** A log's usage: as stored, or its token totals for a log stored before usage existed. */

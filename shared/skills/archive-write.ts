@@ -1,5 +1,5 @@
-import { SKILL_ARCHIVE_COMMENT } from './archive.ts';
 import type { SkillFile } from './files.ts';
+import { SKILL_ARCHIVE_COMMENT } from './paths.ts';
 
 /**
  * Writing a collection's files as a ZIP (`format=zip`), apart from reading (archive.ts), and yazl

@@ -5,7 +5,7 @@ import { type AppError, badRequest, clip, payloadTooLarge } from '#shared/platfo
 import type { SkillFile } from './files.ts';
 import { isSkillFile } from './front-matter.ts';
 import { SKILL_FILE_LIMITS } from './limits.ts';
-import { normaliseSkillPath, parentFolder } from './paths.ts';
+import { normaliseSkillPath, parentFolder, SKILL_ARCHIVE_COMMENT } from './paths.ts';
 
 /**
  * Skill collections as ZIP archives. Reading is the hostile side: yauzl (central directory first, entry
@@ -15,13 +15,6 @@ import { normaliseSkillPath, parentFolder } from './paths.ts';
 
 /** Top folders of PromptLayer's per-tool exports (Claude Code, Codex/universal, OpenClaw). */
 export const PROVIDER_EXPORT_PREFIXES = ['.claude', '.agents', '.openclaw'] as const;
-
-/**
- * The comment of the archives `format=zip` writes (archive-write.ts): their paths are already relative
- * to the collection root, so reading one back strips no folder (a collection whose files all sit in
- * `docs/` comes back as `docs/...`, not at the root).
- */
-export const SKILL_ARCHIVE_COMMENT = 'promptops skill collection: paths relative to the collection root';
 
 const SYMLINK = 0o120000;
 const FILE_TYPE_MASK = 0o170000;

@@ -8,7 +8,8 @@ import { normaliseSkillPath } from './paths.ts';
  * normalised and checked (paths.ts), SKILL.md front matter checked (front-matter.ts), ZIPs read safely
  * (archive.ts: yauzl, with entry/size/ratio limits) and written for `format=zip`. Every function throws
  * AppErrors (400 bad path or archive, 413 over a size limit, 422 a SKILL.md that breaks the Agent Skills
- * rules, naming the file); nothing here touches storage.
+ * rules, naming the file); nothing here touches storage. The archive modules import this one, never the
+ * reverse, so a function that never reads a ZIP does not bundle yauzl.
  */
 
 /** One file of a collection: a normalised relative path and its UTF-8 text. */
@@ -16,9 +17,6 @@ export interface SkillFile {
   path: string;
   content: string;
 }
-
-export { readSkillArchive } from './archive.ts';
-export { writeSkillArchive } from './archive-write.ts';
 
 /**
  * Normalises and checks a collection's files (paths: NFC, no absolute paths, `..`, backslashes, NUL or

@@ -1,7 +1,7 @@
 import { badRequest } from '#shared/platform/errors.ts';
 import type { MultipartOptions, MultipartParts } from '#shared/platform/multipart.ts';
 import { parseMultipart } from '#shared/platform/multipart-parse.ts';
-import { readSkillArchive } from './files.ts';
+import { readSkillArchive } from './archive.ts';
 
 /**
  * The multipart form of the create and version routes: a ZIP in part `archive`, `zip` or `files` (the

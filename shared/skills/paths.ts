@@ -30,3 +30,10 @@ export function parentFolder(path: string): string {
   const slash = path.lastIndexOf('/');
   return slash === -1 ? '' : path.slice(0, slash);
 }
+
+/**
+ * The comment of the archives `format=zip` writes (archive-write.ts): their paths are already relative
+ * to the collection root, so reading one back strips no folder (a collection whose files all sit in
+ * `docs/` comes back as `docs/...`, not at the root).
+ */
+export const SKILL_ARCHIVE_COMMENT = 'promptops skill collection: paths relative to the collection root';

@@ -3,9 +3,10 @@ import { escapedJsonBytes, largestToOmit, MAX_UNPAGED_ANSWER_BYTES } from '#shar
 import { notFound, payloadTooLarge } from '#shared/platform/errors.ts';
 import { isUuid } from '#shared/platform/schemas.ts';
 import { lookupByName, type Selector } from '#shared/versions/read.ts';
+import { writeSkillArchive } from './archive-write.ts';
 import { loadManifest, readFiles } from './blobs.ts';
 import { headById, type SkillHead, skillStore } from './collection.ts';
-import { type SkillFile, writeSkillArchive } from './files.ts';
+import type { SkillFile } from './files.ts';
 import { headByName } from './names.ts';
 import { toCollection, toVersion } from './views.ts';
 

@@ -1,7 +1,6 @@
 import { type ExternalId, uniqueExternalIds } from '#shared/external-ids/external-ids.ts';
 import { requireFolder } from '#shared/folders/require.ts';
 import { conflict, payloadTooLarge } from '#shared/platform/errors.ts';
-import { invalidateTool } from '#shared/prompts/template-cache.ts';
 import {
   largestLabelEntry,
   MAX_HEAD_BYTES,
@@ -10,6 +9,7 @@ import {
   readForPublish,
 } from '#shared/versions/publish.ts';
 import { type HeadAndLatest, storedJsonBytes } from '#shared/versions/store.ts';
+import { toolChanged } from './changes.ts';
 import { requireToolHead } from './read.ts';
 import {
   TOOL_KIND,
@@ -79,7 +79,7 @@ async function publishTool(
     newHead: input.newHead,
     headUpdate: {},
     // Templates that expanded this tool read it again (the prompt read cache of this container).
-    changed: () => invalidateTool(workspaceId, name),
+    changed: () => toolChanged(workspaceId, name),
   });
 }
 

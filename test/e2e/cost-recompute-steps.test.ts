@@ -1,7 +1,7 @@
 import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JOB_QUEUES } from '#infra/routes.ts';
-import { COST_RECOMPUTE_QUEUE } from '#shared/costs/recompute.ts';
+import { COST_RECOMPUTE_QUEUE } from '#shared/cost-recompute/recompute.ts';
 import { logRequestBody, startTestService, type TestService } from '#test/support/local-service.ts';
 
 /**

@@ -1,6 +1,6 @@
 import { PromptLayer } from 'promptlayer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readSkillArchive } from '#shared/skills/files.ts';
+import { readSkillArchive } from '#shared/skills/archive.ts';
 import { startTestService, type TestService } from '#test/support/local-service.ts';
 import { uniqueName } from '#test/support/prompts.ts';
 import { skillMd, zipOf } from '#test/support/skill-archives.ts';

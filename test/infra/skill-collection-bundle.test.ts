@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
@@ -22,5 +22,23 @@ describe('skill collection bundles', () => {
     const outfile = join(outDir, 'index.mjs');
     await build(esbuildOptions(join(REPO_ROOT, 'functions/http/skill-collection-create.ts'), outfile));
     expect(statSync(outfile).size / 1024).toBeLessThan(LIMIT_KB);
+  });
+
+  // The ZIP reader (yauzl, CommonJS: never tree-shaken) is bundled by whoever imports archive.ts, so only
+  // the two routes that take a ZIP import it; files.ts, which every skill function loads, does not.
+  const ZIP_READERS = ['skill-collection-create.ts', 'skill-collection-version-create.ts'];
+  const others = readdirSync(join(REPO_ROOT, 'functions/http')).filter(
+    (name) => name.startsWith('skill-') && !ZIP_READERS.includes(name),
+  );
+
+  it.each(others)('leaves the ZIP reader out of %s, which reads no ZIP', async (name) => {
+    const result = await build({
+      ...esbuildOptions(join(REPO_ROOT, 'functions/http', name), join(outDir, 'other.mjs')),
+      metafile: true,
+      write: false,
+    });
+    const inputs = Object.keys(result.metafile.inputs);
+    expect(inputs.some((input) => input.includes('shared/skills/'))).toBe(true);
+    expect(inputs.filter((input) => input.includes('node_modules/yauzl/'))).toEqual([]);
   });
 });

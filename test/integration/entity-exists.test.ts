@@ -1,27 +1,31 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { EntityId, PlacedKind } from '#shared/folder-contents/placement.ts';
 import { startTestService, type TestService } from '#test/support/local-service.ts';
 import { publishDirect, uniqueName } from '#test/support/prompts.ts';
 import { createDatasetGroup, reportOver } from '#test/support/reports.ts';
 import { workflowBody } from '#test/support/workflows.ts';
 
 /**
- * The registry's existence checks against the local runtime: an entity made through its feature exists
- * in its workspace only; an unknown id, another workspace's or a deleted report's does not.
+ * Finding entities as a folder move finds them (KIND_PLACEMENT), against the local runtime: an entity
+ * made through its feature exists in its workspace only; an unknown id, another workspace's or a deleted
+ * report's does not.
  */
 let service: TestService;
 let ws: number;
-let entityExists: typeof import('#shared/entities/exists.ts').entityExists;
+let entityExists: (kind: PlacedKind, workspaceId: number, id: EntityId) => Promise<boolean>;
 beforeAll(async () => {
   service = await startTestService();
   ws = service.workspaceId;
-  ({ entityExists } = await import('#shared/entities/exists.ts'));
+  const { findHeads } = await import('#shared/folder-contents/move.ts');
+  entityExists = async (kind, workspaceId, id) =>
+    (await findHeads(workspaceId, [{ kind, id, ref: 'entity' }], async () => undefined)).heads.has('entity');
 });
 afterAll(() => service?.stop());
 
 const OTHER_WORKSPACE = () => ws + 1_000_000;
 const UNKNOWN_ID = 987_654_321;
 
-describe('entityExists', () => {
+describe('finding an entity by kind and id', () => {
   it('finds prompts (and snippets, which are prompts), dataset groups, workflows, reports and tools by id', async () => {
     const prompt = await publishDirect(ws, uniqueName('exists'), { type: 'completion', content: [] });
     const groupId = await createDatasetGroup(service);

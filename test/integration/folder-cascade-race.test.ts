@@ -9,8 +9,8 @@ import { publish, uniqueName } from '#test/support/prompts.ts';
  * move lands exactly between the two.
  */
 const hooks = vi.hoisted(() => ({ afterListing: undefined as (() => Promise<void>) | undefined }));
-vi.mock('#shared/folders/entities.ts', async (importOriginal) => {
-  const original = await importOriginal<typeof import('#shared/folders/entities.ts')>();
+vi.mock('#shared/folder-contents/entities.ts', async (importOriginal) => {
+  const original = await importOriginal<typeof import('#shared/folder-contents/entities.ts')>();
   return {
     ...original,
     entitiesByFolder: async (...args: Parameters<typeof original.entitiesByFolder>) => {
@@ -43,7 +43,7 @@ const movePrompt = async (id: number, folderId: number) => {
 
 describe('a cascade delete racing a move', () => {
   it('leaves an entity moved out of the subtree meanwhile in its new folder', async () => {
-    const { deleteFolders } = await import('#shared/folders/delete.ts');
+    const { deleteFolders } = await import('#shared/folder-contents/delete.ts');
     const doomed = await createFolder(uniqueName('doomed'));
     const kept = await createFolder(uniqueName('kept'));
     const prompt = (await publish(service, uniqueName('p'))).id as number;

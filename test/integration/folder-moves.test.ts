@@ -63,7 +63,7 @@ describe('planMove and applyMove', () => {
       .id;
     expect(entities).toHaveLength(100);
 
-    const { planMove, applyMove } = await import('#shared/folders/move.ts');
+    const { planMove, applyMove } = await import('#shared/folder-contents/move.ts');
     sent.length = 0;
     const plan = await planMove(ws, { entities: entities as never, folder_id: target });
     expect(sent.map((command) => command.name).sort()).toEqual([

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import * as labels from '#shared/prompts/labels.ts';
-import * as read from '#shared/prompts/read.ts';
+import * as read from '#shared/prompts/lookup.ts';
 import * as repository from '#shared/prompts/repository.ts';
 import { startTestService, type TestService } from '#test/support/local-service.ts';
 import { completion, publishDirect, uniqueName } from '#test/support/prompts.ts';

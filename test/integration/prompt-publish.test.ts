@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import * as externalIds from '#shared/external-ids/external-ids.ts';
 import { templateExternalIds } from '#shared/prompts/external-ids.ts';
-import * as read from '#shared/prompts/read.ts';
+import * as read from '#shared/prompts/lookup.ts';
 import * as repository from '#shared/prompts/repository.ts';
 import { startTestService, type TestService } from '#test/support/local-service.ts';
 import { completion, publishDirect, uniqueName } from '#test/support/prompts.ts';

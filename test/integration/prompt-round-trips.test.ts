@@ -3,6 +3,7 @@ import { countDynamoWaves } from '#infra/bench/support.ts';
 import { documentClient } from '#shared/platform/dynamo.ts';
 import { resetIdBlocks } from '#shared/platform/ids.ts';
 import * as labels from '#shared/prompts/labels.ts';
+import * as lookup from '#shared/prompts/lookup.ts';
 import * as read from '#shared/prompts/read.ts';
 import * as repository from '#shared/prompts/repository.ts';
 import { startTestService, type TestService } from '#test/support/local-service.ts';
@@ -85,9 +86,9 @@ describe('reads by label', () => {
     await repository.updateHead(ws, name, {
       move: [{ name: 'prod', id: prod.id, prompt_version_id: two.prompt_version_id, version_number: 2 }],
     });
-    expect((await read.readTemplate(ws, name, { label: 'prod' })).version.number).toBe(2);
+    expect((await lookup.readTemplate(ws, name, { label: 'prod' })).version.number).toBe(2);
     // The next move through the API puts the copy back in step: one round trip again.
     await labels.moveLabel(ws, prod.id, 2);
-    expect(await counted(() => read.readTemplate(ws, name, { label: 'prod' }))).toBe(1);
+    expect(await counted(() => lookup.readTemplate(ws, name, { label: 'prod' }))).toBe(1);
   });
 });

@@ -34,13 +34,15 @@ async function leftOverPointer(name: string, claimedAt: number) {
 
 describe('skill collection store', () => {
   it('exists in its workspace only, by UUID (the entity registry check)', async () => {
-    const { entityExists } = await import('#shared/entities/exists.ts');
+    const { findHeads } = await import('#shared/folder-contents/move.ts');
     const created = await create(uniqueName('exists'));
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     const id = created.body.skill_collection.id as string;
-    // A skill collection's id is a UUID string (the map's id type is widened by the folders part).
-    const exists = (workspaceId: number, value: string | number) =>
-      entityExists('skill_collection', workspaceId, value as number);
+    // A skill collection's id is a UUID string; found as a folder move finds it.
+    const exists = async (workspaceId: number, id: string | number) =>
+      (
+        await findHeads(workspaceId, [{ kind: 'skill_collection', id, ref: 'entity' }], async () => 0)
+      ).heads.has('entity');
     expect(await exists(ws, id)).toBe(true);
     expect(await exists(ws, id.toUpperCase())).toBe(true);
     expect(await exists(ws + 1_000_000, id)).toBe(false);

@@ -4,7 +4,7 @@ import { batchWriteItems } from '#shared/platform/batch.ts';
 import { dynamo, table } from '#shared/platform/dynamo.ts';
 import * as labels from '#shared/prompts/labels.ts';
 import { listTemplates } from '#shared/prompts/list.ts';
-import * as read from '#shared/prompts/read.ts';
+import * as read from '#shared/prompts/lookup.ts';
 import { startTestService, type TestService } from '#test/support/local-service.ts';
 import { completion, publishDirect, uniqueName } from '#test/support/prompts.ts';
 

@@ -1,4 +1,8 @@
-import { COST_RECOMPUTE_QUEUE, recomputeMessageSchema, runRecomputeStep } from '#shared/costs/recompute.ts';
+import {
+  COST_RECOMPUTE_QUEUE,
+  recomputeMessageSchema,
+  runRecomputeStep,
+} from '#shared/cost-recompute/recompute.ts';
 import { sqsBatchHandler } from '#shared/platform/sqs-worker.ts';
 
 /**

@@ -4,7 +4,7 @@ import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import * as z from 'zod';
-import { clearKeyCache, MAX_CACHED_KEYS } from '#shared/auth/key-cache.ts';
+import { authenticateApiKey, clearKeyCache, MAX_CACHED_KEYS } from '#shared/auth/key-cache.ts';
 import { AUTHORIZER_CACHE_TTL_SECONDS } from '#shared/platform/config.ts';
 import { httpRoute } from '#shared/platform/http.ts';
 import { logger } from '#shared/platform/logger.ts';
@@ -32,6 +32,7 @@ const keyItem = (overrides: Record<string, unknown> = {}) => ({
 /** A body-key route that answers what it was handed. */
 const route = httpRoute({
   auth: 'body',
+  keyCheck: authenticateApiKey,
   body: z.looseObject({ request_id: z.int() }),
   permission: ['request_logs', 'edit'],
   handle: async ({ body, rawBody, auth }) => ({ body, rawBody, auth }),

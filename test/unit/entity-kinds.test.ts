@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { groupFromItem } from '#shared/datasets/repository.ts';
-import { KIND_EXISTS } from '#shared/entities/exists.ts';
 import {
   ENTITY_KINDS,
   EXTERNAL_ID_TYPES,
@@ -13,6 +12,8 @@ import {
 } from '#shared/entities/kinds.ts';
 import { requirePermission } from '#shared/entities/permissions.ts';
 import { EXTERNAL_ID_ENTITIES } from '#shared/external-ids/external-ids.ts';
+import { KIND_PLACEMENT } from '#shared/folder-contents/placement.ts';
+import { getFolderItem } from '#shared/folders/require.ts';
 import { ENTITY_TYPES } from '#shared/platform/auth-context.ts';
 import { AppError } from '#shared/platform/errors.ts';
 import { PROMPT_KIND } from '#shared/prompts/kind.ts';
@@ -111,15 +112,19 @@ describe('entity kinds', () => {
       expect(kindSpec(kindOfExternalId(type)).noun).toBe(type.replaceAll('_', ' '));
   });
 
-  it('has an existence check for every kind; those without entities here answer false', async () => {
-    expect(Object.keys(KIND_EXISTS).sort()).toEqual([...KIND_NAMES].sort());
-    for (const kind of ['skill_collection', 'ab_test', 'input_variable_set'] as const)
-      expect(await KIND_EXISTS[kind](1, 1)).toBe(false);
+  it('places every kind that can live in a folder; those without entities here are none; ids no entity can have find none', async () => {
+    const unplaced = ['folder', 'ab_test', 'input_variable_set'];
+    expect(Object.keys(KIND_PLACEMENT).sort()).toEqual(
+      KIND_NAMES.filter((kind) => !unplaced.includes(kind)).sort(),
+    );
+    expect(kindSpec('ab_test').unsupported && kindSpec('input_variable_set').unsupported).toBe(true);
+    expect(KIND_PLACEMENT.skill_collection.firstKey(1, 1)).toBeUndefined();
     // Ids no entity can have are answered without asking the table.
-    for (const kind of ['prompt', 'snippet', 'dataset', 'report', 'workflow', 'tool', 'folder'] as const) {
-      expect(await KIND_EXISTS[kind](1, 0)).toBe(false);
-      expect(await KIND_EXISTS[kind](1, '1')).toBe(false);
+    for (const kind of ['prompt', 'snippet', 'dataset', 'report', 'workflow', 'tool'] as const) {
+      expect(KIND_PLACEMENT[kind].firstKey(1, 0)).toBeUndefined();
+      expect(KIND_PLACEMENT[kind].firstKey(1, '1')).toBeUndefined();
     }
+    expect(await getFolderItem(1, 0)).toBeUndefined();
   });
 });
 

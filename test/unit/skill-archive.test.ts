@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '#shared/platform/errors.ts';
-import { checkSkillFiles, readSkillArchive, writeSkillArchive } from '#shared/skills/files.ts';
+import { readSkillArchive } from '#shared/skills/archive.ts';
+import { writeSkillArchive } from '#shared/skills/archive-write.ts';
+import { checkSkillFiles } from '#shared/skills/files.ts';
 import {
   type ArchiveEntry,
   buildZip,

@@ -6,23 +6,23 @@ import {
   kindSpec,
 } from '#shared/entities/kinds.ts';
 import { requirePermission } from '#shared/entities/permissions.ts';
+import { type ExternalId, findExternalIdOwner, listExternalIds } from '#shared/external-ids/external-ids.ts';
+import { folderNotFound } from '#shared/folders/require.ts';
+import type { ListEntitiesQuery } from '#shared/folders/schemas.ts';
+import { readTree } from '#shared/folders/store.ts';
+import type { FolderRecord, FolderTree } from '#shared/folders/tree.ts';
+import { withinAnswerLimit } from '#shared/platform/answer-limit.ts';
+import { type AuthContext, allows, sameEmail } from '#shared/platform/auth-context.ts';
+import { forEachLimited } from '#shared/platform/concurrency.ts';
+import { checkWorkspaceParam } from '#shared/platform/errors.ts';
+import { within } from '#shared/versions/list.ts';
 import {
   externalIdOwner,
   KIND_PLACEMENT,
   type PlacedEntity,
   type PlacedKind,
   placedExternalIds,
-} from '#shared/entities/placement.ts';
-import { type ExternalId, findExternalIdOwner, listExternalIds } from '#shared/external-ids/external-ids.ts';
-import { withinAnswerLimit } from '#shared/platform/answer-limit.ts';
-import { type AuthContext, allows, sameEmail } from '#shared/platform/auth-context.ts';
-import { forEachLimited } from '#shared/platform/concurrency.ts';
-import { checkWorkspaceParam } from '#shared/platform/errors.ts';
-import { within } from '#shared/versions/list.ts';
-import { folderNotFound } from './require.ts';
-import type { ListEntitiesQuery } from './schemas.ts';
-import { readTree } from './store.ts';
-import type { FolderRecord, FolderTree } from './tree.ts';
+} from './placement.ts';
 
 /**
  * What folders hold. Every kind is read through its own heads listing (KIND_PLACEMENT.list: one Query

@@ -1,8 +1,8 @@
 import { groupKey } from '#shared/datasets/keys.ts';
 import { groupFromItem, queryDatasets } from '#shared/datasets/repository.ts';
+import { ENTITY_KINDS, type EntityKind, type ExternalIdType } from '#shared/entities/kinds.ts';
 import { type ExternalId, listExternalIds } from '#shared/external-ids/external-ids.ts';
 import { batchGetItems } from '#shared/platform/batch.ts';
-import { getItem } from '#shared/platform/items.ts';
 import { isUuid } from '#shared/platform/schemas.ts';
 import { promptStore } from '#shared/prompts/kind.ts';
 import { reportKey } from '#shared/reports/keys.ts';
@@ -13,7 +13,6 @@ import type { TableKey } from '#shared/versions/keys.ts';
 import type { Head, LabelEntryBase } from '#shared/versions/kind.ts';
 import type { VersionStore } from '#shared/versions/store.ts';
 import { workflowStore } from '#shared/workflows/registry.ts';
-import { ENTITY_KINDS, type EntityKind, type ExternalIdType } from './kinds.ts';
 
 /**
  * Where each kind keeps its folder, for folder moves and folder listings: how to find an entity's
@@ -216,30 +215,10 @@ export const KIND_PLACEMENT: Readonly<Record<PlacedKind, KindPlacement>> = {
   skill_collection: skillCollections,
 };
 
-/**
- * Whether the entity of the kind with that id exists (is live) in the workspace, read as a move reads
- * it (its first key, then its named head if the first was an id pointer), one at a time.
- */
-export async function placedEntityExists(
-  workspaceId: number,
-  kind: PlacedKind,
-  id: EntityId,
-): Promise<boolean> {
-  const placement = KIND_PLACEMENT[kind];
-  const firstKey = placement.firstKey(workspaceId, id);
-  const first = firstKey && (await getItem(firstKey));
-  const headKey = first && placement.headKey(workspaceId, first);
-  if (!headKey) return false;
-  const named = headKey.PK !== firstKey.PK || headKey.SK !== firstKey.SK;
-  const head = named ? await getItem(headKey) : first;
-  return head !== undefined && placement.isLive(head, id);
-}
-
 /** The number an entity's external ids are stored under (its id, or a skill collection's internal number). */
 export const externalIdOwner = (entity: PlacedEntity): EntityId => entity.external_id_owner ?? entity.id;
 
 /** The external ids of a listed entity (none asked for when it has none). */
-
 export async function placedExternalIds(
   workspaceId: number,
   kind: PlacedKind,

@@ -1,16 +1,16 @@
 import { FOLDER_TYPES, kindSpec } from '#shared/entities/kinds.ts';
 import { requirePermission } from '#shared/entities/permissions.ts';
-import type { PlacedKind } from '#shared/entities/placement.ts';
 import { detachExternalId, listExternalIds } from '#shared/external-ids/external-ids.ts';
+import { folderNotFound } from '#shared/folders/require.ts';
+import type { DeleteEntitiesBody } from '#shared/folders/schemas.ts';
+import { readTree, removeFolder } from '#shared/folders/store.ts';
+import type { FolderRecord } from '#shared/folders/tree.ts';
 import type { AuthContext } from '#shared/platform/auth-context.ts';
 import { forEachLimited } from '#shared/platform/concurrency.ts';
 import { badRequest, checkWorkspaceParam, conflict } from '#shared/platform/errors.ts';
 import { entitiesByFolder, listedKinds } from './entities.ts';
 import { findHeads, WRITES_IN_FLIGHT, writePlacement } from './move.ts';
-import { folderNotFound } from './require.ts';
-import type { DeleteEntitiesBody } from './schemas.ts';
-import { readTree, removeFolder } from './store.ts';
-import type { FolderRecord } from './tree.ts';
+import type { PlacedKind } from './placement.ts';
 
 /**
  * Deleting folders. A folder that holds anything (a folder or an entity of any kind) is refused with a

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
+import { costOf, type PricedRequest } from '#shared/costs/cost.ts';
+import { listOverrides, type ModelPriceOverride } from '#shared/costs/overrides.ts';
 import { forEachLimited } from '#shared/platform/concurrency.ts';
 import { dynamo, isConditionFailed, table } from '#shared/platform/dynamo.ts';
 import { conflict, notFound } from '#shared/platform/errors.ts';
@@ -12,8 +14,6 @@ import type { FilterGroup } from '#shared/request-logs/filters.ts';
 import { matchingRequestLogs } from '#shared/request-logs/query.ts';
 import { type CostBreakdown, type RequestLogRecord, usageOf } from '#shared/request-logs/record.ts';
 import { updateRequestLog } from '#shared/request-logs/repository.ts';
-import { costOf, isClientPriced, pricedRequestOf } from './cost.ts';
-import { listOverrides, type ModelPriceOverride } from './overrides.ts';
 
 /**
  * POST /api/public/v2/requests/cost-recompute: rewrites the cost of the workspace's logs that match a
@@ -322,3 +322,15 @@ export async function failRecompute(message: RecomputeMessage, reason: string): 
   const job = await findRecompute(message.workspaceId, message.jobId);
   if (job?.status === 'running' && job.step === message.step) await endJob(job, 'failed', job.counts, reason);
 }
+
+/** Whether a log's cost came from its client, which a recompute never changes (logs from before costs too). */
+const isClientPriced = (record: RequestLogRecord): boolean =>
+  record.cost ? record.cost.source === 'client' : record.price > 0;
+
+const pricedRequestOf = (record: RequestLogRecord): PricedRequest => ({
+  model: record.model,
+  provider: record.provider,
+  usage: usageOf(record),
+  price: isClientPriced(record) ? record.price : 0,
+  startedAt: record.request_start_time,
+});

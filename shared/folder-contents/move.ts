@@ -1,13 +1,7 @@
 import { type EntityKind, kindOfFolderType, kindSpec } from '#shared/entities/kinds.ts';
-import { type EntityId, KIND_PLACEMENT, type PlacedKind } from '#shared/entities/placement.ts';
-import { batchGetItems } from '#shared/platform/batch.ts';
-import { forEachLimited } from '#shared/platform/concurrency.ts';
-import { checkWorkspaceParam, notFound } from '#shared/platform/errors.ts';
-import { updateItem } from '#shared/platform/items.ts';
-import type { TableKey } from '#shared/versions/keys.ts';
-import { intoItself } from './folders.ts';
-import { folderNotFound } from './require.ts';
-import type { EntityReference, MoveEntitiesBody } from './schemas.ts';
+import { intoItself } from '#shared/folders/folders.ts';
+import { folderNotFound } from '#shared/folders/require.ts';
+import type { EntityReference, MoveEntitiesBody } from '#shared/folders/schemas.ts';
 import {
   claimFolderName,
   nameTaken,
@@ -15,8 +9,14 @@ import {
   releaseFolderName,
   withTreeLease,
   writeFolderPlace,
-} from './store.ts';
-import type { FolderRecord, FolderTree } from './tree.ts';
+} from '#shared/folders/store.ts';
+import type { FolderRecord, FolderTree } from '#shared/folders/tree.ts';
+import { batchGetItems } from '#shared/platform/batch.ts';
+import { forEachLimited } from '#shared/platform/concurrency.ts';
+import { checkWorkspaceParam, notFound } from '#shared/platform/errors.ts';
+import { updateItem } from '#shared/platform/items.ts';
+import type { TableKey } from '#shared/versions/keys.ts';
+import { type EntityId, KIND_PLACEMENT, type PlacedKind } from './placement.ts';
 
 /**
  * Moving entities of any kinds into a folder (or the root). Everything is checked before anything is
