@@ -1,6 +1,6 @@
 import { notFound } from '#shared/platform/errors.ts';
 import { type Page, toPage } from '#shared/platform/pagination.ts';
-import { findHead } from './read.ts';
+import { findHead } from './lookup.ts';
 import type { TemplateHead, VersionRecord } from './records.ts';
 import { promptStore } from './repository.ts';
 import { toVersionSummary } from './views.ts';
