@@ -18,7 +18,12 @@ import { SKILL_COLLECTION_ROUTES } from './routes/skill-collections.ts';
 import { TOOL_ROUTES } from './routes/tools.ts';
 import { TRACE_ROUTES } from './routes/traces.ts';
 import { WEBHOOK_EVENT_RULES, WEBHOOK_JOB_QUEUES, WEBHOOK_ROUTES } from './routes/webhooks.ts';
-import { WORKFLOW_JOB_QUEUES, WORKFLOW_RUN_ROUTES, WORKFLOW_SCHEDULES } from './routes/workflow-runs.ts';
+import {
+  RUN_UPDATES_SOCKET_ACCESS,
+  WORKFLOW_JOB_QUEUES,
+  WORKFLOW_RUN_ROUTES,
+  WORKFLOW_SCHEDULES,
+} from './routes/workflow-runs.ts';
 import { WORKFLOW_ROUTES } from './routes/workflows.ts';
 
 export type {
@@ -92,3 +97,6 @@ export const CHANGE_CONSUMERS: Readonly<Record<string, ChangeConsumerDef>> = {
 };
 
 export const AUTHORIZER_HANDLER = 'functions/authorizer.ts';
+
+/** What the run updates' WebSocket endpoint may touch (the local runtime serves it). */
+export { RUN_UPDATES_SOCKET_ACCESS };

@@ -59,6 +59,9 @@ const SECTIONS: Record<string, () => Promise<BenchRow[]>> = {
         changeConsumers: {},
       },
     ),
+  // The CLI in its own processes, against this section's table.
+  keys: async () =>
+    withLocalService(async (service) => (await import('./keys.ts')).benchKeysCommands(service)),
   // No bus rules: monitors of the bench trigger nothing, and nothing else runs beside them.
   monitors: async () =>
     withLocalService(async () => (await import('./monitors.ts')).benchMonitorEvaluation(), {
@@ -72,6 +75,8 @@ async function withLocalService(
     apiKey: string;
     workspaceId: number;
     baseUrl: string;
+    dynamodbEndpoint: string;
+    tableName: string;
     messaging: { idle(): Promise<void> };
   }) => Promise<BenchRow[]>,
   options: Partial<import('../local/service.ts').LocalServiceOptions> = {},

@@ -136,13 +136,19 @@ export const OPENAPI_PATH = '/openapi.json';
 export const MAPPING_TEMPLATE_MAX_BYTES = 300 * 1024;
 
 /**
- * JSON text as a response mapping template answers it verbatim. Templates are Velocity, where `$` and `#`
- * start references and directives; outside strings JSON has neither, and inside strings JSON may spell
- * any character as `\uXXXX`, so both are escaped that way and the answer parses to the same document.
+ * JSON text as a response mapping template answers it verbatim. Templates are Velocity, where `$` starts
+ * a reference and `#` a directive or comment; outside strings JSON has neither, and inside strings JSON
+ * may spell any character as `\uXXXX`, so they are escaped that way and the answer parses to the same
+ * document. Every `$` is; a `#` only where Velocity would read one (before a letter, `{`, `#`, `*` or
+ * `@`): the document's 1,200 `#/components/...` references stay as they are, which keeps it under
+ * MAPPING_TEMPLATE_MAX_BYTES.
  */
 export function verbatimJsonTemplate(json: string): string {
-  return json.replace(/\$/g, '\\u0024').replace(/#/g, '\\u0023');
+  return json.replace(/\$/g, '\\u0024').replace(/#(?=[A-Za-z{#*@])/g, '\\u0023');
 }
+
+/** What Velocity reads as syntax in a template: a reference, a directive or a comment. */
+export const VELOCITY_SYNTAX = /\$|#[A-Za-z{#*@]/;
 
 export interface RouteFunction {
   route: RouteDef;

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import type {
   APIGatewayAuthorizerResult,
   APIGatewayProxyEvent,
@@ -34,6 +35,11 @@ export interface GatewayOptions {
   maxPayloadBytes: number;
   /** Extra local-only routes (diagnostics): GET, behind the same key check, given the caller's workspace. */
   localRoutes?: Record<string, (workspaceId: number) => unknown>;
+  /**
+   * WebSocket endpoints by exact path (the run updates at `/connection/websocket`): each takes the
+   * upgrade request; an upgrade to any other path is refused.
+   */
+  upgrades?: Record<string, (req: IncomingMessage, socket: Duplex, head: Buffer) => void>;
   /** GET routes answered without a key (the API's document and docs page), by exact path. */
   publicRoutes?: Record<string, () => Promise<{ contentType: string; body: string | Buffer }>>;
   /**
@@ -109,6 +115,12 @@ export class LocalGateway {
       });
     });
     this.server.keepAliveTimeout = 65_000;
+    this.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+      const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+      const upgrade = this.options.upgrades?.[path];
+      if (upgrade && Object.hasOwn(this.options.upgrades ?? {}, path)) return upgrade(req, socket, head);
+      socket.end('HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
+    });
     // Malformed requests and oversized headers (Node's own 400/431) still get the error body.
     this.server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
       if (!socket.writable) return socket.destroy();

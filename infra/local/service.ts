@@ -10,6 +10,7 @@ import {
   MAX_REQUEST_BODY_BYTES,
   queueUrlEnv,
 } from '#shared/platform/config.ts';
+import { setRunUpdatesPublisher } from '#shared/workflows/engine/updates.ts';
 import { answerMismatch } from '../openapi/answers.ts';
 import { docsPageRoutes } from '../openapi/docs-page.ts';
 import { openApiText } from '../openapi/document.ts';
@@ -23,6 +24,7 @@ import {
   type JobQueueDef,
   ROUTES,
   type RouteDef,
+  RUN_UPDATES_SOCKET_ACCESS,
   SCHEDULES,
   type ScheduleDef,
 } from '../routes.ts';
@@ -38,6 +40,7 @@ import {
 } from './grants.ts';
 import { type LocalEvent, LocalMessaging, type WorkerHandler } from './messaging.ts';
 import { ENDPOINTS_FILE, LOCAL_TABLE_NAME } from './names.ts';
+import { RUN_UPDATES_PATH, RunUpdatesSocket } from './run-updates-socket.ts';
 import { LocalSchedules, type ScheduleHandler } from './schedules.ts';
 
 /**
@@ -255,6 +258,12 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     const { workspaceId, apiKey } = await seed(dataDir, options.apiKey);
     // What was queued when the service last stopped (a kill -9 included) is delivered now.
     messaging.resume();
+    // The run updates' WebSocket, and the engine's adapter that publishes to it.
+    const runUpdates = new RunUpdatesSocket({
+      invoke: (call) => invoke(`WebSocket ${RUN_UPDATES_PATH}`, RUN_UPDATES_SOCKET_ACCESS, call),
+      onError: (error) => console.error('Run updates socket error', error),
+    });
+    setRunUpdatesPublisher(runUpdates);
     // Generated on the first GET /openapi.json, from the handlers loaded above.
     let openApi: Promise<string> | undefined;
 
@@ -278,6 +287,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
         },
         ...docsPageRoutes(),
       },
+      upgrades: { [RUN_UPDATES_PATH]: runUpdates.upgrade },
       checkAnswer: options.checkAnswers ? answerMismatch : undefined,
       onAccess: options.onAccess,
       invoke: (fn, call) =>
@@ -288,6 +298,11 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     });
     const baseUrl = await gateway.listen(options.port ?? 3000, options.host);
     stops.push(() => gateway.close());
+    // Stopped first: its sockets left the gateway's server when they upgraded.
+    stops.push(async () => {
+      setRunUpdatesPublisher(undefined);
+      await runUpdates.close();
+    });
 
     // After seeding: a schedule (the event sweep) may read what the seed wrote.
     const schedules = new LocalSchedules({

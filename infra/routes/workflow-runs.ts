@@ -1,6 +1,6 @@
 import { PROVIDER_ENVIRONMENT } from '#shared/providers/providers.ts';
 import { WORKFLOW_NODE_QUEUE } from '#shared/workflows/engine/queue.ts';
-import type { JobQueueDef, RouteDef, ScheduleDef } from '../route-types.ts';
+import type { JobQueueDef, ResourceAccess, RouteDef, ScheduleDef } from '../route-types.ts';
 
 /** Runs of workflows: the run and results routes, the node queue and the watchdog (the engine part). */
 const NODE = WORKFLOW_NODE_QUEUE;
@@ -26,7 +26,22 @@ export const WORKFLOW_RUN_ROUTES: readonly RouteDef[] = [
     table: 'read',
     bucket: 'read',
   },
+  // Signs a short-lived token for one run's updates (WebSocket) with a key derived from the master key.
+  {
+    method: 'POST',
+    path: '/ws-token-request-library',
+    handler: 'functions/http/ws-token-request.ts',
+    table: 'read',
+    masterKey: true,
+  },
 ];
+
+/**
+ * The run updates' WebSocket endpoint (`/connection/websocket`, served by the local runtime; see
+ * docs/deployment.md for AWS): verifies tokens with the master key's derived key, and reads a finished
+ * run (large node values in S3) for a subscriber that comes late.
+ */
+export const RUN_UPDATES_SOCKET_ACCESS: ResourceAccess = { table: 'read', bucket: 'read', masterKey: true };
 
 export const WORKFLOW_JOB_QUEUES: Readonly<Record<string, JobQueueDef>> = {
   // Runs nodes (executors call providers and endpoints: provider keys are sealed with the master key;

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '#infra/local/service.ts';
+import { keysCliArgs } from '#test/support/keys-cli.ts';
 import { logRequestBody } from '#test/support/local-service.ts';
 
 /**
@@ -97,14 +98,10 @@ describe('npm start', () => {
     const service = await start({ PROMPTOPS_API_KEY: 'pl_fixed-test-key' });
     try {
       expect(service.apiKey).toBe('pl_fixed-test-key');
-      const { stdout } = await run(
-        process.execPath,
-        ['--import', 'tsx', 'infra/scripts/keys.ts', 'create', '--workspace', 'acme'],
-        {
-          cwd: REPO_ROOT,
-          env,
-        },
-      );
+      const { stdout } = await run(process.execPath, keysCliArgs('create', '--workspace', 'acme'), {
+        cwd: REPO_ROOT,
+        env,
+      });
       const key = stdout.trim().split('\n').at(-1) ?? '';
       expect(key).toMatch(/^pl_/);
       const created = await post(service.baseUrl, key, logRequestBody());
@@ -116,27 +113,19 @@ describe('npm start', () => {
       });
       expect(other.status).toBe(404);
 
-      const { stdout: listed } = await run(
-        process.execPath,
-        ['--import', 'tsx', 'infra/scripts/keys.ts', 'list', '--workspace', 'acme'],
-        {
-          cwd: REPO_ROOT,
-          env,
-        },
-      );
+      const { stdout: listed } = await run(process.execPath, keysCliArgs('list', '--workspace', 'acme'), {
+        cwd: REPO_ROOT,
+        env,
+      });
       expect(listed).toContain(key.slice(0, 7));
       expect(listed).not.toContain(key);
 
       // list and revoke of a workspace that does not exist fail, and do not create it.
       for (let attempt = 0; attempt < 2; attempt++) {
-        const failed = await run(
-          process.execPath,
-          ['--import', 'tsx', 'infra/scripts/keys.ts', 'list', '--workspace', 'no-such-ws'],
-          {
-            cwd: REPO_ROOT,
-            env,
-          },
-        ).catch((error: { code: number; stderr: string }) => error);
+        const failed = await run(process.execPath, keysCliArgs('list', '--workspace', 'no-such-ws'), {
+          cwd: REPO_ROOT,
+          env,
+        }).catch((error: { code: number; stderr: string }) => error);
         expect(failed).toMatchObject({
           code: 2,
           stderr: expect.stringContaining('No workspace "no-such-ws"'),

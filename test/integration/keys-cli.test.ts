@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENDPOINTS_FILE, REPO_ROOT } from '#infra/local/service.ts';
+import { keysCliArgs } from '#test/support/keys-cli.ts';
 import { logRequestBody, startTestService, type TestService } from '#test/support/local-service.ts';
 import { workflowBody } from '#test/support/workflows.ts';
 
@@ -50,16 +51,7 @@ describe('npm run keys -- create --stack', () => {
     describedStacks = [];
     const { stdout } = await run(
       process.execPath,
-      [
-        '--import',
-        'tsx',
-        'infra/scripts/keys.ts',
-        'create',
-        '--workspace',
-        'from-stack',
-        '--stack',
-        'promptops-test',
-      ],
+      keysCliArgs('create', '--workspace', 'from-stack', '--stack', 'promptops-test'),
       {
         cwd: REPO_ROOT,
         env: {
@@ -83,7 +75,7 @@ describe('npm run keys -- create --stack', () => {
 describe('npm run keys: permissions and finding the local service', () => {
   /** Runs the CLI with no table named: it must find the service through a data directory. */
   async function keys(args: string[], env: Record<string, string> = {}) {
-    return run(process.execPath, ['--import', 'tsx', 'infra/scripts/keys.ts', ...args], {
+    return run(process.execPath, keysCliArgs(...args), {
       cwd: REPO_ROOT,
       env: { ...process.env, TABLE_NAME: '', DYNAMODB_ENDPOINT: '', PROMPTOPS_DATA_DIR: '', ...env },
     }).catch((error: { code: number; stdout: string; stderr: string }) => error);

@@ -20,6 +20,7 @@ import {
   type NodeItem,
   readExecution,
 } from './store.ts';
+import { publishRunComplete } from './updates.ts';
 
 /**
  * How a run moves once a node is final, shared by the node worker and the watchdog: each successor
@@ -40,7 +41,10 @@ export interface ProgressDeps {
   loadVersion(ws: number, workflowId: number, versionNumber: number): Promise<WorkflowVersion>;
   /** Queues node messages (several at once: one SQS call per ten). */
   send(messages: NodeMessage[]): Promise<void>;
-  /** Reports a finished run (event and callback); may be called again for the same run after a crash. */
+  /**
+   * Reports a finished run (event, callback, run update); may be called again for the same run after a
+   * crash.
+   */
   finished(run: FinishedRun): Promise<void>;
 }
 
@@ -184,7 +188,7 @@ export async function completeRun(run: Pick<RunContext, 'ws' | 'executionId' | '
 }
 
 /**
- * Reports a COMPLETE run (`agent_run_finished`, the callback), then takes it out of the watchdog's
+ * Reports a COMPLETE run (`agent_run_finished`, the callback, the run update), then takes it out of the watchdog's
  * index. A crash in between leaves it there, and the watchdog reports it again (the event has a key,
  * so it stays one event).
  */
@@ -223,5 +227,6 @@ async function reportFinished({ meta, status, finalOutput }: FinishedRun): Promi
       finalOutput,
     });
   }
+  await publishRunComplete(meta.workspaceId, meta.executionId, finalOutput);
   logger.info('Workflow run finished', { executionId: meta.executionId, status });
 }
