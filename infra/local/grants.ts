@@ -51,6 +51,11 @@ export interface Invocation {
   resources: GrantedResources;
   /** Told of each refused call (the runtime logs it: the function itself may answer a bare 500). */
   onDenied?(message: string): void;
+  /**
+   * Told of each allowed call before it is sent; a promise returned holds the call until it settles (the
+   * tests count the table before a refused request's first write).
+   */
+  beforeCall?(action: string): Promise<unknown> | undefined;
 }
 
 /** The grants of the API key authorizer (the stack's: it reads keys, writes nothing). */
@@ -227,6 +232,8 @@ export function installGrantCheck(): void {
         invocation.onDenied?.(message);
         return Promise.resolve({ response: deniedResponse(request, message) });
       }
+      const held = invocation.beforeCall?.(action);
+      if (held) return held.then(() => original.call(this, request, options));
     }
     return original.call(this, request, options);
   } as typeof original;

@@ -89,6 +89,11 @@ export interface LocalServiceOptions {
   onEvent?(event: LocalEvent): void;
   /** Told of every answered request (the access log `npm start` prints). */
   onAccess?(entry: AccessLogEntry): void;
+  /**
+   * Told of each AWS call of a route or the authorizer (IAM action, e.g. `dynamodb:PutItem`) before it
+   * is sent; a promise returned holds the call until it settles. Needs `enforceGrants`.
+   */
+  beforeRouteAwsCall?(action: string): Promise<unknown> | undefined;
 }
 
 export interface LocalService {
@@ -179,7 +184,13 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     const enforce = options.enforceGrants ?? true;
     if (enforce) installGrantCheck(); // fails the start if the SDK clients would escape the check
     // Each function's AWS calls run with the grants of its row, as under its IAM role in AWS.
-    const invoke = <T>(functionName: string, grants: Grants, call: () => Promise<T>, ownQueue?: string) =>
+    const invoke = <T>(
+      functionName: string,
+      grants: Grants,
+      call: () => Promise<T>,
+      ownQueue?: string,
+      beforeCall?: (action: string) => Promise<unknown> | undefined,
+    ) =>
       enforce
         ? invokeWith(
             {
@@ -188,6 +199,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
               ownQueue,
               resources,
               onDenied: (message) => console.error(`Access denied (local grants): ${message}`),
+              beforeCall,
             },
             call,
           )
@@ -292,8 +304,20 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       onAccess: options.onAccess,
       invoke: (fn, call) =>
         fn === 'authorizer'
-          ? invoke(`API key authorizer (${AUTHORIZER_HANDLER})`, AUTHORIZER_GRANTS, call)
-          : invoke(`${fn.method} ${fn.path} (${fn.handler})`, fn, call),
+          ? invoke(
+              `API key authorizer (${AUTHORIZER_HANDLER})`,
+              AUTHORIZER_GRANTS,
+              call,
+              undefined,
+              options.beforeRouteAwsCall,
+            )
+          : invoke(
+              `${fn.method} ${fn.path} (${fn.handler})`,
+              fn,
+              call,
+              undefined,
+              options.beforeRouteAwsCall,
+            ),
       onError: (error) => console.error('Gateway error', error),
     });
     const baseUrl = await gateway.listen(options.port ?? 3000, options.host);

@@ -11,10 +11,12 @@ import { logRequestBody, startTestService, type TestService } from '#test/suppor
  * makes one traced client.
  */
 type OtelApi = typeof import('@opentelemetry/api');
-// The SDK's own copy of the OpenTelemetry API: the one whose global provider it registered.
-const otel = createRequire(createRequire(import.meta.url).resolve('promptlayer'))(
-  '@opentelemetry/api',
-) as OtelApi;
+type TraceBase = typeof import('@opentelemetry/sdk-trace-base');
+// The SDK's own copies of the OpenTelemetry API (the one whose global provider it registered) and of
+// the span processor it exports with.
+const sdkRequire = createRequire(createRequire(import.meta.url).resolve('promptlayer'));
+const otel = sdkRequire('@opentelemetry/api') as OtelApi;
+const { SimpleSpanProcessor } = sdkRequire('@opentelemetry/sdk-trace-base') as TraceBase;
 
 let service: TestService;
 let pl: PromptLayer;
@@ -27,27 +29,40 @@ let pl: PromptLayer;
 const exports: Promise<number>[] = [];
 const exportStatuses: number[] = [];
 const realFetch = globalThis.fetch;
+/** Sampled spans ended so far, and the spans the exporter's requests carried: a flush waits until they match. */
+let endedSpans = 0;
+let sentSpans = 0;
+const realOnEnd = SimpleSpanProcessor.prototype.onEnd;
 
 beforeAll(async () => {
   service = await startTestService();
   globalThis.fetch = ((input: Parameters<typeof fetch>[0], init?: RequestInit) => {
     const response = realFetch(input, init);
-    if (String(input).endsWith('/spans-bulk')) exports.push(response.then((r) => r.status));
+    if (String(input).endsWith('/spans-bulk')) {
+      sentSpans += (JSON.parse(String(init?.body)) as { spans: unknown[] }).spans.length;
+      exports.push(response.then((r) => r.status));
+    }
     return response;
   }) as typeof fetch;
+  SimpleSpanProcessor.prototype.onEnd = function onEnd(span) {
+    if (span.spanContext().traceFlags & otel.TraceFlags.SAMPLED) endedSpans++;
+    realOnEnd.call(this, span);
+  };
   pl = new PromptLayer({ apiKey: service.apiKey, baseURL: service.baseUrl, enableTracing: true });
 });
 afterAll(async () => {
   globalThis.fetch = realFetch;
+  SimpleSpanProcessor.prototype.onEnd = realOnEnd;
   await service?.stop();
 });
 
 /**
- * Every span ended so far, exported: the processor starts an export when a span ends, so once the event
- * loop has turned, each export's request is known and awaited.
+ * Every span ended so far, exported: the processor starts an export when a span ends, but the request
+ * may wait on other work first (the resource's attributes, the SDK's retry wrapper), so the event loop
+ * turns until every ended span is in a request, and then each request is awaited.
  */
 async function flushSpans(): Promise<void> {
-  await new Promise((resolve) => setImmediate(resolve));
+  while (sentSpans < endedSpans) await new Promise((resolve) => setImmediate(resolve));
   exportStatuses.push(...(await Promise.all(exports.splice(0))));
   expect(exportStatuses.every((status) => status === 201)).toBe(true);
 }

@@ -1,6 +1,6 @@
 import { BatchGetCommand, BatchWriteCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { batchGetItems, batchWriteItems } from '#shared/platform/batch.ts';
 
 const TABLE = process.env.TABLE_NAME ?? 'promptops-unit';
@@ -10,8 +10,19 @@ const keys = (n: number) => Array.from({ length: n }, (_, i) => ({ PK: `K#${i}`,
 beforeEach(() => {
   process.env.TABLE_NAME = TABLE;
   ddb.reset();
+  // The retries' jittered backoff runs on fake time: the tests wait for no real delay.
+  vi.useFakeTimers();
 });
-afterEach(() => ddb.reset());
+afterEach(() => {
+  ddb.reset();
+  vi.useRealTimers();
+});
+
+/** A batch call's outcome once its backoff timers have all run. */
+async function afterBackoff<T>(call: Promise<T>): Promise<T> {
+  await vi.runAllTimersAsync();
+  return call;
+}
 
 describe('batchGetItems', () => {
   it('reads 250 keys in chunks of 100 and returns every item', async () => {
@@ -38,7 +49,7 @@ describe('batchGetItems', () => {
         UnprocessedKeys: { [TABLE]: { Keys: [all[1]!, all[2]!] } },
       })
       .resolvesOnce({ Responses: { [TABLE]: [all[1]!, all[2]!] } });
-    expect(await batchGetItems(all)).toEqual(all);
+    expect(await afterBackoff(batchGetItems(all))).toEqual(all);
   });
 
   it('gives up when keys stay unprocessed', async () => {
@@ -46,8 +57,8 @@ describe('batchGetItems', () => {
     ddb
       .on(BatchGetCommand)
       .resolves({ Responses: { [TABLE]: [] }, UnprocessedKeys: { [TABLE]: { Keys: [key!] } } });
-    await expect(batchGetItems([key!])).rejects.toThrow(/unprocessed/);
-  }, 20_000);
+    await afterBackoff(expect(batchGetItems([key!])).rejects.toThrow(/unprocessed/));
+  });
 });
 
 describe('batchWriteItems', () => {
@@ -57,7 +68,7 @@ describe('batchWriteItems', () => {
       .on(BatchWriteCommand)
       .resolvesOnce({ UnprocessedItems: { [TABLE]: [puts[0]!] } })
       .resolves({});
-    await batchWriteItems(puts);
+    await afterBackoff(batchWriteItems(puts));
     const written = ddb
       .commandCalls(BatchWriteCommand)
       .flatMap((call) => call.args[0].input.RequestItems?.[TABLE] ?? []);
