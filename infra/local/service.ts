@@ -10,6 +10,7 @@ import {
   MAX_REQUEST_BODY_BYTES,
   queueUrlEnv,
 } from '#shared/platform/config.ts';
+import { ensureUiBuilt } from '../../ui/build.ts';
 import { answerMismatch } from '../openapi/answers.ts';
 import { docsPageRoutes } from '../openapi/docs-page.ts';
 import { openApiText } from '../openapi/document.ts';
@@ -27,6 +28,7 @@ import {
   type ScheduleDef,
 } from '../routes.ts';
 import { type ChangeHandler, LocalChangeFeed } from './change-feed.ts';
+import { dashboardRedirects } from './dashboard.ts';
 import { type Emulator, ensureBucket, ensureTable, startDynalite, startS3rver } from './emulators.ts';
 import { type AccessLogEntry, type AuthorizerHandler, LocalGateway, type RouteHandler } from './gateway.ts';
 import {
@@ -252,6 +254,8 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     const authorizer = await importHandler<AuthorizerHandler>(AUTHORIZER_HANDLER);
 
     progress('loading the functions and seeding the default workspace');
+    // The dashboard's files, built when missing or older than their sources (well under a second).
+    if (routes.some((route) => route.site)) await ensureUiBuilt();
     const { workspaceId, apiKey } = await seed(dataDir, options.apiKey);
     // What was queued when the service last stopped (a kill -9 included) is delivered now.
     messaging.resume();
@@ -277,6 +281,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
           return { contentType: 'application/json', body: await openApi };
         },
         ...docsPageRoutes(),
+        ...dashboardRedirects(),
       },
       checkAnswer: options.checkAnswers ? answerMismatch : undefined,
       onAccess: options.onAccess,
