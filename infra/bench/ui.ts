@@ -13,6 +13,11 @@ import { type BenchRow, percentile } from './support.ts';
 const CHROMIUM = '/usr/bin/chromium';
 const SEEDED_LOGS = 200;
 const RUNS = 7;
+/** What the init script uses of the page's window (the bench has no DOM types). */
+interface PageGlobals {
+  sessionStorage: { setItem(name: string, value: string): void };
+}
+
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
 
 export async function benchUi(service: { baseUrl: string; apiKey: string }): Promise<BenchRow[]> {
@@ -81,7 +86,7 @@ export async function benchUi(service: { baseUrl: string; apiKey: string }): Pro
       // ui/src/api/session.ts keeps it).
       const context = await browser.newContext({ baseURL: service.baseUrl });
       await context.addInitScript(
-        (key) => (globalThis as any).sessionStorage.setItem('promptops.apiKey', key),
+        (key) => (globalThis as unknown as PageGlobals).sessionStorage.setItem('promptops.apiKey', key),
         service.apiKey,
       );
       const page = await context.newPage();

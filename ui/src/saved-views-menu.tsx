@@ -1,13 +1,19 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { deleteView, saveCurrentView, useSavedViews } from './lib/saved-views.ts';
-import { dashboardUrl, navigate } from './lib/url-state.ts';
+import { dashboardUrl, navigate, useLocation } from './lib/url-state.ts';
 
 /** The header's saved views: open one, save the current view under a name, delete one. */
 export function SavedViewsMenu() {
   const views = useSavedViews();
   const [name, setName] = useState('');
+  const panel = useRef<HTMLDetailsElement>(null);
+  const { path, search } = useLocation();
+  // Any navigation (a saved view opened, a screen chosen) closes the panel.
+  useEffect(() => {
+    if (panel.current) panel.current.open = false;
+  }, [path, search]);
   return (
-    <details class="saved-views">
+    <details class="saved-views" ref={panel}>
       <summary>Views</summary>
       <div class="saved-views-panel">
         {views.length === 0 ? (

@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '#infra/local/service.ts';
+import { type LocalServiceOptions, REPO_ROOT } from '#infra/local/service.ts';
 import { startTestService, type TestService } from '#test/support/local-service.ts';
 
 /**
@@ -21,6 +21,8 @@ const inCi = process.env.CI === 'true';
 
 export const ARTIFACTS_DIR = join(REPO_ROOT, 'test', 'ui', 'artifacts');
 
+const UI_TEST_TIMEOUT_MS = 120_000;
+
 const LAUNCH_ARGS = [
   '--no-sandbox',
   '--disable-gpu',
@@ -36,6 +38,11 @@ export interface UiContext {
   service: TestService;
   /** A new page (its own browser context: no storage shared with other pages) with the failure listeners. */
   newPage(): Promise<UiPage>;
+  /**
+   * The CSP violations, console and page errors recorded so far in this test, which then no longer fail
+   * it (a test that provokes one on purpose checks it was seen).
+   */
+  takeProblems(): string[];
 }
 
 export interface UiPage extends Page {
@@ -47,7 +54,11 @@ export interface UiPage extends Page {
  * A describe block of browser tests: `ui` is filled in before the first test. Skips (locally) or fails
  * (CI=true) when Chromium is missing.
  */
-export function describeUi(name: string, body: (ui: UiContext) => void): void {
+export function describeUi(
+  name: string,
+  body: (ui: UiContext) => void,
+  serviceOptions: LocalServiceOptions = {},
+): void {
   if (!hasChromium) {
     if (inCi) {
       describe(name, () => {
@@ -63,12 +74,14 @@ export function describeUi(name: string, body: (ui: UiContext) => void): void {
     describe.skipIf(true)(name, () => body({} as UiContext));
     return;
   }
-  describe(name, () => {
+  // A browser flow on a loaded machine (2 cores, several test files at once) needs more than 30 s.
+  describe(name, { timeout: UI_TEST_TIMEOUT_MS }, () => {
     const problems: string[] = [];
     const expected: RegExp[] = [];
     const context = {} as UiContext;
     beforeAll(async () => {
-      context.service = await startTestService();
+      context.service = await startTestService(serviceOptions);
+      context.takeProblems = () => problems.splice(0);
       context.browser = await chromium.launch({ executablePath: CHROMIUM, args: LAUNCH_ARGS });
       context.newPage = async () => {
         const browserContext = await context.browser.newContext({ baseURL: context.service.baseUrl });
