@@ -59,16 +59,23 @@ interface AssetFile {
 /** The built files of one `dist` folder, read once (assets never change under a name). */
 export class DashboardSite {
   private readonly assets = new Map<string, AssetFile>();
-  private readonly assetNames: ReadonlySet<string>;
+  private assetNames: ReadonlySet<string> = new Set();
 
   constructor(private readonly dist: string) {
-    let names: string[] = [];
+    this.listAssets();
+  }
+
+  /**
+   * The files of `assets/`: only these names are ever read (no path from a request reaches the file
+   * system). Listed again when a name is missing: locally `npm run ui:build` may rebuild while the
+   * service runs; in AWS the asset never changes and a miss costs one readdir.
+   */
+  private listAssets(): void {
     try {
-      names = readdirSync(join(dist, 'assets'));
+      this.assetNames = new Set(readdirSync(join(this.dist, 'assets')));
     } catch {
-      names = [];
+      this.assetNames = new Set();
     }
-    this.assetNames = new Set(names);
   }
 
   answer(request: SiteRequest): SiteAnswer {
@@ -97,6 +104,7 @@ export class DashboardSite {
   }
 
   private asset(name: string): AssetFile | undefined {
+    if (!this.assetNames.has(name)) this.listAssets();
     if (!this.assetNames.has(name)) return undefined;
     let asset = this.assets.get(name);
     if (!asset) {
