@@ -13,8 +13,14 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        // Pure logic with mocked AWS clients: one module graph per thread, shared by its files.
-        test: { name: 'unit', include: ['test/unit/**/*.test.ts'], pool: 'threads', isolate: false },
+        // Pure logic with mocked AWS clients, and the dashboard's pure modules (ui/src): one module graph
+        // per thread, shared by its files.
+        test: {
+          name: 'unit',
+          include: ['test/unit/**/*.test.ts', 'ui/src/**/*.test.ts'],
+          pool: 'threads',
+          isolate: false,
+        },
       },
       {
         extends: true,
@@ -34,7 +40,8 @@ export default defineConfig({
       {
         extends: true,
         // The dashboard in Chromium against the local gateway, one browser per file.
-        test: { name: 'ui', include: ['test/ui/**/*.test.ts'], pool: 'forks' },
+        // A test drives many steps of a page: its time limit is a user's session, not a unit test's.
+        test: { name: 'ui', include: ['test/ui/**/*.test.ts'], pool: 'forks', testTimeout: 120_000 },
       },
     ],
   },

@@ -169,4 +169,21 @@ export const sandboxLambdaBundling: BundlingOptions = {
   commandHooks: afterBundling(sandboxAssetCommands),
 };
 
+/**
+ * The dashboard's serving function (its row says `site: true`) carries the built dashboard beside its
+ * `index.mjs`, as `ui/` (index.html, assets/): ui/build.ts builds it straight there, so a synth on a
+ * fresh clone needs no earlier step.
+ */
+export const SITE_ASSET_DIR = 'ui';
+
+export function siteAssetCommands(inputDir: string, outputDir: string): string[] {
+  const tsx = join(inputDir, 'node_modules', '.bin', 'tsx');
+  return [[tsx, join(inputDir, 'ui', 'build.ts'), join(outputDir, SITE_ASSET_DIR)].map(shellQuote).join(' ')];
+}
+
+export const siteLambdaBundling: BundlingOptions = {
+  ...lambdaBundling,
+  commandHooks: afterBundling(siteAssetCommands),
+};
+
 const shellQuote = (arg: string): string => `'${arg.replaceAll("'", `'\\''`)}'`;

@@ -9,8 +9,8 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
  * this, and the local runtime refuses anything else.
  */
 export interface ResourceAccess {
-  /** Table access: read-only rows get read-only grants. */
-  table: 'read' | 'write';
+  /** Table access: read-only rows get read-only grants; none for a function that never reads it. */
+  table?: 'read' | 'write';
   bucket?: 'read' | 'write';
   /** Job queues (names from JOB_QUEUES) the function sends to. */
   queues?: readonly string[];
@@ -24,6 +24,12 @@ export interface ResourceAccess {
    * function without it that calls the sandbox fails, as it would in AWS.
    */
   sandbox?: boolean;
+  /**
+   * Not an API operation but the web dashboard's files (infra/routes/ui.ts): no gateway authorizer (the
+   * files hold no data), left out of the OpenAPI document, and the built `ui/dist` travels in the
+   * function's asset.
+   */
+  site?: boolean;
   /**
    * May read the deployment's provider credentials secret (its OPENAI_API_KEY / ANTHROPIC_API_KEY, for
    * workspaces without a provider key of their own): rows whose function calls an LLM provider.

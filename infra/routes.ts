@@ -17,6 +17,7 @@ import { REQUEST_LOG_ROUTES } from './routes/request-logs.ts';
 import { SKILL_COLLECTION_ROUTES } from './routes/skill-collections.ts';
 import { TOOL_ROUTES } from './routes/tools.ts';
 import { TRACE_ROUTES } from './routes/traces.ts';
+import { UI_ROUTES } from './routes/ui.ts';
 import { WEBHOOK_EVENT_RULES, WEBHOOK_JOB_QUEUES, WEBHOOK_ROUTES } from './routes/webhooks.ts';
 import {
   RUN_UPDATES_SOCKET_ACCESS,
@@ -61,6 +62,7 @@ export const ROUTE_GROUPS: Readonly<Record<string, readonly RouteDef[]>> = {
   analytics: ANALYTICS_ROUTES,
   monitors: MONITOR_ROUTES,
   'env-vars': ENV_VAR_ROUTES,
+  ui: UI_ROUTES,
 };
 
 /**
@@ -69,6 +71,9 @@ export const ROUTE_GROUPS: Readonly<Record<string, readonly RouteDef[]>> = {
  * adding an endpoint = one handler file + one row there.
  */
 export const ROUTES: readonly RouteDef[] = Object.values(ROUTE_GROUPS).flat();
+
+/** The API's operations: the route table without the dashboard's files (`site` rows). */
+export const API_ROUTES: readonly RouteDef[] = ROUTES.filter((route) => !route.site);
 
 /** The job queues, by name, and the worker each one feeds. */
 export const JOB_QUEUES: Readonly<Record<string, JobQueueDef>> = {

@@ -62,6 +62,7 @@ const SECTIONS: Record<string, () => Promise<BenchRow[]>> = {
   // The CLI in its own processes, against this section's table.
   keys: async () =>
     withLocalService(async (service) => (await import('./keys.ts')).benchKeysCommands(service)),
+  ui: async () => withLocalService(async (service) => (await import('./ui.ts')).benchUi(service)),
   // No bus rules: monitors of the bench trigger nothing, and nothing else runs beside them.
   monitors: async () =>
     withLocalService(async () => (await import('./monitors.ts')).benchMonitorEvaluation(), {

@@ -17,6 +17,7 @@ import {
 import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { DASHBOARD_HOME, DASHBOARD_REDIRECT_PATHS, SECURITY_HEADERS } from '#shared/dashboard/site.ts';
 import { keyCheckedByHandler } from '#shared/platform/auth-context.ts';
 import { AUTHORIZER_CACHE_TTL_SECONDS, BINARY_MEDIA_TYPES } from '#shared/platform/config.ts';
 import type { RouteDef } from '../routes.ts';
@@ -268,6 +269,51 @@ export class HttpApi extends Construct {
     this.routeStacks = routeStacks;
 
     if (props.openApiDocument !== undefined) this.publishDocument(props.openApiDocument);
+    if (routes.some(({ route }) => route.site)) this.redirectToDashboard();
+  }
+
+  /**
+   * GET / and GET /ui (API Gateway answers /ui/ there too) redirect to the dashboard, answered by API
+   * Gateway (Mock integrations). The Location keeps whatever mounts the API (the stage's `/v1` on the
+   * default endpoint, a custom domain's base path): the request's path minus `/ui` and `/`.
+   */
+  private redirectToDashboard(): void {
+    const headers: Record<string, string> = { ...SECURITY_HEADERS, 'Cache-Control': 'no-cache' };
+    const template = [
+      '#set($path = $context.path)',
+      '#if($path.endsWith("/"))#set($path = $path.substring(0, $path.lastIndexOf("/")))#end',
+      '#if($path.endsWith("/ui"))#set($path = $path.substring(0, $path.lastIndexOf("/")))#end',
+      `#set($context.responseOverride.header.Location = "$path${DASHBOARD_HOME}")`,
+      ...Object.entries(headers).map(
+        ([name, value]) => `#set($context.responseOverride.header.${name} = "${value}")`,
+      ),
+    ].join('\n');
+    const declared = ['Location', ...Object.keys(headers)];
+    for (const path of DASHBOARD_REDIRECT_PATHS) {
+      const method = this.api.root.resourceForPath(path).addMethod(
+        'GET',
+        new MockIntegration({
+          passthroughBehavior: PassthroughBehavior.NEVER,
+          requestTemplates: { 'application/json': '{"statusCode": 302}' },
+          integrationResponses: [{ statusCode: '302', responseTemplates: { 'application/json': template } }],
+        }),
+        {
+          authorizationType: AuthorizationType.NONE,
+          methodResponses: [
+            {
+              statusCode: '302',
+              responseParameters: Object.fromEntries(
+                declared.map((name) => [`method.response.header.${name}`, true]),
+              ),
+            },
+          ],
+        },
+      );
+      acknowledgeOpenMethod(
+        method,
+        'A redirect to the web dashboard, answered by API Gateway: no function or data behind it',
+      );
+    }
   }
 
   /**
@@ -306,14 +352,17 @@ export class HttpApi extends Construct {
       path: `2015-03-31/functions/${fn.fn.functionArn}/invocations`,
     });
     // A body-key route has no gateway authorizer: its handler checks the key (shared/auth/key-cache.ts).
+    // Nor have the dashboard's files (no data in them).
+    const open = keyCheckedByHandler(route.auth) || route.site === true;
     const method = this.api.root
       .resourceForPath(route.path)
-      .addMethod(
-        route.method,
-        integration,
-        keyCheckedByHandler(route.auth) ? { authorizationType: AuthorizationType.NONE } : undefined,
+      .addMethod(route.method, integration, open ? { authorizationType: AuthorizationType.NONE } : undefined);
+    if (route.site) {
+      acknowledgeOpenMethod(
+        method,
+        "The web dashboard's static files (HTML, scripts, styles) hold no data: the dashboard calls the API with the key its user signs in with",
       );
-    if (keyCheckedByHandler(route.auth)) {
+    } else if (keyCheckedByHandler(route.auth)) {
       acknowledgeOpenMethod(
         method,
         route.auth === 'basic'

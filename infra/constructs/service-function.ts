@@ -18,7 +18,7 @@ import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { ENV, queueUrlEnv } from '#shared/platform/config.ts';
-import { BUNDLE, lambdaBundling, sandboxLambdaBundling } from '../bundling.ts';
+import { BUNDLE, lambdaBundling, sandboxLambdaBundling, siteLambdaBundling } from '../bundling.ts';
 import type { ResourceAccess } from '../route-types.ts';
 import { TABLE_READ_ACTIONS, TABLE_WRITE_ACTIONS } from '../table-actions.ts';
 
@@ -134,7 +134,7 @@ export class ServiceFunction extends Construct {
       timeout: Duration.seconds(props.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS),
       tracing: Tracing.ACTIVE,
       logGroup: this.logGroup,
-      bundling: access.sandbox ? sandboxLambdaBundling : lambdaBundling,
+      bundling: access.sandbox ? sandboxLambdaBundling : access.site ? siteLambdaBundling : lambdaBundling,
       ...(props.invocation.kind === 'schedule' && {
         onFailure: new SqsDestination(props.invocation.deadLetterQueue),
         retryAttempts: props.invocation.retryAttempts,
@@ -150,7 +150,11 @@ export class ServiceFunction extends Construct {
     });
 
     // Exactly the item operations the code uses (no Scan anywhere), on the table and its indexes.
-    resources.table.grant(this.fn, ...(access.table === 'write' ? TABLE_WRITE_ACTIONS : TABLE_READ_ACTIONS));
+    if (access.table)
+      resources.table.grant(
+        this.fn,
+        ...(access.table === 'write' ? TABLE_WRITE_ACTIONS : TABLE_READ_ACTIONS),
+      );
 
     if (access.bucket === 'write') resources.bucket.grantReadWrite(this.fn);
     else if (access.bucket === 'read') resources.bucket.grantRead(this.fn);
@@ -196,7 +200,7 @@ export class ServiceFunction extends Construct {
       "The role's only statement on Resource * is X-Ray's (above); the rule checks the role's inline policy, where the grants are, and a service-wide action (s3:*) is still reported by AwsSolutions-IAM5",
     );
     const table = resources.table.node.defaultChild as CfnTable | undefined;
-    if (table) {
+    if (access.table && table) {
       acknowledge(
         `AwsSolutions-IAM5[Resource::${arnOf(table)}/index/*]`,
         'The table grant covers its global secondary indexes (queries by GSI); the actions are the listed item operations, never Scan',

@@ -40,8 +40,11 @@ export interface GatewayOptions {
    * upgrade request; an upgrade to any other path is refused.
    */
   upgrades?: Record<string, (req: IncomingMessage, socket: Duplex, head: Buffer) => void>;
-  /** GET routes answered without a key (the API's document and docs page), by exact path. */
-  publicRoutes?: Record<string, () => Promise<{ contentType: string; body: string | Buffer }>>;
+  /**
+   * GET routes answered without a key (the API's document and docs page, the dashboard's redirects), by
+   * exact path: 200 unless the answer gives its status and headers.
+   */
+  publicRoutes?: Record<string, () => Promise<PublicAnswer>>;
   /**
    * Checks each answer of a route (the tests check success bodies against the declared response
    * schemas): a message makes the gateway answer 500 `response_schema_mismatch` instead.
@@ -55,6 +58,13 @@ export interface GatewayOptions {
   onError?(error: unknown): void;
   /** Told of every answered request, as API Gateway's access log records it (never a key or a body). */
   onAccess?(entry: AccessLogEntry): void;
+}
+
+export interface PublicAnswer {
+  contentType: string;
+  body: string | Buffer;
+  status?: number;
+  headers?: Record<string, string>;
 }
 
 /** One line of the access log: what API Gateway's access logs give in AWS. */
@@ -157,7 +167,10 @@ export class LocalGateway {
     if (method === 'GET' && Object.hasOwn(publicRoutes, url.pathname)) {
       await drain(req);
       const answer = await publicRoutes[url.pathname]!();
-      return send(res, 200, answer.body, { 'Content-Type': answer.contentType });
+      return send(res, answer.status ?? 200, answer.body, {
+        'Content-Type': answer.contentType,
+        ...answer.headers,
+      });
     }
     const local = this.options.localRoutes?.[url.pathname];
     if (local && method === 'GET') {
@@ -196,9 +209,10 @@ export class LocalGateway {
       return send(res, 413, tooLarge(this.options.maxBodyBytes), { Connection: 'close' });
 
     const headers = flattenHeaders(req);
-    // A body-key or Basic-auth route has no authorizer, as in the stack: its handler checks the key.
+    // A body-key or Basic-auth route has no authorizer, as in the stack: its handler checks the key. The
+    // dashboard's files (a `site` row) need none.
     let decision: CachedDecision | undefined;
-    if (!keyCheckedByHandler(match.def.auth)) {
+    if (!keyCheckedByHandler(match.def.auth) && !match.def.site) {
       const apiKey = headerValue(headers, 'x-api-key');
       if (!apiKey)
         return send(res, 401, { success: false, message: 'Missing API key', error: 'unauthorized' });
@@ -227,7 +241,9 @@ export class LocalGateway {
       return send(res, 502, { success: false, message: 'Internal error', error: 'internal_error' });
     }
     const resultBody = result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body;
-    const mismatch = this.options.checkAnswer?.(handler, result.statusCode, resultBody);
+    const mismatch = match.def.site
+      ? undefined
+      : this.options.checkAnswer?.(handler, result.statusCode, resultBody);
     if (mismatch) {
       const message = `${method} ${match.def.path} answered ${result.statusCode} with a body its declared response schema refuses: ${mismatch}`;
       this.options.onError?.(new Error(message));

@@ -18,7 +18,8 @@ import { TABLE_READ_ACTIONS, TABLE_WRITE_ACTIONS } from '../table-actions.ts';
  * own seeding and set-up, the tests' helpers) is not restricted.
  */
 export interface Grants {
-  table: 'read' | 'write';
+  /** None: the function may not touch the table (the dashboard's files). */
+  table?: 'read' | 'write';
   bucket?: 'read' | 'write';
   /** Job queues the function may send to. */
   queues?: readonly string[];
@@ -107,6 +108,7 @@ export function checkRequest(request: SdkRequest, invocation: Invocation): AwsAc
   switch (prefix) {
     case 'DynamoDB_20120810': {
       const action = `dynamodb:${operation}`;
+      if (!grants.table) return { action, missing: 'its row grants no table access' };
       const allowed = grants.table === 'write' ? WRITE_ACTIONS : READ_ACTIONS;
       if (!allowed.includes(action)) {
         const needed = READ_ACTIONS.includes(action)

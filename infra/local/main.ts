@@ -46,6 +46,7 @@ try {
 }
 
 console.log(`promptops is listening on ${service.baseUrl}
+  dashboard  ${service.baseUrl}/ui/ (sign in with the API key below)
   workspace  "default" (id ${service.workspaceId})
   DynamoDB   ${service.dynamodbEndpoint} (table ${service.tableName})
   S3         ${service.s3Endpoint} (bucket ${service.bucketName})

@@ -11,6 +11,7 @@ import {
   queueUrlEnv,
 } from '#shared/platform/config.ts';
 import { setRunUpdatesPublisher } from '#shared/workflows/engine/updates.ts';
+import { ensureUiBuilt } from '../../ui/build.ts';
 import { answerMismatch } from '../openapi/answers.ts';
 import { docsPageRoutes } from '../openapi/docs-page.ts';
 import { openApiText } from '../openapi/document.ts';
@@ -29,6 +30,7 @@ import {
   type ScheduleDef,
 } from '../routes.ts';
 import { type ChangeHandler, LocalChangeFeed } from './change-feed.ts';
+import { dashboardRedirects } from './dashboard.ts';
 import { type Emulator, ensureBucket, ensureTable, startDynalite, startS3rver } from './emulators.ts';
 import { type AccessLogEntry, type AuthorizerHandler, LocalGateway, type RouteHandler } from './gateway.ts';
 import {
@@ -262,6 +264,8 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       if (!handlers.has(file)) handlers.set(file, importHandler<RouteHandler>(file));
       return handlers.get(file) as Promise<RouteHandler>;
     };
+    // The dashboard's files, built when missing or older than their sources (well under a second).
+    if (routes.some((route) => route.site)) await ensureUiBuilt();
     // Import every function up front: a broken handler fails the start, not the first request.
     await Promise.all(routes.map((route) => loadHandler(route.handler)));
     const authorizer = await importHandler<AuthorizerHandler>(AUTHORIZER_HANDLER);
@@ -298,6 +302,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
           return { contentType: 'application/json', body: await openApi };
         },
         ...docsPageRoutes(),
+        ...dashboardRedirects(),
       },
       upgrades: { [RUN_UPDATES_PATH]: runUpdates.upgrade },
       checkAnswer: options.checkAnswers ? answerMismatch : undefined,

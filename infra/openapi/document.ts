@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ROUTES } from '../routes.ts';
+import { API_ROUTES } from '../routes.ts';
 import { buildOpenApiDocument, loadDocumentedRoutes, type OpenApiOptions } from './generate.ts';
 
 /** Where `npm run openapi` writes the document; the CDK stack publishes this file. */
@@ -15,7 +15,7 @@ export const OPENAPI_FILE = join(REPO_ROOT, 'docs', 'openapi.json');
 export async function openApiText(options: OpenApiOptions = {}, load?: (file: string) => Promise<unknown>) {
   const version = (JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string })
     .version;
-  const routes = await loadDocumentedRoutes(ROUTES, REPO_ROOT, load);
+  const routes = await loadDocumentedRoutes(API_ROUTES, REPO_ROOT, load);
   return `${JSON.stringify(buildOpenApiDocument(routes, { version, ...options }), null, 2)}\n`;
 }
 

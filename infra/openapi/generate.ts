@@ -336,14 +336,16 @@ export function buildOpenApiDocument(routes: readonly DocumentedRoute[], options
       responses[String(status)] = { $ref: `#/components/responses/${ERROR_RESPONSES[status]?.name}` };
     }
 
-    const fixed = typeof definition.permission === 'function' ? undefined : definition.permission;
+    const fixed = typeof definition.permission === 'object' ? definition.permission : undefined;
     const entity = fixed?.[0] ?? definition.tag ?? 'other';
     const tag = TAGS[entity] ?? entity;
     tags.add(tag);
     const { summary, description } = summaryAndDescription(documented);
     const permission = fixed
       ? `Needs the \`${fixed[1]}\` permission on \`${fixed[0]}\`.`
-      : 'Needs the permissions that the body names (each entity type it names).';
+      : definition.permission === 'any-key'
+        ? 'Any valid key may call it, whatever its permissions.'
+        : 'Needs the permissions that the body names (each entity type it names).';
     paths[route.path] ??= {};
     paths[route.path]![route.method.toLowerCase()] = {
       operationId: id,

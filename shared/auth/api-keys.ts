@@ -239,3 +239,19 @@ export async function ensureWorkspace(name: string): Promise<{ workspaceId: numb
   );
   return { workspaceId, created: true };
 }
+
+/** The stored summary of a presented key (its id and prefix, never the key); undefined when unknown. */
+export async function findKeySummary(key: string): Promise<ApiKeySummary | undefined> {
+  const { Item } = await dynamo.send(
+    new GetCommand({ TableName: table(), Key: keyItemKey(hashApiKey(key)) }),
+  );
+  return Item ? toSummary(Item) : undefined;
+}
+
+/** A workspace's name; undefined for a workspace without its item. */
+export async function findWorkspaceName(workspaceId: number): Promise<string | undefined> {
+  const { Item } = await dynamo.send(
+    new GetCommand({ TableName: table(), Key: { PK: `W#${workspaceId}`, SK: 'WORKSPACE' } }),
+  );
+  return Item?.name as string | undefined;
+}

@@ -98,4 +98,8 @@ export const BINARY_MEDIA_TYPES: readonly string[] = [
   'application/zip',
   // OTLP/HTTP protobuf exports (POST /v1/traces).
   'application/x-protobuf',
+  // The dashboard's page and stylesheet, gzipped (shared/dashboard/site.ts): a browser asks for them with
+  // these first in Accept, so API Gateway passes the compressed bytes through.
+  'text/html',
+  'text/css',
 ];

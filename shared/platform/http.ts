@@ -56,9 +56,10 @@ export interface RouteDefinition<B, Q, P> {
    * What the key must be allowed: one permission, checked before the body is read (a 403 comes before
    * any 400), or a function of the validated body giving every permission it needs (e.g. edit on each
    * entity type a folder move names), checked after validation and before `handle`; the first one
-   * missing answers the 403 naming its type.
+   * missing answers the 403 naming its type. `any-key`: every valid key, whatever it may do (GET /me,
+   * which tells a key what it may do).
    */
-  permission: Permission | ((body: B) => readonly Permission[]);
+  permission: Permission | ((body: B) => readonly Permission[]) | 'any-key';
   /**
    * The entity type a route with a body-dependent permission is listed under in the OpenAPI document
    * (a fixed permission's own type otherwise).
@@ -189,7 +190,7 @@ async function parseRequest<B, Q, P>(
     // API Gateway only invokes a route after the authorizer allowed the key; a missing context is a fault.
     if (!auth) throw new Error('Route invoked without an authorizer context');
   }
-  if (typeof def.permission !== 'function') requireAccess(auth, ...def.permission);
+  if (typeof def.permission === 'object') requireAccess(auth, ...def.permission);
   if (def.bytesBody) rawBody = readBytesBody(event);
   else if (def.auth !== 'body' && def.body) {
     if (def.multipart && isMultipart(headers['content-type'])) {

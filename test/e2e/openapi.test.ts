@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROUTES } from '#infra/routes.ts';
+import { API_ROUTES } from '#infra/routes.ts';
 import { startTestService, type TestService } from '#test/support/local-service.ts';
 
 let service: TestService;
@@ -17,7 +17,7 @@ describe('GET /openapi.json', () => {
     expect(answer.headers.get('content-type')).toBe('application/json');
     const doc = (await answer.json()) as { openapi: string; paths: Record<string, Record<string, unknown>> };
     expect(doc.openapi).toBe('3.1.0');
-    for (const route of ROUTES) expect(doc.paths[route.path]?.[route.method.toLowerCase()]).toBeDefined();
+    for (const route of API_ROUTES) expect(doc.paths[route.path]?.[route.method.toLowerCase()]).toBeDefined();
   });
 
   it('names the shared schemas as components and refers to them', async () => {

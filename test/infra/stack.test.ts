@@ -10,6 +10,7 @@ import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
 import type { IConstruct } from 'constructs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { siteLambdaBundling } from '#infra/bundling.ts';
 import { Alarms } from '#infra/constructs/alarms.ts';
 import {
   API_KEY_HEADER,
@@ -39,6 +40,7 @@ import {
   type ScheduleDef,
 } from '#infra/routes.ts';
 import { PromptopsStack } from '#infra/stack.ts';
+import { CONTENT_SECURITY_POLICY } from '#shared/dashboard/site.ts';
 import {
   AUTHORIZER_CACHE_TTL_SECONDS,
   ENV,
@@ -544,10 +546,17 @@ describe('functions', () => {
     }
   });
 
-  it('grants read-only routes no table writes, and writing routes writes', () => {
+  it('grants read-only routes no table writes, writing routes writes, and rows without table access none', () => {
     for (const route of ROUTES) {
       const [id] = functionByDescription(dev, routeLabel(route));
       const actions = actionsOf(dev, id);
+      if (!route.table) {
+        expect(
+          actions.filter((action) => action.startsWith('dynamodb:')),
+          routeLabel(route),
+        ).toEqual([]);
+        continue;
+      }
       expect(actions).toContain('dynamodb:GetItem');
       if (route.table === 'read')
         for (const write of TABLE_WRITE_ACTIONS) expect(actions).not.toContain(write);
@@ -704,6 +713,8 @@ describe('API', () => {
         'multipart/form-data',
         'application/zip',
         'application/x-protobuf',
+        'text/html',
+        'text/css',
       ]),
     });
   });
@@ -754,7 +765,7 @@ describe('API', () => {
     expect(actions.some((action) => action.startsWith('s3:') || action.startsWith('sqs:'))).toBe(false);
   });
 
-  it('puts every route behind the authorizer, except the body-key and Basic-auth routes, which have none', () => {
+  it('puts every route behind the authorizer, except the body-key, Basic-auth and dashboard-file routes, which have none', () => {
     const [authorizerId] = only(resources(dev, 'AWS::ApiGateway::Authorizer'));
     const methods = resources(dev, 'AWS::ApiGateway::Method').filter(
       ([, method]) => method.Properties.Integration.Type !== 'MOCK',
@@ -770,7 +781,7 @@ describe('API', () => {
       expect(method, `${route.method} ${route.path}`).toBeDefined();
       const properties = method![1].Properties;
       expect(properties.Integration).toMatchObject({ Type: 'AWS_PROXY' });
-      if (route.auth === 'body' || route.auth === 'basic') {
+      if (route.auth === 'body' || route.auth === 'basic' || route.site) {
         expect(properties.AuthorizationType, route.path).toBe('NONE');
         expect(properties.AuthorizerId, route.path).toBeUndefined();
       } else {
@@ -786,11 +797,13 @@ describe('API', () => {
   });
 
   it('publishes the OpenAPI document without a key at GET /openapi.json, answered by API Gateway', () => {
-    const [, method] = only(
-      resources(dev, 'AWS::ApiGateway::Method').filter(([, m]) => m.Properties.Integration.Type === 'MOCK'),
-    );
     const [resourceId] = only(
       resources(dev, 'AWS::ApiGateway::Resource').filter(([, r]) => r.Properties.PathPart === 'openapi.json'),
+    );
+    const [, method] = only(
+      resources(dev, 'AWS::ApiGateway::Method').filter(
+        ([, m]) => m.Properties.Integration.Type === 'MOCK' && m.Properties.ResourceId?.Ref === resourceId,
+      ),
     );
     expect(method.Properties).toMatchObject({
       HttpMethod: 'GET',
@@ -812,6 +825,59 @@ describe('API', () => {
       ...committed,
       servers: [{ url: '/v1', description: expect.any(String) }],
     });
+  });
+
+  it('serves the dashboard: GET /ui/{proxy+} with no authorizer and no table grant, its files in the asset', () => {
+    const [route] = ROUTES.filter((row) => row.site);
+    expect(route).toMatchObject({
+      method: 'GET',
+      path: '/ui/{proxy+}',
+      handler: 'functions/http/ui-assets.ts',
+    });
+    expect(route!.table).toBeUndefined();
+    const [functionId] = functionByDescription(dev, 'GET /ui/{proxy+}');
+    expect(
+      actionsOf(dev, functionId).filter(
+        (action) => !action.startsWith('logs:') && !action.startsWith('xray:'),
+      ),
+    ).toEqual([]);
+    const [, method] = only(
+      resources(dev, 'AWS::ApiGateway::Method').filter(([, m]) =>
+        JSON.stringify(m.Properties.Integration?.Uri ?? '').includes(`"${functionId}"`),
+      ),
+    );
+    expect(method.Properties).toMatchObject({ HttpMethod: 'GET', AuthorizationType: 'NONE' });
+    expect(method.Properties.AuthorizerId).toBeUndefined();
+    // The asset gets the built dashboard beside index.mjs: ui/build.ts writes it there after bundling.
+    expect(siteLambdaBundling.commandHooks?.afterBundling('/asset-input', '/asset-output')).toContain(
+      "'/asset-input/node_modules/.bin/tsx' '/asset-input/ui/build.ts' '/asset-output/ui'",
+    );
+  });
+
+  it('redirects GET / and GET /ui to the dashboard from API Gateway, keeping the mount path, with the security headers', () => {
+    const resourceIds = new Map(
+      resources(dev, 'AWS::ApiGateway::Resource').map(([id, r]) => [id, r.Properties.PathPart as string]),
+    );
+    const redirects = resources(dev, 'AWS::ApiGateway::Method').filter(
+      ([, m]) =>
+        m.Properties.Integration.Type === 'MOCK' &&
+        m.Properties.Integration.IntegrationResponses[0].StatusCode === '302',
+    );
+    expect(
+      redirects
+        .map(([, m]) => (m.Properties.ResourceId.Ref ? resourceIds.get(m.Properties.ResourceId.Ref) : '/'))
+        .sort(),
+    ).toEqual(['/', 'ui']);
+    for (const [, method] of redirects) {
+      expect(method.Properties).toMatchObject({ HttpMethod: 'GET', AuthorizationType: 'NONE' });
+      const template: string =
+        method.Properties.Integration.IntegrationResponses[0].ResponseTemplates['application/json'];
+      expect(template).toContain('#set($context.responseOverride.header.Location = "$path/ui/requests")');
+      expect(template).toContain(
+        `#set($context.responseOverride.header.Content-Security-Policy = "${CONTENT_SECURITY_POLICY}")`,
+      );
+      expect(template).toContain('#set($context.responseOverride.header.Referrer-Policy = "no-referrer")');
+    }
   });
 
   it("rewrites API Gateway's own errors to the service's JSON error body", () => {

@@ -11,14 +11,14 @@ import {
   type OpenApiDocument,
 } from '#infra/openapi/generate.ts';
 import type { RouteDef } from '#infra/routes.ts';
-import { ROUTES } from '#infra/routes.ts';
+import { API_ROUTES } from '#infra/routes.ts';
 import { httpRoute } from '#shared/platform/http.ts';
 
 let routes: DocumentedRoute[];
 let doc: OpenApiDocument;
 
 beforeAll(async () => {
-  routes = await loadDocumentedRoutes(ROUTES, REPO_ROOT);
+  routes = await loadDocumentedRoutes(API_ROUTES, REPO_ROOT);
   doc = buildOpenApiDocument(routes);
 });
 
@@ -63,10 +63,10 @@ describe('the OpenAPI document', () => {
     const operations = Object.entries(doc.paths).flatMap(([path, methods]) =>
       Object.keys(methods).map((method) => `${method.toUpperCase()} ${path}`),
     );
-    expect(operations.sort()).toEqual(ROUTES.map((route) => `${route.method} ${route.path}`).sort());
-    const ids = ROUTES.map((route) => operation(route).operationId);
+    expect(operations.sort()).toEqual(API_ROUTES.map((route) => `${route.method} ${route.path}`).sort());
+    const ids = API_ROUTES.map((route) => operation(route).operationId);
     expect(new Set(ids).size).toBe(ids.length);
-    for (const route of ROUTES) {
+    for (const route of API_ROUTES) {
       expect(operation(route).summary, route.path).toMatch(/\S/);
       expect(operation(route).summary, route.path).not.toMatch(/spec \d/);
     }
@@ -222,7 +222,7 @@ describe('the OpenAPI document', () => {
   });
 
   it("documents /track-request's log fields, the request times it requires among them", () => {
-    const op = operation(ROUTES.find((route) => route.path === '/track-request')!);
+    const op = operation(API_ROUTES.find((route) => route.path === '/track-request')!);
     const body = resolve(op.requestBody.content['application/json'].schema);
     expect(Object.keys(body.properties)).toEqual(
       expect.arrayContaining(['request_start_time', 'request_end_time', 'tags', 'metadata', 'group_id']),
@@ -235,7 +235,7 @@ describe('the OpenAPI document', () => {
       '/**\n * POST /log-request: records a request. More words\n * here.\n */\nexport const handler = 1;',
     );
     expect(comment).toBe('POST /log-request: records a request. More words here.');
-    const op = operation(ROUTES.find((route) => route.path === '/log-request')!);
+    const op = operation(API_ROUTES.find((route) => route.path === '/log-request')!);
     expect(op.summary).toBe('Records a request made outside the service');
   });
 });

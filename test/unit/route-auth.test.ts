@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '#infra/local/service.ts';
-import { ROUTES } from '#infra/routes.ts';
+import { API_ROUTES } from '#infra/routes.ts';
 import type { HttpHandler } from '#shared/platform/http.ts';
 
 /**
@@ -12,7 +12,7 @@ import type { HttpHandler } from '#shared/platform/http.ts';
  * without one would run unauthenticated.
  */
 describe('route table rows and handler definitions', () => {
-  it.each(ROUTES.map((route) => [`${route.method} ${route.path}`, route] as const))(
+  it.each(API_ROUTES.map((route) => [`${route.method} ${route.path}`, route] as const))(
     '%s: the row and the handler agree on where the API key is',
     async (_name, route) => {
       const module = (await import(pathToFileURL(join(REPO_ROOT, route.handler)).href)) as {

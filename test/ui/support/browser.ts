@@ -1,0 +1,163 @@
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type LocalServiceOptions, REPO_ROOT } from '#infra/local/service.ts';
+import { startTestService, type TestService } from '#test/support/local-service.ts';
+
+/**
+ * The dashboard's browser tests: Debian's Chromium driven by playwright-core, one browser and one seeded
+ * local service per test file. Every page fails its test on any CSP violation (a `securitypolicyviolation`
+ * event, Trusted Types included), console error or uncaught page error, unless the test said that
+ * error is expected (`page.expectConsoleError(/401/)`: a refused key is logged by Chromium).
+ *
+ * Without /usr/bin/chromium the suites skip with one loud line; under CI=true they fail instead (.ci/run
+ * installs Chromium with apt), so CI never passes without them.
+ */
+export const CHROMIUM = '/usr/bin/chromium';
+const hasChromium = existsSync(CHROMIUM);
+const inCi = process.env.CI === 'true';
+
+export const ARTIFACTS_DIR = join(REPO_ROOT, 'test', 'ui', 'artifacts');
+
+const UI_TEST_TIMEOUT_MS = 120_000;
+
+const LAUNCH_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+export interface UiContext {
+  browser: Browser;
+  service: TestService;
+  /** A new page (its own browser context: no storage shared with other pages) with the failure listeners. */
+  newPage(): Promise<UiPage>;
+  /**
+   * The CSP violations, console and page errors recorded so far in this test, which then no longer fail
+   * it (a test that provokes one on purpose checks it was seen).
+   */
+  takeProblems(): string[];
+}
+
+export interface UiPage extends Page {
+  /** Console errors matching this are expected in this test (e.g. the 401 of a refused key). */
+  expectConsoleError(pattern: RegExp): void;
+}
+
+/**
+ * A describe block of browser tests: `ui` is filled in before the first test. Skips (locally) or fails
+ * (CI=true) when Chromium is missing.
+ */
+export function describeUi(
+  name: string,
+  body: (ui: UiContext) => void,
+  serviceOptions: LocalServiceOptions = {},
+): void {
+  if (!hasChromium) {
+    if (inCi) {
+      describe(name, () => {
+        it(`needs Chromium at ${CHROMIUM}`, () => {
+          throw new Error(`CI=true and ${CHROMIUM} is missing: install it (apt-get install chromium)`);
+        });
+      });
+      return;
+    }
+    console.warn(
+      `\n!!! UI TESTS SKIPPED (${name}): ${CHROMIUM} is missing; install Debian's chromium package to run them !!!\n`,
+    );
+    describe.skipIf(true)(name, () => body({} as UiContext));
+    return;
+  }
+  // A browser flow on a loaded machine (2 cores, several test files at once) needs more than 30 s.
+  describe(name, { timeout: UI_TEST_TIMEOUT_MS }, () => {
+    const problems: string[] = [];
+    const expected: RegExp[] = [];
+    const context = {} as UiContext;
+    beforeAll(async () => {
+      context.service = await startTestService(serviceOptions);
+      context.takeProblems = () => problems.splice(0);
+      context.browser = await chromium.launch({ executablePath: CHROMIUM, args: LAUNCH_ARGS });
+      context.newPage = async () => {
+        const browserContext = await context.browser.newContext({ baseURL: context.service.baseUrl });
+        const page = (await browserContext.newPage()) as UiPage;
+        page.expectConsoleError = (pattern) => expected.push(pattern);
+        // Runs in the page (DOM types are not the tests'): `globalThis` is the page's window.
+        await page.addInitScript(() => {
+          (globalThis as any).document.addEventListener('securitypolicyviolation', (event: any) => {
+            console.error(
+              `CSP violation: ${event.violatedDirective} blocked ${event.blockedURI || '(inline)'} at ${event.sourceFile}:${event.lineNumber}`,
+            );
+          });
+        });
+        page.on('console', (message) => {
+          if (message.type() !== 'error') return;
+          const text = `console error: ${message.text()}`;
+          if (!/CSP violation/.test(text) && expected.some((pattern) => pattern.test(text))) return;
+          problems.push(text);
+        });
+        page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+        return page;
+      };
+    });
+    afterEach(() => {
+      const found = problems.splice(0);
+      expected.splice(0);
+      expect(found, 'CSP violations, console errors or page errors').toEqual([]);
+    });
+    afterAll(async () => {
+      await context.browser?.close();
+      await context.service?.stop();
+    });
+    body(context);
+  });
+}
+
+/** Signs in on the sign-in screen with this key and waits for the dashboard (or the refusal). */
+export async function signIn(page: Page, key: string, options: { remember?: boolean } = {}): Promise<void> {
+  if (!(await page.locator('#api-key').isVisible())) await page.goto('/ui/');
+  await page.locator('#api-key').fill(key);
+  if (options.remember) await page.getByLabel('Remember on this device').check();
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('navigation', { name: 'Screens' }).or(page.getByRole('alert')).first().waitFor();
+}
+
+const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: { target: unknown[] }[];
+}
+
+/**
+ * axe-core on the page in light and dark (prefers-color-scheme): the violations found, as lines (none
+ * expected). axe is evaluated through the DevTools protocol (`page.evaluate` of its source), which the
+ * page's CSP does not govern, so the page keeps its real CSP and Trusted Types (a violation axe caused
+ * would fail the test too). A screenshot of each scheme goes to test/ui/artifacts/<name>-<scheme>.png.
+ */
+export async function checkA11y(page: Page, name: string): Promise<string[]> {
+  const found: string[] = [];
+  mkdirSync(ARTIFACTS_DIR, { recursive: true });
+  for (const colorScheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme });
+    if (!(await page.evaluate(() => 'axe' in globalThis))) await page.evaluate(axeSource);
+    const violations = (await page.evaluate(async () => {
+      const page = globalThis as any;
+      return (await page.axe.run(page.document, { resultTypes: ['violations'] })).violations;
+    })) as AxeViolation[];
+    for (const violation of violations)
+      found.push(
+        `${colorScheme}: ${violation.id} (${violation.impact}) ${violation.help}: ${violation.nodes.map((node) => JSON.stringify(node.target)).join(', ')}`,
+      );
+    await page.screenshot({ path: join(ARTIFACTS_DIR, `${name}-${colorScheme}.png`), fullPage: true });
+  }
+  await page.emulateMedia({ colorScheme: null });
+  return found;
+}
