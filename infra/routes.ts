@@ -3,6 +3,7 @@ import { ANALYTICS_CHANGE_CONSUMERS, ANALYTICS_ROUTES } from './routes/analytics
 import { CLIENT_ROUTES } from './routes/clients.ts';
 import { COST_JOB_QUEUES, COST_ROUTES } from './routes/costs.ts';
 import { DATASET_JOB_QUEUES, DATASET_ROUTES } from './routes/datasets.ts';
+import { ENV_VAR_ROUTES } from './routes/env-vars.ts';
 import { EVENT_SCHEDULES } from './routes/events.ts';
 import { FOLDER_ROUTES } from './routes/folders.ts';
 import { MONITOR_ROUTES, MONITOR_SCHEDULES } from './routes/monitors.ts';
@@ -55,6 +56,7 @@ export const ROUTE_GROUPS: Readonly<Record<string, readonly RouteDef[]>> = {
   costs: COST_ROUTES,
   analytics: ANALYTICS_ROUTES,
   monitors: MONITOR_ROUTES,
+  'env-vars': ENV_VAR_ROUTES,
   ui: UI_ROUTES,
 };
 

@@ -98,6 +98,7 @@ const ERROR_RESPONSES: Record<number, { name: string; description: string }> = {
   },
   429: { name: 'Throttled', description: 'Too many requests' },
   500: { name: 'InternalError', description: 'Unexpected failure (logged; no internals answered)' },
+  502: { name: 'BadGateway', description: 'What the route runs on could not start (the sandbox); try again' },
 };
 
 /** The error statuses of a route: those its declaration implies, plus those it names in `errors`. */

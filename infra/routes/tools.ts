@@ -32,6 +32,16 @@ export const TOOL_ROUTES: readonly RouteDef[] = [
   },
   {
     method: 'POST',
+    path: '/api/public/v2/tool-registry/{identifier}/test-execute',
+    handler: 'functions/http/tool-test-execute.ts',
+    table: 'read',
+    masterKey: true, // opens the environment variables
+    sandbox: true,
+    memoryMb: 512,
+    timeoutSeconds: 15,
+  },
+  {
+    method: 'POST',
     path: '/api/public/v2/tool-registry/{identifier}/external-ids',
     handler: 'functions/http/tool-external-id-attach.ts',
     table: 'write',

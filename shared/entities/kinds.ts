@@ -135,6 +135,7 @@ export const PERMISSION_ONLY_TYPES = [
   'webhooks',
   'provider_keys',
   'monitors',
+  'env_vars',
 ] as const satisfies readonly EntityType[];
 
 type ExternalIdOf<K extends EntityKind> = Kinds[K] extends { externalId: infer T extends string } ? T : never;

@@ -18,6 +18,8 @@ export const ENTITY_TYPES = [
   'provider_keys',
   /** Monitors over the request-log rollups (shared/monitors): edit creates, changes and deletes them. */
   'monitors',
+  /** Workspace environment variables (shared/env-vars): edit creates, changes and deletes them. */
+  'env_vars',
 ] as const;
 export type EntityType = (typeof ENTITY_TYPES)[number];
 export type Access = 'read' | 'edit';

@@ -31,7 +31,8 @@ export type IdKind =
   | 'folder'
   | 'skill_collection'
   | 'skill_collection_version'
-  | 'skill_collection_label';
+  | 'skill_collection_label'
+  | 'env_var';
 
 export const ID_BLOCK_SIZE = 100;
 

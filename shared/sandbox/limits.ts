@@ -34,6 +34,8 @@ export const SANDBOX_LIMITS = {
    * recursively, and a value thousands of levels deep would overflow their stack.
    */
   maxOutputDepth: 128,
+  /** What a run's `console` prints, per stream, when it is kept (test-execute): the rest is cut. */
+  maxOutputChars: 64 * 1024,
   /** A regular expression's pattern, in characters. */
   maxPatternLength: 4_096,
   /** The text a regular expression runs on, in characters. */

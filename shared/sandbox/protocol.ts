@@ -7,6 +7,12 @@ export type WorkerRequest =
       code: string;
       /** `data` as JSON. */
       input: string;
+      /** What the code sees as `process.env`, as JSON (an object of strings). */
+      env: string;
+      /** The name the code's one parameter has: `data` (nodes, columns) or `args` (tool bodies). */
+      parameter: 'data' | 'args';
+      /** Keep what `console` prints (stdout: log, info, debug; stderr: warn, error, trace). */
+      captureOutput: boolean;
       timeoutMs: number;
       memoryBytes: number;
     }
@@ -21,10 +27,17 @@ export type WorkerRequest =
       memoryBytes: number;
     };
 
+/** What a run's `console` printed, when it was asked for (each stream cut at SANDBOX_LIMITS.maxOutputChars). */
+export interface ConsoleOutput {
+  stdout: string;
+  stderr: string;
+}
+
 /** The outcome of one run: the value as JSON text, or why it failed. */
-export type WorkerOutcome =
+export type WorkerOutcome = (
   | { ok: true; json: string }
-  | { ok: false; reason: 'timeout' | 'memory' | 'error'; error: string };
+  | { ok: false; reason: 'timeout' | 'memory' | 'error'; error: string }
+) & { output?: ConsoleOutput };
 
 export type WorkerMessage =
   | { type: 'ready' }

@@ -1,21 +1,32 @@
 /**
  * The sandbox: user JavaScript (and user regular expressions) run in QuickJS (WebAssembly) inside a
- * worker thread that a hard timer kills and respawns (host.ts, worker.ts): no `process`, `require`,
- * network or timers; JSON in, JSON out. Limits are in limits.ts; docs/code-execution.md tells users.
+ * worker thread that a hard timer kills and respawns (host.ts, worker.ts): no `require`, network,
+ * timers or host `process` (a stand-in holds the given `env` only); JSON in, JSON out. Limits are in limits.ts; docs/code-execution.md tells users.
  */
 import { clampMemory, clampTimeout, type HostRequest, megabytes, SandboxHost } from './host.ts';
 import { SANDBOX_LIMITS } from './limits.ts';
+import type { ConsoleOutput } from './protocol.ts';
 
-export type SandboxResult =
+export type SandboxResult = (
   | { ok: true; value: unknown }
-  | { ok: false; reason: 'timeout' | 'memory' | 'error'; error: string };
+  | { ok: false; reason: 'timeout' | 'memory' | 'error'; error: string }
+) & {
+  /** What the code's `console` printed, when the run asked for it (`captureOutput`). */
+  output?: ConsoleOutput;
+};
 
 export interface CodeRun {
   /** Whose code it is: a workspace's runs beyond its share of threads wait behind other workspaces'. */
   workspaceId?: number;
-  /** A function body: it sees `data` and `return`s a JSON value. */
+  /** A function body: it sees `data` (or `args`, see `parameter`) and `return`s a JSON value. */
   code: string;
   data: unknown;
+  /** The code's `process.env`: the workspace's environment variables (none when absent). */
+  env?: Readonly<Record<string, string>>;
+  /** The name of the code's parameter: `data` (default; nodes, columns) or `args` (a tool's body). */
+  parameter?: 'data' | 'args';
+  /** Keep what the code's `console` prints (test-execute); otherwise `console` prints nothing. */
+  captureOutput?: boolean;
   timeoutMs: number;
   memoryBytes: number;
 }
@@ -56,15 +67,16 @@ export function createSandbox(
   const run = async (request: HostRequest, workspaceId: number | undefined): Promise<SandboxResult> => {
     const outcome = await host.run(request, workspaceId === undefined ? '' : String(workspaceId));
     if (!outcome.ok) return outcome;
+    const output = outcome.output ? { output: outcome.output } : {};
     try {
-      return { ok: true, value: JSON.parse(outcome.json) };
+      return { ok: true, value: JSON.parse(outcome.json), ...output };
     } catch {
       // Only code that replaced JSON.stringify or Promise.prototype.then for the driver gets here.
-      return { ok: false, reason: 'error', error: 'the returned value is not JSON' };
+      return { ok: false, reason: 'error', error: 'the returned value is not JSON', ...output };
     }
   };
   return {
-    async runJavaScript({ workspaceId, code, data, timeoutMs, memoryBytes }) {
+    async runJavaScript({ workspaceId, code, data, env, parameter, captureOutput, timeoutMs, memoryBytes }) {
       guard?.();
       let input: string;
       try {
@@ -89,6 +101,9 @@ export function createSandbox(
           kind: 'javascript',
           code,
           input,
+          env: JSON.stringify(env ?? {}),
+          parameter: parameter ?? 'data',
+          captureOutput: captureOutput ?? false,
           timeoutMs: clampTimeout(timeoutMs),
           memoryBytes: clampMemory(memoryBytes),
         },

@@ -6,7 +6,8 @@
  * QuickJS runtime can abort the whole WebAssembly module, a known upstream bug).
  *
  * Nothing of the host is exposed to user code: no host function is installed in the context, and the
- * QuickJS build has no `std`/`os` modules, so there is no `process`, `require`, `fetch`, timers or I/O.
+ * QuickJS build has no `std`/`os` modules, so there is no `require`, `fetch`, timers or I/O; `process` is
+ * a plain object the prefix makes, holding the `env` the caller gave as JSON.
  *
  * Run from the sources (Node strips the types: only erasable TypeScript here) or bundled next to the
  * function's bundle as `sandbox-worker.mjs`, with the `.wasm` file beside it.
@@ -21,7 +22,7 @@ import {
   type QuickJSHandle,
 } from 'quickjs-emscripten-core';
 import { MIB, SANDBOX_LIMITS } from './limits.ts';
-import type { WorkerMessage, WorkerOutcome, WorkerRequest } from './protocol.ts';
+import type { ConsoleOutput, WorkerMessage, WorkerOutcome, WorkerRequest } from './protocol.ts';
 
 const port = parentPort;
 if (!port) throw new Error('shared/sandbox/worker.ts runs as a worker thread');
@@ -49,13 +50,19 @@ const wasmMemory = new wasm.Memory({
 const quickjs = await newQuickJSWASMModuleFromVariant(newVariant(variant, { wasmMemory }));
 
 /**
- * The user's code becomes the body of an async function of `data`. The prefix is one line, so that the
- * line numbers of errors are the user's own. JSON.parse/stringify are taken before the user's code
- * runs (it may replace them for itself, not for the driver). `console` is a silent stand-in, so that
- * code written with logging still runs.
+ * The user's code becomes the body of an async function of `data` (`args` for a tool's body). The prefix
+ * is one line, so that the line numbers of errors are the user's own. JSON.parse/stringify are taken
+ * before the user's code runs (it may replace them for itself, not for the driver). `process` holds only
+ * `env` (the workspace's environment variables). `console` is a silent stand-in, so that code written
+ * with logging still runs, or, when the caller keeps the output, prints into two bounded strings that
+ * `__promptopsOutput()` (not writable by the code) answers as JSON.
  */
-const JS_PREFIX =
-  '(function () { const input = globalThis.__promptopsInput; delete globalThis.__promptopsInput; const parse = JSON.parse; const stringify = JSON.stringify; const noop = function () {}; globalThis.console = { log: noop, info: noop, warn: noop, error: noop, debug: noop, trace: noop }; const fn = (async function (data) {';
+function jsPrefix(request: Extract<WorkerRequest, { kind: 'javascript' }>): string {
+  const console = request.captureOutput
+    ? `const output = { stdout: '', stderr: '' }; const show = function (value) { try { if (typeof value === 'string') return value; const json = stringify(value); return json === undefined ? String(value) : json; } catch (error) { return '[unprintable]'; } }; const printer = function (stream) { return function () { if (output[stream].length >= ${SANDBOX_LIMITS.maxOutputChars}) return; let line = ''; for (let i = 0; i < arguments.length; i++) line += (i ? ' ' : '') + show(arguments[i]); output[stream] = (output[stream] + line + '\\n').slice(0, ${SANDBOX_LIMITS.maxOutputChars}); }; }; globalThis.console = { log: printer('stdout'), info: printer('stdout'), debug: printer('stdout'), warn: printer('stderr'), error: printer('stderr'), trace: printer('stderr') }; Object.defineProperty(globalThis, '__promptopsOutput', { value: function () { return stringify(output); } });`
+    : 'const noop = function () {}; globalThis.console = { log: noop, info: noop, warn: noop, error: noop, debug: noop, trace: noop };';
+  return `(function () { const input = globalThis.__promptopsInput; delete globalThis.__promptopsInput; const env = globalThis.__promptopsEnv; delete globalThis.__promptopsEnv; const parse = JSON.parse; const stringify = JSON.stringify; ${console} globalThis.process = { env: parse(env) }; const fn = (async function (${request.parameter}) {`;
+}
 const JS_SUFFIX = `
 }); return fn(parse(input)).then(function (value) {
   let json;
@@ -110,6 +117,9 @@ function run(request: WorkerRequest): Run {
   }
   if (interrupted) outcome = timedOut(request.timeoutMs);
   if (interrupted || (!outcome.ok && outcome.reason !== 'error') || isStackOverflow(outcome)) poisoned = true;
+  if (request.kind === 'javascript' && request.captureOutput) {
+    outcome = { ...outcome, output: poisoned ? { stdout: '', stderr: '' } : printedOutput(context) };
+  }
   if (!poisoned) {
     try {
       context.dispose();
@@ -123,7 +133,8 @@ function run(request: WorkerRequest): Run {
 
 function runJavaScript(context: QuickJSContext, request: Extract<WorkerRequest, { kind: 'javascript' }>) {
   setGlobal(context, '__promptopsInput', context.newString(request.input));
-  const evaluated = context.evalCode(`${JS_PREFIX}${request.code}${JS_SUFFIX}`, 'code.js');
+  setGlobal(context, '__promptopsEnv', context.newString(request.env));
+  const evaluated = context.evalCode(`${jsPrefix(request)}${request.code}${JS_SUFFIX}`, 'code.js');
   if (evaluated.error) return failureOf(context, evaluated.error, request);
   const promise = evaluated.value;
   // Settles the promise: the code's own awaits, then the `.then` above. No timers exist, so nothing
@@ -149,6 +160,24 @@ function runJavaScript(context: QuickJSContext, request: Extract<WorkerRequest, 
   }
   if (state.type === 'rejected') return failureOf(context, state.error, request);
   return jsonOutcome(context, state.value);
+}
+
+/** What the run's console printed (kept by the prefix); empty when the code never got to run. */
+function printedOutput(context: QuickJSContext): ConsoleOutput {
+  const empty = { stdout: '', stderr: '' };
+  try {
+    const printed = context.evalCode('globalThis.__promptopsOutput()', 'output.js');
+    if (printed.error) {
+      printed.error.dispose();
+      return empty;
+    }
+    const text = context.typeof(printed.value) === 'string' ? context.getString(printed.value) : '';
+    printed.value.dispose();
+    const parsed = text ? (JSON.parse(text) as Partial<ConsoleOutput>) : {};
+    return { stdout: String(parsed.stdout ?? ''), stderr: String(parsed.stderr ?? '') };
+  } catch {
+    return empty;
+  }
 }
 
 function runRegex(context: QuickJSContext, request: Extract<WorkerRequest, { kind: 'regex' }>) {

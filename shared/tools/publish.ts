@@ -1,6 +1,6 @@
 import { type ExternalId, uniqueExternalIds } from '#shared/external-ids/external-ids.ts';
 import { requireFolder } from '#shared/folders/require.ts';
-import { conflict, notFound, payloadTooLarge } from '#shared/platform/errors.ts';
+import { conflict, payloadTooLarge } from '#shared/platform/errors.ts';
 import { invalidateTool } from '#shared/prompts/template-cache.ts';
 import {
   largestLabelEntry,
@@ -9,8 +9,8 @@ import {
   publishVersion,
   readForPublish,
 } from '#shared/versions/publish.ts';
-import { findHead } from '#shared/versions/read.ts';
 import { type HeadAndLatest, storedJsonBytes } from '#shared/versions/store.ts';
+import { requireToolHead } from './read.ts';
 import {
   TOOL_KIND,
   type ToolHead,
@@ -19,7 +19,7 @@ import {
   type ToolVersionRecord,
   toolStore,
 } from './registry.ts';
-import type { CreateToolBody, CreateToolVersionBody, ToolDefinition } from './schemas.ts';
+import type { CreateToolBody, CreateToolVersionBody, ToolDefinition, ToolExecution } from './schemas.ts';
 import { toToolEntry, toToolVersion } from './views.ts';
 
 /**
@@ -34,6 +34,7 @@ interface ToolPublish {
   name: string;
   state: HeadAndLatest<ToolHead, ToolVersionRecord>;
   definition: ToolDefinition;
+  execution: ToolExecution | null;
   commitMessage: string | null;
   labels: string[];
   externalIds: ExternalId[];
@@ -69,6 +70,7 @@ async function publishTool(
         tool_name: name,
         number,
         tool_definition: input.definition,
+        execution: input.execution,
         commit_message: input.commitMessage,
         user_id: userId,
         created_at: createdAt,
@@ -105,6 +107,7 @@ export async function createTool(
     name: body.name,
     state,
     definition: body.tool_definition,
+    execution: body.execution ?? null,
     commitMessage: body.commit_message ?? null,
     labels: [],
     externalIds,
@@ -136,14 +139,14 @@ export async function createToolVersion(
   identifier: string,
   body: CreateToolVersionBody,
 ) {
-  const head = await findHead(toolStore, workspaceId, identifier);
-  if (!head) throw notFound(`Tool ${identifier} not found`);
+  const head = await requireToolHead(workspaceId, identifier);
   const labels = [...new Set(body.release_labels ?? [])];
   const state = await readForPublish(toolStore, workspaceId, head.name, labels.length);
   const published = await publishTool(workspaceId, userId, {
     name: head.name,
     state,
     definition: body.tool_definition,
+    execution: body.execution ?? null,
     commitMessage: body.commit_message ?? null,
     labels,
     externalIds: [],

@@ -1,6 +1,7 @@
 import { listExternalIds } from '#shared/external-ids/external-ids.ts';
-import { readVersion, type Selector } from '#shared/versions/read.ts';
-import { toolStore } from './registry.ts';
+import { notFound } from '#shared/platform/errors.ts';
+import { findHead, readVersion, type Selector } from '#shared/versions/read.ts';
+import { type ToolHead, toolStore } from './registry.ts';
 import { toToolView } from './views.ts';
 
 /**
@@ -17,4 +18,11 @@ export async function getTool(workspaceId: number, identifier: string, select: S
     head.has_external_ids ? listExternalIds(workspaceId, 'tool', head.id) : [],
   ]);
   return toToolView(workspaceId, head, version, latest?.number ?? version.number, externalIds);
+}
+
+/** A tool of the workspace by id or name (digits are tried as an id first), or a 404. */
+export async function requireToolHead(workspaceId: number, identifier: string): Promise<ToolHead> {
+  const head = await findHead(toolStore, workspaceId, identifier);
+  if (!head) throw notFound(`Tool ${identifier} not found`);
+  return head;
 }

@@ -1,6 +1,6 @@
 import { type Head, jsonDocVersions, type VersionKind } from '#shared/versions/kind.ts';
 import { versionStore } from '#shared/versions/store.ts';
-import type { ToolDefinition } from './schemas.ts';
+import type { ToolDefinition, ToolExecution } from './schemas.ts';
 
 /**
  * Tools of the tool registry as the third kind of the shared versioned entities (shared/versions): one
@@ -14,6 +14,8 @@ export interface ToolVersionRecord {
   tool_name: string;
   number: number;
   tool_definition: ToolDefinition;
+  /** The tool's body (absent on versions stored before tools had one). */
+  execution?: ToolExecution | null;
   commit_message: string | null;
   /** The user of the key that published it. */
   user_id: number;

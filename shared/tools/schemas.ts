@@ -75,10 +75,22 @@ export const toolNameSchema = wellFormedString().min(1).max(255);
 /** `{identifier}`: a tool's name, or its id as digits. */
 export const toolIdentifierSchema = wellFormedString().min(1).max(1024);
 const commitMessageSchema = wellFormedString().max(2000);
-/** The reference's sandbox tool bodies are not supported: refused rather than silently dropped. */
-const executionSchema = z
-  .null({ error: 'execution (tool bodies run in a sandbox) is not supported' })
-  .optional();
+/** A tool body's code, in characters (as a CODE_EXECUTION node's). */
+export const MAX_TOOL_CODE_LENGTH = 100_000;
+
+/**
+ * A tool's body, run in the sandbox by test-execute (docs/tools.md#tool-bodies): the body of a function
+ * of `args` (the LLM's arguments). `python` is stored as given and fails when it is run.
+ */
+export const toolExecutionSchema = z
+  .strictObject({
+    type: z.literal('code'),
+    language: z.enum(['python', 'javascript']),
+    code: z.string().max(MAX_TOOL_CODE_LENGTH, `must be at most ${MAX_TOOL_CODE_LENGTH} characters`),
+  })
+  .meta({ id: 'ToolExecution' });
+export type ToolExecution = z.output<typeof toolExecutionSchema>;
+const executionSchema = toolExecutionSchema.nullish();
 
 /** POST /api/public/v2/tool-registry. */
 export const createToolBodySchema = z.object({
@@ -136,6 +148,8 @@ export const toolVersionSchema = z
     tool_definition: toolDefinitionSchema,
     commit_message: z.string().nullable(),
     release_labels: z.array(z.string()),
+    /** The tool's body, or null for a definition only. */
+    execution: toolExecutionSchema.nullable(),
     created_at: isoTimestamp,
   })
   .meta({ id: 'ToolVersion' });

@@ -40,6 +40,7 @@ export function toToolVersion(version: ToolVersionRecord, releaseLabels: string[
     tool_definition: version.tool_definition,
     commit_message: version.commit_message,
     release_labels: releaseLabels,
+    execution: version.execution ?? null,
     created_at: toIso(version.created_at),
   };
 }

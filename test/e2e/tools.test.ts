@@ -70,6 +70,7 @@ describe('POST /api/public/v2/tool-registry', () => {
         tool_definition: definition(),
         commit_message: 'first',
         release_labels: [],
+        execution: null,
         created_at: expect.any(String),
       },
       external_ids: [mapping],
@@ -143,11 +144,11 @@ describe('POST /api/public/v2/tool-registry', () => {
     ['an unknown definition field', { name: 'x', tool_definition: { ...definition(), extra: 1 } }],
     ['a folder_id of 0', { name: 'x', tool_definition: definition(), folder_id: 0 }],
     [
-      'an execution body (not supported)',
+      'an execution body in another language',
       {
         name: 'x',
         tool_definition: definition(),
-        execution: { type: 'code', language: 'javascript', code: '1' },
+        execution: { type: 'code', language: 'ruby', code: '1' },
       },
     ],
   ])('rejects %s with a 422 and writes nothing', async (_, body) => {
@@ -200,6 +201,7 @@ describe('versions and reads', () => {
         tool_definition: definition('get_weather_v2'),
         commit_message: 'two',
         release_labels: ['prod', 'staging'],
+        execution: null,
         created_at: expect.any(String),
       },
     });

@@ -343,7 +343,7 @@ describe('CODE_EXECUTION', () => {
       code('bomb', 'const a = []; while (true) a.push(new Array(1e6).fill(1.5));', [], {
         timeout_seconds: 5,
       }),
-      code('process', 'return typeof process;'),
+      code('process', 'return [Object.keys(process), process.env];'),
       code('require', "return require('fs').readFileSync('/etc/passwd', 'utf8');"),
       code('fetch', 'return [typeof fetch, typeof setTimeout];'),
     ]);
@@ -356,7 +356,8 @@ describe('CODE_EXECUTION', () => {
       status: 'FAILED',
       error_message: 'memory limit exceeded (64 MB)',
     });
-    expect(nodes.process).toMatchObject({ status: 'SUCCESS', value: 'undefined' });
+    // process holds the workspace's environment variables only (none here).
+    expect(nodes.process).toMatchObject({ status: 'SUCCESS', value: [['env'], {}] });
     expect(nodes.require).toMatchObject({
       status: 'FAILED',
       error_message: expect.stringMatching(/^ReferenceError: require is not defined/),

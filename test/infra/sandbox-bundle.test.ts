@@ -93,7 +93,7 @@ describe('sandbox bundling', () => {
     expect(JSON.parse(output)).toEqual({
       reachable: false,
       sum: { value: 3 },
-      globals: { value: ['undefined', 'undefined', 'undefined', 'undefined'] },
+      globals: { value: ['object', 'undefined', 'undefined', 'undefined'] },
       loop: { error: 'timed out after 1000 ms' },
       afterLoop: { value: 'still working' },
       regex: { ok: false, reason: 'timeout', error: 'timed out after 200 ms' },

@@ -11,7 +11,7 @@ export async function handler() {
     workspaceId: 1,
     inputs,
     deadline: Date.now() + 60_000,
-    ports: { sandbox: sandboxPort } as unknown as NodePorts,
+    ports: { sandbox: sandboxPort, env: { workspaceEnvironment: async () => ({}) } } as unknown as NodePorts,
   });
   const node = (code: string, inputs: Record<string, unknown> = {}) =>
     codeExecution.execute({ code, language: 'JAVASCRIPT', timeout_seconds: 1 }, context(inputs)).then(

@@ -35,6 +35,7 @@ describe('entity kinds', () => {
       'webhooks',
       'provider_keys',
       'monitors',
+      'env_vars',
     ]);
   });
 

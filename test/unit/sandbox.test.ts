@@ -40,33 +40,55 @@ describe('sandbox: JavaScript', () => {
     expect(await run('return await Promise.resolve(data + 1)', 1)).toEqual({ ok: true, value: 2 });
   });
 
-  it('has no process, require, fetch, timers or host modules', async () => {
-    const globals = [
-      'process',
-      'require',
-      'fetch',
-      'setTimeout',
-      'setInterval',
-      'std',
-      'os',
-      'WebAssembly',
-      'module',
-    ];
+  it('has no require, fetch, timers or host modules, and a process with env only', async () => {
+    const globals = ['require', 'fetch', 'setTimeout', 'setInterval', 'std', 'os', 'WebAssembly', 'module'];
     const result = await run(`return ${JSON.stringify(globals)}.map((name) => typeof globalThis[name])`);
     expect(result).toEqual({ ok: true, value: globals.map(() => 'undefined') });
-    expect(await run('return process.env')).toEqual({
-      ok: false,
-      reason: 'error',
-      error: 'ReferenceError: process is not defined (line 1)',
+    expect(await run('return [Object.keys(process), process.env]')).toEqual({
+      ok: true,
+      value: [['env'], {}],
     });
+    expect(await run('return process.exit')).toEqual({ ok: true, value: null });
     expect(await run("return require('fs')")).toMatchObject({
       ok: false,
       error: expect.stringMatching(/^ReferenceError: require is not defined/),
     });
-    expect(await run("this.constructor.constructor('return process')()")).toMatchObject({
+    // The constructor trick reaches the engine's own globals only: the stand-in process, no require.
+    expect(await run("return this.constructor.constructor('return process')()")).toEqual({
+      ok: true,
+      value: { env: {} },
+    });
+    expect(await run("this.constructor.constructor('return require')()")).toMatchObject({
       ok: false,
       reason: 'error',
     });
+  });
+
+  it('gives the environment as process.env, and keeps console output only when asked', async () => {
+    const code = "console.log('to', { out: 1 }); console.error('to err'); return [args.x, process.env]";
+    const kept = await sandbox.runJavaScript({
+      code,
+      data: { x: 1 },
+      env: { API_TOKEN: 'tok-abc' },
+      parameter: 'args',
+      captureOutput: true,
+      timeoutMs: 2_000,
+      memoryBytes: SANDBOX_LIMITS.memoryBytes,
+    });
+    expect(kept).toEqual({
+      ok: true,
+      value: [1, { API_TOKEN: 'tok-abc' }],
+      output: { stdout: 'to {"out":1}\n', stderr: 'to err\n' },
+    });
+    const flood = await sandbox.runJavaScript({
+      code: "for (let i = 0; i < 1e5; i++) console.log('line', i); throw new Error('late')",
+      data: {},
+      captureOutput: true,
+      timeoutMs: 5_000,
+      memoryBytes: SANDBOX_LIMITS.memoryBytes,
+    });
+    expect(flood).toMatchObject({ ok: false, error: 'Error: late (line 1)' });
+    expect(flood.output?.stdout).toHaveLength(SANDBOX_LIMITS.maxOutputChars);
   });
 
   it('gives console as a silent stand-in', async () => {

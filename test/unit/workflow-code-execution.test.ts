@@ -9,7 +9,8 @@ import type { NodeContext, NodePorts } from '#shared/workflows/nodes/types.ts';
 const sandbox = createSandbox(new SandboxHost({ maxWorkers: 1 }));
 afterAll(() => sandbox.close());
 
-const ports = { sandbox } as unknown as NodePorts;
+const env: Record<string, string> = {};
+const ports = { sandbox, env: { workspaceEnvironment: async () => env } } as unknown as NodePorts;
 const contextWith = (inputs: Record<string, unknown>, deadline = Date.now() + 60_000): NodeContext => ({
   workspaceId: 1,
   inputs,
@@ -56,6 +57,17 @@ describe('CODE_EXECUTION', () => {
       );
     }
     expect(codeExecution.config.safeParse({ code: 'x', timeout_seconds: 60 }).success).toBe(true);
+  });
+
+  it("sees the workspace's environment variables as process.env", async () => {
+    env.API_TOKEN = 'tok-123';
+    try {
+      await expect(runNode({ code: 'return [process.env.API_TOKEN, process.env.MISSING]' })).resolves.toEqual(
+        ['tok-123', null],
+      );
+    } finally {
+      delete env.API_TOKEN;
+    }
   });
 
   it('turns a thrown error into a node failure with its message', async () => {

@@ -5,7 +5,8 @@ import { type NodeExecutor, NodeFailure } from './types.ts';
 /**
  * CODE_EXECUTION: the node's `code` is the body of a JavaScript function that sees `data` (the node's
  * inputs: input variables and dependency values, by name) and returns a JSON value, run in the sandbox
- * (QuickJS in a worker thread, docs/code-execution.md). PYTHON is accepted in a workflow version, as
+ * (QuickJS in a worker thread, docs/code-execution.md), with the workspace's environment variables as
+ * `process.env` (docs/env-vars.md). PYTHON is accepted in a workflow version, as
  * PromptLayer's examples use it, and fails when a run reaches it.
  */
 const MAX_TIMEOUT_SECONDS = SANDBOX_LIMITS.maxTimeoutMs / 1000;
@@ -41,6 +42,7 @@ export const codeExecution: NodeExecutor<CodeExecutionConfig> = {
       workspaceId: context.workspaceId,
       code: config.code,
       data: context.inputs,
+      env: await context.ports.env.workspaceEnvironment(context.workspaceId),
       timeoutMs,
       memoryBytes: SANDBOX_LIMITS.memoryBytes,
     });

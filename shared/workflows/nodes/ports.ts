@@ -1,3 +1,4 @@
+import { runEnvironment } from '#shared/env-vars/env-vars.ts';
 import { outboundRequest } from '#shared/platform/outbound-http.ts';
 import { llmPort } from '#shared/providers/port.ts';
 import { sandboxPort } from '#shared/sandbox/sandbox.ts';
@@ -8,4 +9,5 @@ export const NODE_PORTS: NodePorts = {
   sandbox: sandboxPort,
   llm: llmPort,
   http: { request: outboundRequest },
+  env: { workspaceEnvironment: (workspaceId) => runEnvironment(workspaceId) },
 };

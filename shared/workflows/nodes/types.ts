@@ -14,6 +14,8 @@ export interface NodePorts {
   llm: LlmPort;
   /** The guarded outbound client (SSRF-checked, no redirects, bounded). */
   http: { request: typeof outboundRequest };
+  /** The workspace's environment variables, opened (CODE_EXECUTION's `process.env`). */
+  env: { workspaceEnvironment(workspaceId: number): Promise<Record<string, string>> };
 }
 
 export interface NodeContext {
