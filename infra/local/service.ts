@@ -13,7 +13,6 @@ import {
 import { ensureUiBuilt } from '../../ui/build.ts';
 import { answerMismatch } from '../openapi/answers.ts';
 import { docsPageRoutes } from '../openapi/docs-page.ts';
-import { openApiText } from '../openapi/document.ts';
 import {
   AUTHORIZER_HANDLER,
   CHANGE_CONSUMERS,
@@ -255,12 +254,10 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
 
     progress('loading the functions and seeding the default workspace');
     // The dashboard's files, built when missing or older than their sources (well under a second).
-    if (routes.some((route) => route.site)) await ensureUiBuilt();
+    if (routes.some((route) => route.site === 'dashboard')) await ensureUiBuilt();
     const { workspaceId, apiKey } = await seed(dataDir, options.apiKey);
     // What was queued when the service last stopped (a kill -9 included) is delivered now.
     messaging.resume();
-    // Generated on the first GET /openapi.json, from the handlers loaded above.
-    let openApi: Promise<string> | undefined;
 
     const gateway = new LocalGateway({
       routes,
@@ -276,10 +273,6 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
           messaging.deadLetters.filter((letter) => messageWorkspace(letter.body) === workspaceId),
       },
       publicRoutes: {
-        '/openapi.json': async () => {
-          openApi ??= openApiText({}, loadHandler);
-          return { contentType: 'application/json', body: await openApi };
-        },
         ...docsPageRoutes(),
         ...dashboardRedirects(),
       },
