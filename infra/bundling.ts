@@ -8,6 +8,7 @@ import { type BundlingOptions, type ICommandHooks, OutputFormat } from 'aws-cdk-
 import type { BuildOptions } from 'esbuild';
 import { PRICE_TABLE_PACKAGE } from '#shared/costs/price-table.ts';
 import { SANDBOX_WORKER_BUNDLE, SANDBOX_WORKER_SOURCE } from '#shared/sandbox/host.ts';
+import type { ResourceAccess } from './route-types.ts';
 
 /**
  * ESM output needs a `require` for the CommonJS dependencies esbuild inlines (they call `require('fs')`
@@ -170,7 +171,7 @@ export const sandboxLambdaBundling: BundlingOptions = {
 };
 
 /**
- * The dashboard's serving function (its row says `site: true`) carries the built dashboard beside its
+ * The dashboard's serving function (its row says `site: 'dashboard'`) carries the built dashboard beside its
  * `index.mjs`, as `ui/` (index.html, assets/): ui/build.ts builds it straight there, so a synth on a
  * fresh clone needs no earlier step.
  */
@@ -185,5 +186,31 @@ export const siteLambdaBundling: BundlingOptions = {
   ...lambdaBundling,
   commandHooks: afterBundling(siteAssetCommands),
 };
+
+/**
+ * The OpenAPI document's serving function (its row says `site: 'openapi'`) carries the document beside
+ * its `index.mjs`, as `openapi.json`: the committed docs/openapi.json as the stage publishes it
+ * (infra/openapi/publish.ts), never generated from the handlers at run time.
+ */
+export const OPENAPI_ASSET_FILE = 'openapi.json';
+
+export function openApiAssetCommands(inputDir: string, outputDir: string): string[] {
+  const tsx = join(inputDir, 'node_modules', '.bin', 'tsx');
+  const publish = join(inputDir, 'infra', 'openapi', 'publish.ts');
+  return [[tsx, publish, join(outputDir, OPENAPI_ASSET_FILE)].map(shellQuote).join(' ')];
+}
+
+export const openApiLambdaBundling: BundlingOptions = {
+  ...lambdaBundling,
+  commandHooks: afterBundling(openApiAssetCommands),
+};
+
+/** The bundling of a function, by what its row says travels beside the bundle. */
+export function bundlingOf(access: Pick<ResourceAccess, 'sandbox' | 'site'>): BundlingOptions {
+  if (access.sandbox) return sandboxLambdaBundling;
+  if (access.site === 'dashboard') return siteLambdaBundling;
+  if (access.site === 'openapi') return openApiLambdaBundling;
+  return lambdaBundling;
+}
 
 const shellQuote = (arg: string): string => `'${arg.replaceAll("'", `'\\''`)}'`;

@@ -25,11 +25,12 @@ export interface ResourceAccess {
    */
   sandbox?: boolean;
   /**
-   * Not an API operation but the web dashboard's files (infra/routes/ui.ts): no gateway authorizer (the
-   * files hold no data), left out of the OpenAPI document, and the built `ui/dist` travels in the
-   * function's asset.
+   * Not an API operation but public files, with no gateway authorizer (they hold no data) and left out
+   * of the OpenAPI document; what travels in the function's asset (infra/bundling.ts) says which:
+   * `dashboard`, the web dashboard's built `ui/dist` (infra/routes/ui.ts); `openapi`, the published
+   * OpenAPI document (infra/routes/openapi.ts).
    */
-  site?: boolean;
+  site?: 'dashboard' | 'openapi';
   /**
    * May read the deployment's provider credentials secret (its OPENAI_API_KEY / ANTHROPIC_API_KEY, for
    * workspaces without a provider key of their own): rows whose function calls an LLM provider.

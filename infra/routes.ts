@@ -7,6 +7,7 @@ import { ENV_VAR_ROUTES } from './routes/env-vars.ts';
 import { EVENT_SCHEDULES } from './routes/events.ts';
 import { FOLDER_ROUTES } from './routes/folders.ts';
 import { MONITOR_ROUTES, MONITOR_SCHEDULES } from './routes/monitors.ts';
+import { OPENAPI_ROUTES } from './routes/openapi.ts';
 import { PROMPT_ROUTES } from './routes/prompts.ts';
 import { PROVIDER_ROUTES } from './routes/providers.ts';
 import { REPLAY_JOB_QUEUES, REPLAY_ROUTES } from './routes/replay.ts';
@@ -62,7 +63,9 @@ export const ROUTE_GROUPS: Readonly<Record<string, readonly RouteDef[]>> = {
   analytics: ANALYTICS_ROUTES,
   monitors: MONITOR_ROUTES,
   'env-vars': ENV_VAR_ROUTES,
-  ui: UI_ROUTES,
+  // The public files, the dashboard's and the OpenAPI document, share a stack: each nested stack is one
+  // more resource of the root stack, which is at its budget (STACK_RESOURCE_BUDGET).
+  ui: [...UI_ROUTES, ...OPENAPI_ROUTES],
 };
 
 /**
@@ -72,7 +75,7 @@ export const ROUTE_GROUPS: Readonly<Record<string, readonly RouteDef[]>> = {
  */
 export const ROUTES: readonly RouteDef[] = Object.values(ROUTE_GROUPS).flat();
 
-/** The API's operations: the route table without the dashboard's files (`site` rows). */
+/** The API's operations: the route table without its public files (`site` rows: the dashboard, the document). */
 export const API_ROUTES: readonly RouteDef[] = ROUTES.filter((route) => !route.site);
 
 /** The job queues, by name, and the worker each one feeds. */

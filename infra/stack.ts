@@ -7,13 +7,12 @@ import { PROMPT_CACHE_TTL_ENV, parsePromptCacheTtl } from '#shared/prompts/cache
 import { Alarms } from './constructs/alarms.ts';
 import { ChangeConsumers } from './constructs/change-consumers.ts';
 import { DataStore } from './constructs/data-store.ts';
-import { API_STAGE_NAME, HttpApi, type Throttle } from './constructs/http-api.ts';
+import { HttpApi, type Throttle } from './constructs/http-api.ts';
 import { JobQueues } from './constructs/job-queues.ts';
 import { ProjectEvents } from './constructs/project-events.ts';
 import { RequestSizeGuard } from './constructs/request-size-guard.ts';
 import { Schedules } from './constructs/schedules.ts';
 import { checkSettingsDeclared } from './constructs/settings.ts';
-import { publishedOpenApiText } from './openapi/document.ts';
 import {
   AUTHORIZER_HANDLER,
   CHANGE_CONSUMERS,
@@ -132,8 +131,6 @@ export class PromptopsStack extends Stack {
       throttle: props.throttle,
       logRetention,
       settings,
-      // `npm run openapi` writes it; a test fails when the committed file is stale.
-      openApiDocument: publishedOpenApiText(`/${API_STAGE_NAME}`),
     });
 
     if (props.requestSizeGuard ?? true) {

@@ -6,6 +6,8 @@ import { PRICE_TABLE_PACKAGE } from '#shared/costs/price-table.ts';
 import { SANDBOX_WORKER_BUNDLE } from '#shared/sandbox/host.ts';
 import {
   esbuildOptions,
+  OPENAPI_ASSET_FILE,
+  openApiAssetCommands,
   PRICE_TABLE_ENTRY,
   priceTableAssetCommands,
   SANDBOX_WASM_FILE,
@@ -51,18 +53,24 @@ export async function benchBundles(): Promise<BenchRow[]> {
       .filter(([, row]) => row.sandbox)
       .map(([entry]) => entry),
   );
+  const documentServers = new Set(
+    ROUTES.filter((route) => route.site === 'openapi').map((route) => route.handler),
+  );
   const rows: BenchRow[] = [await benchSandboxAssets(join(outDir, 'sandbox'))];
   for (const entry of entries) {
     const name = entry.replace(/^functions\//, '').replace(/\.ts$/, '');
     const outfile = join(outDir, name, 'index.mjs');
     mkdirSync(join(outDir, name), { recursive: true });
     await build(esbuildOptions(join(REPO_ROOT, entry), outfile));
+    // The document's function reads its file at import: write it first, as its `afterBundling` hook does.
+    const documentAsset = documentServers.has(entry) ? openApiDocumentSize(join(outDir, name)) : '';
     const kb = statSync(outfile).size / 1024;
     const loadMs = importTime(outfile);
     const target = TARGETS_KB[entry];
     const assets =
       (sandboxed.has(entry) ? ` (+ sandbox: ${sandboxSizes(join(outDir, name))})` : '') +
-      priceTableSize(join(outDir, name));
+      priceTableSize(join(outDir, name)) +
+      documentAsset;
     rows.push({
       name: `bundle ${name}`,
       value: `${fmt(kb, 1)} KB, import ${fmt(loadMs, 1)} ms${assets}`,
@@ -78,6 +86,13 @@ function priceTableSize(dir: string): string {
     execFileSync('bash', ['-c', command], { cwd: REPO_ROOT });
   const file = join(dir, 'node_modules', PRICE_TABLE_PACKAGE, PRICE_TABLE_ENTRY);
   return existsSync(file) ? ` (+ price table: ${fmt(statSync(file).size / 1024, 1)} KB)` : '';
+}
+
+/** The published OpenAPI document beside its function's bundle, as its `afterBundling` hook writes it. */
+function openApiDocumentSize(dir: string): string {
+  for (const command of openApiAssetCommands(REPO_ROOT, dir))
+    execFileSync('bash', ['-c', command], { cwd: REPO_ROOT });
+  return ` (+ document: ${fmt(statSync(join(dir, OPENAPI_ASSET_FILE)).size / 1024, 1)} KB)`;
 }
 
 /** The sandbox's files, as the `afterBundling` hook of a `sandbox: true` row writes them into `dir`. */

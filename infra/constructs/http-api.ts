@@ -127,29 +127,7 @@ export interface HttpApiProps {
    * that declare it (the stack refuses one that no row declares).
    */
   settings?: Readonly<Record<string, string>>;
-  /** The OpenAPI document (JSON text), published without a key at GET /openapi.json. */
-  openApiDocument?: string;
 }
-
-export const OPENAPI_PATH = '/openapi.json';
-
-/** API Gateway refuses a mapping template over 300 KB (a quota that cannot be raised). */
-export const MAPPING_TEMPLATE_MAX_BYTES = 300 * 1024;
-
-/**
- * JSON text as a response mapping template answers it verbatim. Templates are Velocity, where `$` starts
- * a reference and `#` a directive or comment; outside strings JSON has neither, and inside strings JSON
- * may spell any character as `\uXXXX`, so they are escaped that way and the answer parses to the same
- * document. Every `$` is; a `#` only where Velocity would read one (before a letter, `{`, `#`, `*` or
- * `@`): the document's 1,200 `#/components/...` references stay as they are, which keeps it under
- * MAPPING_TEMPLATE_MAX_BYTES.
- */
-export function verbatimJsonTemplate(json: string): string {
-  return json.replace(/\$/g, '\\u0024').replace(/#(?=[A-Za-z{#*@])/g, '\\u0023');
-}
-
-/** What Velocity reads as syntax in a template: a reference, a directive or a comment. */
-export const VELOCITY_SYNTAX = /\$|#[A-Za-z{#*@]/;
 
 export interface RouteFunction {
   route: RouteDef;
@@ -268,8 +246,7 @@ export class HttpApi extends Construct {
     this.routes = routes;
     this.routeStacks = routeStacks;
 
-    if (props.openApiDocument !== undefined) this.publishDocument(props.openApiDocument);
-    if (routes.some(({ route }) => route.site)) this.redirectToDashboard();
+    if (routes.some(({ route }) => route.site === 'dashboard')) this.redirectToDashboard();
   }
 
   /**
@@ -352,12 +329,17 @@ export class HttpApi extends Construct {
       path: `2015-03-31/functions/${fn.fn.functionArn}/invocations`,
     });
     // A body-key route has no gateway authorizer: its handler checks the key (shared/auth/key-cache.ts).
-    // Nor have the dashboard's files (no data in them).
-    const open = keyCheckedByHandler(route.auth) || route.site === true;
+    // Nor have public files (the dashboard's, the OpenAPI document: no data in them).
+    const open = keyCheckedByHandler(route.auth) || route.site !== undefined;
     const method = this.api.root
       .resourceForPath(route.path)
       .addMethod(route.method, integration, open ? { authorizationType: AuthorizationType.NONE } : undefined);
-    if (route.site) {
+    if (route.site === 'openapi') {
+      acknowledgeOpenMethod(
+        method,
+        'The OpenAPI document is public on purpose (any Swagger UI may load it): its function serves a file of its asset, with no grant',
+      );
+    } else if (route.site === 'dashboard') {
       acknowledgeOpenMethod(
         method,
         "The web dashboard's static files (HTML, scripts, styles) hold no data: the dashboard calls the API with the key its user signs in with",
@@ -371,52 +353,6 @@ export class HttpApi extends Construct {
       );
     }
     return fn;
-  }
-
-  /**
-   * GET /openapi.json with no authorizer, answered by API Gateway itself (a Mock integration whose
-   * response template is the document): no function, no cold start, nothing to keep in sync at runtime.
-   */
-  private publishDocument(document: string): void {
-    const template = verbatimJsonTemplate(document);
-    const bytes = Buffer.byteLength(template);
-    if (bytes > MAPPING_TEMPLATE_MAX_BYTES) {
-      throw new Error(
-        `The OpenAPI document is ${bytes} bytes as a mapping template; API Gateway takes at most ${MAPPING_TEMPLATE_MAX_BYTES}`,
-      );
-    }
-    const headers = {
-      'method.response.header.Content-Type': "'application/json'",
-      // A public document: any site's Swagger UI or editor may load it.
-      'method.response.header.Access-Control-Allow-Origin': "'*'",
-    };
-    const method = this.api.root.resourceForPath(OPENAPI_PATH).addMethod(
-      'GET',
-      new MockIntegration({
-        passthroughBehavior: PassthroughBehavior.NEVER,
-        requestTemplates: { 'application/json': '{"statusCode": 200}' },
-        integrationResponses: [
-          {
-            statusCode: '200',
-            responseTemplates: { 'application/json': template },
-            responseParameters: headers,
-          },
-        ],
-      }),
-      {
-        authorizationType: AuthorizationType.NONE,
-        methodResponses: [
-          {
-            statusCode: '200',
-            responseParameters: Object.fromEntries(Object.keys(headers).map((name) => [name, true])),
-          },
-        ],
-      },
-    );
-    acknowledgeOpenMethod(
-      method,
-      'The OpenAPI document is public on purpose (any Swagger UI may load it); API Gateway answers it from a Mock integration, no function or data behind it',
-    );
   }
 
   /** Findings of the API as a whole, acknowledged here with the design choice behind each. */

@@ -18,7 +18,7 @@ import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { ENV, queueUrlEnv } from '#shared/platform/config.ts';
-import { BUNDLE, lambdaBundling, sandboxLambdaBundling, siteLambdaBundling } from '../bundling.ts';
+import { BUNDLE, bundlingOf } from '../bundling.ts';
 import type { ResourceAccess } from '../route-types.ts';
 import { TABLE_READ_ACTIONS, TABLE_WRITE_ACTIONS } from '../table-actions.ts';
 
@@ -134,7 +134,7 @@ export class ServiceFunction extends Construct {
       timeout: Duration.seconds(props.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS),
       tracing: Tracing.ACTIVE,
       logGroup: this.logGroup,
-      bundling: access.sandbox ? sandboxLambdaBundling : access.site ? siteLambdaBundling : lambdaBundling,
+      bundling: bundlingOf(access),
       ...(props.invocation.kind === 'schedule' && {
         onFailure: new SqsDestination(props.invocation.deadLetterQueue),
         retryAttempts: props.invocation.retryAttempts,

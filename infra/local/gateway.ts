@@ -209,8 +209,8 @@ export class LocalGateway {
       return send(res, 413, tooLarge(this.options.maxBodyBytes), { Connection: 'close' });
 
     const headers = flattenHeaders(req);
-    // A body-key or Basic-auth route has no authorizer, as in the stack: its handler checks the key. The
-    // dashboard's files (a `site` row) need none.
+    // A body-key or Basic-auth route has no authorizer, as in the stack: its handler checks the key. Public
+    // files (a `site` row: the dashboard's, the OpenAPI document) need none.
     let decision: CachedDecision | undefined;
     if (!keyCheckedByHandler(match.def.auth) && !match.def.site) {
       const apiKey = headerValue(headers, 'x-api-key');

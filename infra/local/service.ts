@@ -14,7 +14,6 @@ import { setRunUpdatesPublisher } from '#shared/workflows/engine/updates.ts';
 import { ensureUiBuilt } from '../../ui/build.ts';
 import { answerMismatch } from '../openapi/answers.ts';
 import { docsPageRoutes } from '../openapi/docs-page.ts';
-import { openApiText } from '../openapi/document.ts';
 import {
   AUTHORIZER_HANDLER,
   CHANGE_CONSUMERS,
@@ -265,7 +264,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       return handlers.get(file) as Promise<RouteHandler>;
     };
     // The dashboard's files, built when missing or older than their sources (well under a second).
-    if (routes.some((route) => route.site)) await ensureUiBuilt();
+    if (routes.some((route) => route.site === 'dashboard')) await ensureUiBuilt();
     // Import every function up front: a broken handler fails the start, not the first request.
     await Promise.all(routes.map((route) => loadHandler(route.handler)));
     const authorizer = await importHandler<AuthorizerHandler>(AUTHORIZER_HANDLER);
@@ -280,8 +279,6 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       onError: (error) => console.error('Run updates socket error', error),
     });
     setRunUpdatesPublisher(runUpdates);
-    // Generated on the first GET /openapi.json, from the handlers loaded above.
-    let openApi: Promise<string> | undefined;
 
     const gateway = new LocalGateway({
       routes,
@@ -297,10 +294,6 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
           messaging.deadLetters.filter((letter) => messageWorkspace(letter.body) === workspaceId),
       },
       publicRoutes: {
-        '/openapi.json': async () => {
-          openApi ??= openApiText({}, loadHandler);
-          return { contentType: 'application/json', body: await openApi };
-        },
         ...docsPageRoutes(),
         ...dashboardRedirects(),
       },

@@ -4,24 +4,22 @@ import { fileURLToPath } from 'node:url';
 import { API_ROUTES } from '../routes.ts';
 import { buildOpenApiDocument, loadDocumentedRoutes, type OpenApiOptions } from './generate.ts';
 
-/** Where `npm run openapi` writes the document; the CDK stack publishes this file. */
+/** Where `npm run openapi` writes the document; the `GET /openapi.json` function serves this file. */
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const OPENAPI_FILE = join(REPO_ROOT, 'docs', 'openapi.json');
 
-/**
- * The document of the route table, as the text `npm run openapi` writes. `load` gives a handler by file
- * (the local runtime passes the handlers it has loaded).
- */
-export async function openApiText(options: OpenApiOptions = {}, load?: (file: string) => Promise<unknown>) {
+/** The document of the route table, as the text `npm run openapi` writes. */
+export async function openApiText(options: OpenApiOptions = {}) {
   const version = (JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string })
     .version;
-  const routes = await loadDocumentedRoutes(API_ROUTES, REPO_ROOT, load);
+  const routes = await loadDocumentedRoutes(API_ROUTES, REPO_ROOT);
   return `${JSON.stringify(buildOpenApiDocument(routes, { version, ...options }), null, 2)}\n`;
 }
 
 /**
- * The committed document as the stack publishes it: minified, with the stage's base path as its server
- * (a relative URL: clients resolve it against wherever they fetched the document).
+ * The committed document as the deployed API serves it (infra/openapi/publish.ts writes it into the
+ * function's asset): minified, with the stage's base path as its server (a relative URL: clients resolve
+ * it against wherever they fetched the document).
  */
 export function publishedOpenApiText(basePath: string): string {
   const document = JSON.parse(readFileSync(OPENAPI_FILE, 'utf8')) as Record<string, unknown>;

@@ -11,7 +11,7 @@ export const UI_ROUTES: readonly RouteDef[] = [
     method: 'GET',
     path: '/ui/{proxy+}',
     handler: 'functions/http/ui-assets.ts',
-    site: true,
+    site: 'dashboard',
   },
   {
     method: 'GET',

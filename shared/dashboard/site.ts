@@ -140,7 +140,8 @@ export class DashboardSite {
   }
 }
 
-function header(headers: SiteRequest['headers'], name: string): string | undefined {
+/** A request header by name, whatever its case. */
+export function header(headers: SiteRequest['headers'], name: string): string | undefined {
   for (const [key, value] of Object.entries(headers)) if (key.toLowerCase() === name) return value;
   return undefined;
 }

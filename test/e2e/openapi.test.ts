@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OPENAPI_FILE } from '#infra/openapi/document.ts';
 import { API_ROUTES } from '#infra/routes.ts';
 import { startTestService, type TestService } from '#test/support/local-service.ts';
 
@@ -8,7 +10,8 @@ beforeAll(async () => {
 });
 afterAll(() => service?.stop());
 
-const get = (path: string) => fetch(new URL(path, service.baseUrl));
+const get = (path: string, headers: Record<string, string> = {}) =>
+  fetch(new URL(path, service.baseUrl), { headers });
 
 describe('GET /openapi.json', () => {
   it('answers the OpenAPI document of every route, without a key', async () => {
@@ -18,6 +21,35 @@ describe('GET /openapi.json', () => {
     const doc = (await answer.json()) as { openapi: string; paths: Record<string, Record<string, unknown>> };
     expect(doc.openapi).toBe('3.1.0');
     for (const route of API_ROUTES) expect(doc.paths[route.path]?.[route.method.toLowerCase()]).toBeDefined();
+  });
+
+  it('serves the committed docs/openapi.json, cacheable by ETag, loadable from any origin', async () => {
+    const answer = await get('/openapi.json', { Accept: 'application/json' });
+    expect(await answer.json()).toEqual(JSON.parse(readFileSync(OPENAPI_FILE, 'utf8')));
+    expect(answer.headers.get('cache-control')).toBe('no-cache');
+    expect(answer.headers.get('access-control-allow-origin')).toBe('*');
+    const etag = answer.headers.get('etag');
+    expect(etag).toMatch(/^"[\w-]+"$/);
+
+    const again = await get('/openapi.json', { 'If-None-Match': etag! });
+    expect(again.status).toBe(304);
+    expect(await again.text()).toBe('');
+    expect((await get('/openapi.json', { 'If-None-Match': '"other"' })).status).toBe(200);
+  });
+
+  it('gzips the document when the client accepts it and API Gateway would pass the bytes through', async () => {
+    // A browser opening the URL: text/html first, a binary media type of the API, so the bytes pass.
+    const browser = await get('/openapi.json', { Accept: 'text/html,*/*', 'Accept-Encoding': 'gzip' });
+    expect(browser.headers.get('content-encoding')).toBe('gzip');
+    expect(browser.headers.get('content-type')).toBe('application/json');
+    const document = JSON.parse(readFileSync(OPENAPI_FILE, 'utf8'));
+    expect(await browser.json()).toEqual(document);
+    // application/json first: API Gateway would send the base64 text as is, so the answer stays plain.
+    const client = await get('/openapi.json', { Accept: 'application/json', 'Accept-Encoding': 'gzip' });
+    expect(client.headers.get('content-encoding')).toBeNull();
+    expect(await client.json()).toEqual(document);
+    const refuses = await get('/openapi.json', { Accept: 'text/html', 'Accept-Encoding': 'gzip;q=0' });
+    expect(refuses.headers.get('content-encoding')).toBeNull();
   });
 
   it('names the shared schemas as components and refers to them', async () => {
