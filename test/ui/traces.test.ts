@@ -1,0 +1,181 @@
+import { expect, it } from 'vitest';
+import { logRequestBody } from '#test/support/local-service.ts';
+import { checkA11y, describeUi, signIn } from './support/browser.ts';
+
+const hex = (n: number, seed: number) => seed.toString(16).padStart(n, '0').slice(-n);
+const START_NS = 1_772_445_600_000_000_000n;
+const MS = 1_000_000n;
+
+interface SpanInput {
+  name: string;
+  spanId: string;
+  parentId: string | null;
+  startMs: number;
+  endMs: number;
+  error?: boolean;
+  logRequest?: Record<string, unknown>;
+  attributes?: Record<string, unknown>;
+}
+
+function span(traceId: string, input: SpanInput) {
+  return {
+    name: input.name,
+    context: { trace_id: traceId, span_id: input.spanId },
+    kind: 'SpanKind.INTERNAL',
+    parent_id: input.parentId,
+    // Unix nanoseconds exceed a double's precision: sent as JSON numbers written from BigInt text.
+    start_time: `@@${START_NS + BigInt(input.startMs) * MS}@@`,
+    end_time: `@@${START_NS + BigInt(input.endMs) * MS}@@`,
+    status: { status_code: input.error ? 'StatusCode.ERROR' : 'StatusCode.OK' },
+    attributes: input.attributes ?? {},
+    ...(input.logRequest ? { log_request: input.logRequest } : {}),
+  };
+}
+
+/** JSON with the `@@digits@@` placeholders written as bare numbers (exact nanosecond times). */
+const bodyOf = (spans: unknown[]) => JSON.stringify({ spans }).replace(/"@@(\d+)@@"/g, '$1');
+
+// A browser test drives many steps: its time limit is the page's, not a unit test's.
+describeUi('dashboard traces', (ui) => {
+  const smallTrace = hex(32, 0xabc1);
+  const bigTrace = hex(32, 0xabc2);
+  let logId = 0;
+
+  async function send(spans: unknown[]) {
+    const response = await fetch(`${ui.service.baseUrl}/spans-bulk`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'X-API-KEY': ui.service.apiKey },
+      body: bodyOf(spans),
+    });
+    const answer = await response.json();
+    expect(response.status, JSON.stringify(answer)).toBe(201);
+    return answer;
+  }
+
+  it('shows a trace as a waterfall; an LLM span links to its request log; names stay text', async () => {
+    const answer = await send([
+      span(smallTrace, {
+        name: 'handle request',
+        spanId: hex(16, 1),
+        parentId: null,
+        startMs: 0,
+        endMs: 1200,
+      }),
+      span(smallTrace, {
+        name: 'retrieve <img src=x onerror=alert(1)>',
+        spanId: hex(16, 2),
+        parentId: hex(16, 1),
+        startMs: 10,
+        endMs: 300,
+        attributes: { 'db.statement': '<script>alert(1)</script>' },
+      }),
+      span(smallTrace, {
+        name: 'openai.chat',
+        spanId: hex(16, 3),
+        parentId: hex(16, 1),
+        startMs: 320,
+        endMs: 1100,
+        logRequest: logRequestBody(),
+      }),
+      span(smallTrace, {
+        name: 'tool lookup',
+        spanId: hex(16, 4),
+        parentId: hex(16, 3),
+        startMs: 400,
+        endMs: 450,
+        error: true,
+      }),
+    ]);
+    logId = answer.request_logs[0].id;
+
+    const page = await ui.newPage();
+    let dialogs = 0;
+    page.on('dialog', (dialog) => {
+      dialogs++;
+      void dialog.dismiss();
+    });
+    await page.goto('/ui/traces');
+    await signIn(page, ui.service.apiKey);
+    await page.getByLabel('Trace id').fill(smallTrace);
+    await page.getByRole('button', { name: 'Open', exact: true }).click();
+    await page.getByRole('button', { name: 'handle request', exact: true }).waitFor();
+    expect(new URL(page.url()).searchParams.get('trace')).toBe(smallTrace);
+
+    // Four rows in start order, the failed one marked for every reader.
+    const names = await page.locator('.span-select').allTextContents();
+    expect(names).toEqual([
+      'handle request',
+      'retrieve <img src=x onerror=alert(1)>',
+      'openai.chat',
+      'tool lookup (error)',
+    ]);
+    expect(await page.locator('.waterfall img').count()).toBe(0);
+    await expect.poll(() => page.locator('.span-duration').first().textContent()).toBe('1.20 s');
+
+    // Bars sit on the shared axis: the LLM span starts about 320/1200 of the way along.
+    const track = await page.locator('.span-track').first().boundingBox();
+    const bar = await page.locator('.span-bar').nth(2).boundingBox();
+    expect(track && bar).toBeTruthy();
+    expect((bar!.x - track!.x) / track!.width).toBeCloseTo(320 / 1200, 1);
+
+    await page.getByRole('button', { name: 'retrieve <img src=x onerror=alert(1)>', exact: true }).click();
+    await page.getByRole('heading', { name: 'retrieve <img src=x onerror=alert(1)>', level: 2 }).waitFor();
+    expect(await page.locator('.span-details').textContent()).toContain('<script>alert(1)</script>');
+    expect(await page.locator('.span-details script').count()).toBe(0);
+    expect(await checkA11y(page, 'traces')).toEqual([]);
+
+    // Reload keeps the trace and the selected span.
+    await page.reload();
+    await page.getByRole('heading', { name: 'retrieve <img src=x onerror=alert(1)>', level: 2 }).waitFor();
+
+    // j moves to the next span; the LLM span links to its request log.
+    await page.getByRole('button', { name: 'retrieve <img src=x onerror=alert(1)>', exact: true }).focus();
+    await page.keyboard.press('j');
+    await page.getByRole('heading', { name: 'openai.chat', level: 2 }).waitFor();
+    await page.getByRole('link', { name: `Open request ${logId}` }).click();
+    await expect.poll(() => new URL(page.url()).pathname).toBe('/ui/requests');
+    expect(new URL(page.url()).searchParams.get('sel')).toBe(String(logId));
+
+    // Back returns to the trace.
+    await page.goBack();
+    await page.getByRole('heading', { name: 'openai.chat', level: 2 }).waitFor();
+
+    // Collapsing a span hides its children.
+    await page.getByRole('button', { name: 'Hide the 2 children of handle request' }).click();
+    expect(await page.locator('.span-select').count()).toBe(1);
+    expect(dialogs).toBe(0);
+    await page.close();
+  }, 120_000);
+
+  it('keeps a trace of 2,000 spans windowed: a few dozen rows in the DOM, the last one reachable', async () => {
+    const spans = [
+      span(bigTrace, { name: 'batch', spanId: hex(16, 0x1000), parentId: null, startMs: 0, endMs: 4000 }),
+    ];
+    for (let i = 1; i < 2000; i++)
+      spans.push(
+        span(bigTrace, {
+          name: `step ${i}`,
+          spanId: hex(16, 0x1000 + i),
+          parentId: hex(16, 0x1000),
+          startMs: i * 2,
+          endMs: i * 2 + 1,
+        }),
+      );
+    await send(spans.slice(0, 1000));
+    await send(spans.slice(1000));
+
+    const page = await ui.newPage();
+    await page.goto(`/ui/traces?trace=${bigTrace}`);
+    await signIn(page, ui.service.apiKey);
+    await page.getByRole('button', { name: 'batch', exact: true }).waitFor();
+    expect(await page.locator('.trace-summary').textContent()).toContain('2,000');
+    expect(await page.locator('.waterfall-row').count()).toBeLessThan(60);
+
+    await page.locator('.waterfall-viewport').evaluate((element) => {
+      element.scrollTop = element.scrollHeight;
+    });
+    await page.getByRole('button', { name: 'step 1999', exact: true }).waitFor();
+    expect(await page.locator('.waterfall-row').count()).toBeLessThan(60);
+    await page.close();
+  }, 120_000);
+});
