@@ -2,7 +2,8 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
+    // ui/src tests: the dashboard's pure modules (its browser tests are in test/ui).
+    include: ['test/**/*.test.ts', 'ui/src/**/*.test.ts'],
     setupFiles: ['test/setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,

@@ -59,16 +59,20 @@ export async function buildUi(outdir = UI_DIST): Promise<UiBuild> {
   const script = relative(assets, join(process.cwd(), entry[0]));
   const css = entry[1].cssBundle;
   const stylesheet = css ? relative(assets, join(process.cwd(), css)) : undefined;
-  writeFileSync(join(outdir, 'index.html'), indexHtml(script, stylesheet));
+  const preloads = (entry[1].imports ?? [])
+    .filter((imported) => imported.kind === 'import-statement')
+    .map((imported) => relative(assets, join(process.cwd(), imported.path)));
+  writeFileSync(join(outdir, 'index.html'), indexHtml(script, stylesheet, preloads));
   writeFileSync(join(outdir, UI_META_FILE), JSON.stringify(result.metafile));
   return { metafile: result.metafile, script, stylesheet };
 }
 
 /**
  * The page: no inline script or style (the CSP allows neither), a data: icon (no request for
- * /favicon.ico), the entry module and its stylesheet.
+ * /favicon.ico), the entry module, the chunks it imports (preloaded: fetched with the entry, not after
+ * it) and its stylesheet.
  */
-function indexHtml(script: string, stylesheet: string | undefined): string {
+function indexHtml(script: string, stylesheet: string | undefined, preloads: string[]): string {
   const at = (file: string) => `${ASSETS_PLACEHOLDER}/${file}`;
   return `<!doctype html>
 <html lang="en">
@@ -78,7 +82,7 @@ function indexHtml(script: string, stylesheet: string | undefined): string {
 <meta name="referrer" content="no-referrer">
 <title>promptops</title>
 <link rel="icon" href="data:,">
-${stylesheet ? `<link rel="stylesheet" href="${at(stylesheet)}">\n` : ''}<script type="module" src="${at(script)}"></script>
+${stylesheet ? `<link rel="stylesheet" href="${at(stylesheet)}">\n` : ''}${preloads.map((file) => `<link rel="modulepreload" href="${at(file)}">\n`).join('')}<script type="module" src="${at(script)}"></script>
 </head>
 <body>
 <div id="app"></div>

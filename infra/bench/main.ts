@@ -59,6 +59,7 @@ const SECTIONS: Record<string, () => Promise<BenchRow[]>> = {
         changeConsumers: {},
       },
     ),
+  ui: async () => withLocalService(async (service) => (await import('./ui.ts')).benchUi(service)),
   // No bus rules: monitors of the bench trigger nothing, and nothing else runs beside them.
   monitors: async () =>
     withLocalService(async () => (await import('./monitors.ts')).benchMonitorEvaluation(), {

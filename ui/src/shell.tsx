@@ -1,10 +1,11 @@
 import type { ComponentType } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { endSession, useSession } from './api/session.ts';
+import { endSession, type Me, useSession } from './api/session.ts';
 import { ErrorMessage, Loading } from './components/status.tsx';
 import { lazyScreen } from './lib/lazy.ts';
 import { setTimeZoneMode, useTimeZoneMode } from './lib/time.ts';
 import { dashboardUrl, navigate, useLocation } from './lib/url-state.ts';
+import { SavedViewsMenu } from './saved-views-menu.tsx';
 
 /**
  * The screens, by the first segment of the path after /ui/: each is its own lazy chunk
@@ -49,7 +50,7 @@ function Header({ current }: { current: ScreenName }) {
     <header class="app-header">
       <span class="product">promptops</span>
       <nav aria-label="Screens">
-        <ul>
+        <ul class="nav-list">
           {(Object.keys(SCREENS) as ScreenName[]).map((name) => (
             <li key={name}>
               <a
@@ -69,6 +70,7 @@ function Header({ current }: { current: ScreenName }) {
         </ul>
       </nav>
       <div class="header-tools">
+        <SavedViewsMenu />
         <button
           type="button"
           class="toggle"
@@ -79,8 +81,9 @@ function Header({ current }: { current: ScreenName }) {
           {mode === 'utc' ? 'UTC' : 'Local time'}
         </button>
         {me && (
-          <span class="muted who" title={`key ${me.key.prefix ?? me.key.id ?? ''}`}>
-            {me.workspace.name ?? `workspace ${me.workspace.id}`}
+          <span class="who">
+            <span class="muted">{me.workspace.name ?? `workspace ${me.workspace.id}`}</span>
+            {isReadOnly(me) && <span class="badge">Read-only key</span>}
           </span>
         )}
         <button type="button" onClick={() => endSession()}>
@@ -90,6 +93,9 @@ function Header({ current }: { current: ScreenName }) {
     </header>
   );
 }
+
+/** A key that may edit nothing: the header says so (screens hide their edit actions). */
+const isReadOnly = (me: Me) => !Object.values(me.permissions).includes('edit');
 
 /** The screen's chunk, loaded on first show; the document title follows the screen. */
 function Screen({ name }: { name: ScreenName }) {

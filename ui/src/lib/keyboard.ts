@@ -1,0 +1,81 @@
+import { useEffect, useRef } from 'preact/hooks';
+
+/**
+ * The dashboard's keys, one hook for every list: `j` / `k` move the selection down / up, `Enter` opens
+ * the selected row, `Esc` closes what is open (a detail pane), `/` focuses the screen's search field.
+ * Keys typed into a field, or with Ctrl / Alt / Meta, are left alone (Esc still blurs a search field).
+ *
+ *   useListKeys({ count: rows.length, selected, onSelect: setSelected, onOpen, onClose, searchRef });
+ */
+export interface ListKeys {
+  /** How many rows the list shows now. */
+  count: number;
+  /** The selected row's index, or -1 for none. */
+  selected: number;
+  onSelect(index: number): void;
+  onOpen?(index: number): void;
+  onClose?(): void;
+  /** The field `/` focuses. */
+  searchRef?: { current: HTMLInputElement | null };
+  /** Off while a dialog owns the keyboard. */
+  enabled?: boolean;
+}
+
+export function useListKeys(keys: ListKeys): void {
+  // The listener is added once; it reads the latest options through the ref.
+  const latest = useRef(keys);
+  latest.current = keys;
+  useEffect(() => {
+    const listener = (event: KeyboardEvent) => {
+      const options = latest.current;
+      if (options.enabled === false || event.defaultPrevented) return;
+      if (event.ctrlKey || event.altKey || event.metaKey) return;
+      if (isTyping(event.target)) {
+        if (event.key === 'Escape' && event.target === options.searchRef?.current)
+          options.searchRef.current?.blur();
+        return;
+      }
+      const handled = handleKey(event.key, options);
+      if (handled) event.preventDefault();
+    };
+    document.addEventListener('keydown', listener);
+    return () => document.removeEventListener('keydown', listener);
+  }, []);
+}
+
+function handleKey(key: string, options: ListKeys): boolean {
+  const { count, selected } = options;
+  switch (key) {
+    case 'j':
+      if (count === 0) return false;
+      options.onSelect(Math.min(count - 1, selected + 1));
+      return true;
+    case 'k':
+      if (count === 0) return false;
+      options.onSelect(Math.max(0, selected < 0 ? 0 : selected - 1));
+      return true;
+    case 'Enter':
+      if (selected < 0 || selected >= count || !options.onOpen) return false;
+      options.onOpen(selected);
+      return true;
+    case 'Escape':
+      if (!options.onClose) return false;
+      options.onClose();
+      return true;
+    case '/':
+      if (!options.searchRef?.current) return false;
+      options.searchRef.current.focus();
+      options.searchRef.current.select();
+      return true;
+    default:
+      return false;
+  }
+}
+
+/** Whether a key press goes to a text field (or a button, whose Enter must stay a click). */
+function isTyping(target: EventTarget | null): boolean {
+  if (!(target instanceof HTMLElement)) return false;
+  if (target.isContentEditable) return true;
+  const tag = target.tagName;
+  return tag === 'INPUT' || tag === 'TEXTAREA' || tag === 'SELECT' || tag === 'BUTTON' || tag === 'A';
+}
