@@ -12,6 +12,8 @@ interface Breakdown {
 export interface Analytics {
   source: 'rollups' | 'logs';
   incomplete_results: boolean;
+  /** A dimension filter answered from the rollups: breakdowns by other dimensions (statuses too) are empty. */
+  breakdowns_partial: boolean;
   start_time: string;
   end_time: string;
   chartInterval: { interval: string; bucketSizeMs: number };
@@ -54,7 +56,9 @@ const errorsOf = (statusCounts: Record<string, number>) => statusCounts.ERROR ??
 export const errorRate = (requests: number, errors: number): number | null =>
   requests > 0 ? errors / requests : null;
 
-export function totalErrors(data: Analytics): number {
+/** Errors in the window; null when the answer has no status counts (breakdowns_partial). */
+export function totalErrors(data: Analytics): number | null {
+  if (data.breakdowns_partial) return null;
   return data.stats.reduce((sum, bucket) => sum + errorsOf(bucket.statusCounts), 0);
 }
 
@@ -109,6 +113,7 @@ export function timeSeriesCharts(data: Analytics): TimeSeriesChart[] {
         {
           label: 'Errors (%)',
           values: data.stats.map((bucket) => {
+            if (data.breakdowns_partial) return null;
             const rate = errorRate(bucket.requests, errorsOf(bucket.statusCounts));
             return rate === null ? null : Math.round(rate * 1000) / 10;
           }),

@@ -107,6 +107,12 @@ function AnalyticsView(props: {
           exact figures.
         </p>
       ) : null}
+      {data.breakdowns_partial ? (
+        <p class="notice">
+          With this filter the rollups answer its own dimension only: the error rate and the breakdowns by
+          other dimensions are left out. Open Requests with the same filter to see each log.
+        </p>
+      ) : null}
       <dl class="kpis">
         <Kpi label="Requests" value={formatCount(data.totalRequests)} />
         <Kpi label="Cost" value={formatCost(data.totalCost)} />
@@ -119,7 +125,10 @@ function AnalyticsView(props: {
           label="Latency p95"
           value={`${formatCount(Math.round(data.latencyPercentiles.p95 * 1000))} ms`}
         />
-        <Kpi label="Error rate" value={formatPercent(errorRate(data.totalRequests, errors))} />
+        <Kpi
+          label="Error rate"
+          value={errors === null ? '—' : formatPercent(errorRate(data.totalRequests, errors))}
+        />
       </dl>
       <div class="charts">
         {timeSeriesCharts(data).map((chart) => (
@@ -252,7 +261,9 @@ function ChartCard({ chart, onZoom }: { chart: TimeSeriesChart; onZoom(from: str
 function ChartTable({ chart }: { chart: TimeSeriesChart }) {
   const format = useFormatTime();
   return (
-    <div class="chart-table">
+    // A scrolling region is focusable so keyboard users can scroll it (axe: scrollable-region-focusable).
+    // biome-ignore lint/a11y/noNoninteractiveTabindex: see above
+    <section class="chart-table" tabIndex={0} aria-label={`${chart.title} as a table`}>
       <table>
         <caption class="visually-hidden">{chart.title} by time</caption>
         <thead>
@@ -276,7 +287,7 @@ function ChartTable({ chart }: { chart: TimeSeriesChart }) {
           ))}
         </tbody>
       </table>
-    </div>
+    </section>
   );
 }
 
