@@ -49,7 +49,7 @@ export function TimeChart({ chart, onZoom }: TimeChartProps) {
             values: (_u, ticks) =>
               ticks.map((tick) => formatTime(tick * 1000, timeZoneMode.get()).slice(5, 16)),
           },
-          { ...axis, size: 60, values: (_u, ticks) => ticks.map((tick) => formatValue(tick, chart.unit)) },
+          { ...axis, size: 84, values: (_u, ticks) => ticks.map((tick) => formatValue(tick, chart.unit)) },
         ],
         series: [
           {},
