@@ -46,6 +46,7 @@ export function TimeChart({ chart, onZoom }: TimeChartProps) {
         axes: [
           {
             ...axis,
+            space: 110,
             values: (_u, ticks) =>
               ticks.map((tick) => formatTime(tick * 1000, timeZoneMode.get()).slice(5, 16)),
           },
