@@ -141,14 +141,20 @@ export function writeLogQuery(query: LogQuery): Record<string, string | undefine
   };
 }
 
-/** The time window a query names, as ISO strings; a preset ends now. */
-export function timeWindow(query: LogQuery, now = Date.now()): { from: string; to: string } {
+/**
+ * "Now" for a preset range: the end of the current minute, so the window (and a request body built from
+ * it) stays the same between renders within a minute, while still covering a log written a second ago.
+ */
+export const presetNow = (at = Date.now()): number => Math.ceil(at / 60_000) * 60_000;
+
+/** The time window a query names, as ISO strings; a preset ends now (presetNow). */
+export function timeWindow(query: LogQuery, now = presetNow()): { from: string; to: string } {
   if (query.from && query.to) return { from: query.from, to: query.to };
   return { from: new Date(now - RANGES[query.range]).toISOString(), to: new Date(now).toISOString() };
 }
 
 /** The API body's `filter_group` and `q` (search and analytics take both): the conditions AND the time window. */
-export function toApiQuery(query: LogQuery, now = Date.now()): { filter_group: FilterGroup; q?: string } {
+export function toApiQuery(query: LogQuery, now = presetNow()): { filter_group: FilterGroup; q?: string } {
   const { from, to } = timeWindow(query, now);
   const filter_group: FilterGroup = {
     logic: 'AND',
