@@ -31,9 +31,11 @@ export function messagesOf(template: Blueprint): ShownMessage[] {
 
 /** The model, its parameters and the template's settings besides its messages, pretty-printed. */
 export function configOf(version: TemplateVersion): string {
-  const { type: _type, messages: _messages, content: _content, ...settings } = version.prompt_template as Record<
-    string,
-    unknown
-  >;
+  const {
+    type: _type,
+    messages: _messages,
+    content: _content,
+    ...settings
+  } = version.prompt_template as Record<string, unknown>;
   return JSON.stringify({ model: version.metadata?.model ?? null, ...settings }, null, 2);
 }

@@ -6,11 +6,10 @@ export const templatePath = (name: string, query = ''): string =>
   `prompts/${encodeURIComponent(name)}${query ? `?${query}` : ''}`;
 
 /** A link inside the dashboard: a plain click navigates in the app, a middle click opens a tab. */
-export function AppLink({ to, children, label }: { to: string; children: ComponentChildren; label?: string }) {
+export function AppLink({ to, children }: { to: string; children: ComponentChildren }) {
   return (
     <a
       href={dashboardUrl(to)}
-      aria-label={label}
       onClick={(event) => {
         if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
         event.preventDefault();

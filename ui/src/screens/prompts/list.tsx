@@ -49,10 +49,7 @@ export function TemplateList() {
                     <AppLink to={templatePath(item.prompt_name)}>{item.prompt_name}</AppLink>
                   </th>
                   <td>
-                    <AppLink
-                      to={templatePath(item.prompt_name, `version=${item.version}`)}
-                      label={`${item.prompt_name} version ${item.version}`}
-                    >
+                    <AppLink to={templatePath(item.prompt_name, `version=${item.version}`)}>
                       v{item.version}
                     </AppLink>
                   </td>
@@ -92,11 +89,14 @@ function NameSearch({ value }: { value: string }) {
   useEffect(() => setText(value), [value]);
   useEffect(() => {
     if (text === value) return;
-    const timer = setTimeout(() => setQuery({ name: text.trim(), page: null }, 'replace'), SEARCH_DEBOUNCE_MS);
+    const timer = setTimeout(
+      () => setQuery({ name: text.trim(), page: null }, 'replace'),
+      SEARCH_DEBOUNCE_MS,
+    );
     return () => clearTimeout(timer);
   }, [text]);
   return (
-    <form class="prompts-search" role="search" onSubmit={(event) => event.preventDefault()}>
+    <search class="prompts-search">
       <label for="prompts-search">Search by name</label>
       <input
         id="prompts-search"
@@ -104,7 +104,7 @@ function NameSearch({ value }: { value: string }) {
         value={text}
         onInput={(event) => setText(event.currentTarget.value)}
       />
-    </form>
+    </search>
   );
 }
 

@@ -43,7 +43,9 @@ export function LabelReview({
         Review: move “{label.release_label}” from version {from} to version {to}
       </h2>
       {from === to ? (
-        <p class="notice">“{label.release_label}” is already on version {to}: nothing to move.</p>
+        <p class="notice">
+          “{label.release_label}” is already on version {to}: nothing to move.
+        </p>
       ) : (
         <>
           <TrafficComparison promptId={promptId} from={from} to={to} />

@@ -31,7 +31,8 @@ export function TemplatePage({ name }: { name: string }) {
   const move = params.get('move');
   const moveTo = positiveInt(params.get('to'));
 
-  if (latest.error) return <TemplateFrame name={name}>{<ErrorMessage>{latest.error}</ErrorMessage>}</TemplateFrame>;
+  if (latest.error)
+    return <TemplateFrame name={name}>{<ErrorMessage>{latest.error}</ErrorMessage>}</TemplateFrame>;
   if (!latest.data) return <TemplateFrame name={name}>{<Loading />}</TemplateFrame>;
   const template = latest.data;
   const labelList = labels.data ?? [];
@@ -65,7 +66,9 @@ export function TemplatePage({ name }: { name: string }) {
       </section>
     );
   } else {
-    view = <VersionView name={name} version={shown ?? template.version} latest={template} revision={revision} />;
+    view = (
+      <VersionView name={name} version={shown ?? template.version} latest={template} revision={revision} />
+    );
   }
 
   return (
@@ -114,7 +117,15 @@ function TemplateFrame({
 }
 
 /** The versions, newest first, 30 a page (`vpage`), with what to open or compare. */
-function Timeline({ name, latestVersion, revision }: { name: string; latestVersion: number; revision: number }) {
+function Timeline({
+  name,
+  latestVersion,
+  revision,
+}: {
+  name: string;
+  latestVersion: number;
+  revision: number;
+}) {
   const params = useQuery();
   const page = positiveInt(params.get('vpage')) ?? 1;
   const formatTime = useFormatTime();
@@ -159,7 +170,6 @@ function Timeline({ name, latestVersion, revision }: { name: string; latestVersi
                           name,
                           `compare=${version.version_number - 1}..${version.version_number}`,
                         )}
-                        label={`Changes from version ${version.version_number - 1} to ${version.version_number}`}
                       >
                         vs v{version.version_number - 1}
                       </AppLink>
