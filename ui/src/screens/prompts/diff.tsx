@@ -23,11 +23,27 @@ function Changes({ changes }: { changes: Change[] }) {
 
 const changed = (changes: Change[]) => changes.some((change) => change.added || change.removed);
 
+/** Past this a diff gives up (two long, unrelated texts): the text is shown as replaced whole. */
+const DIFF_TIMEOUT_MS = 500;
+
+function bounded(
+  diff: (a: string, b: string, options: { timeout: number }) => Change[] | undefined,
+  a: string,
+  b: string,
+): Change[] {
+  return (
+    diff(a, b, { timeout: DIFF_TIMEOUT_MS }) ?? [
+      { value: a, removed: true, added: false, count: 1 },
+      { value: b, added: true, removed: false, count: 1 },
+    ]
+  );
+}
+
 /** Word-level diff of each message (paired by position) and a line diff of the configuration JSON. */
 export function DiffBody({ from, to }: { from: TemplateVersion; to: TemplateVersion }) {
   const before = messagesOf(from.prompt_template);
   const after = messagesOf(to.prompt_template);
-  const config = diffLines(configOf(from), configOf(to));
+  const config = bounded(diffLines, configOf(from), configOf(to));
   return (
     <div class="prompts-diff-body">
       <h3>Messages</h3>
@@ -38,7 +54,7 @@ export function DiffBody({ from, to }: { from: TemplateVersion; to: TemplateVers
           old && now && old.role !== now.role
             ? `${old.role} → ${now.role}`
             : (now?.role ?? `${old?.role ?? ''} (removed)`);
-        const changes = diffWordsWithSpace(old?.text ?? '', now?.text ?? '');
+        const changes = bounded(diffWordsWithSpace, old?.text ?? '', now?.text ?? '');
         return (
           <article key={index} class="prompts-message" aria-label={`Message ${index + 1}: ${role}`}>
             <h4>
