@@ -91,7 +91,9 @@ describeUi('dashboard: prompts', (ui) => {
     );
     expect(await checkA11y(page, 'prompts-list')).toEqual([]);
 
-    await page.getByLabel('Search by name').fill('SUPP');
+    await page.keyboard.press('/');
+    expect(await page.evaluate(() => (globalThis as any).document.activeElement?.id)).toBe('prompts-search');
+    await page.keyboard.type('SUPP');
     await expect.poll(() => rowNames(page)).toEqual([SUPPORT]);
     expect(new URL(page.url()).searchParams.get('name')).toBe('SUPP');
     await page.reload();
@@ -161,6 +163,12 @@ describeUi('dashboard: prompts', (ui) => {
     await page.reload();
     await expectDiff();
 
+    // Escape closes the diff; back reopens it, and back again returns to version 1.
+    await page.keyboard.press('Escape');
+    await page.getByRole('heading', { name: 'Version 3 (latest)' }).waitFor();
+    expect(new URL(page.url()).searchParams.get('compare')).toBeNull();
+    await page.goBack();
+    await expectDiff();
     await page.goBack();
     await page.getByRole('heading', { name: 'Version 1', exact: true }).waitFor();
     expect(new URL(page.url()).searchParams.get('compare')).toBeNull();

@@ -4,6 +4,7 @@ import { ErrorMessage, Loading } from '../../components/status.tsx';
 import { useFormatTime } from '../../lib/time.ts';
 import { setQuery, useQuery } from '../../lib/url-state.ts';
 import { listTemplates } from './api.ts';
+import { useShortcut } from './keys.ts';
 import { AppLink, templatePath } from './link.tsx';
 
 const SEARCH_DEBOUNCE_MS = 250;
@@ -87,6 +88,7 @@ export function Chips({ values, kind }: { values: string[]; kind: 'label' | 'tag
 function NameSearch({ value }: { value: string }) {
   const [text, setText] = useState(value);
   useEffect(() => setText(value), [value]);
+  useShortcut('/', () => document.getElementById('prompts-search')?.focus(), []);
   useEffect(() => {
     if (text === value) return;
     const timer = setTimeout(

@@ -7,6 +7,7 @@ import { setQuery, useQuery } from '../../lib/url-state.ts';
 import { listLabels, listVersions, readVersion, type TemplateVersion } from './api.ts';
 import { configOf, messagesOf } from './content.ts';
 import { VersionDiff } from './diff.tsx';
+import { useShortcut } from './keys.ts';
 import { LabelsPanel } from './labels.tsx';
 import { AppLink, templatePath } from './link.tsx';
 import { Chips, Pager } from './list.tsx';
@@ -30,6 +31,8 @@ export function TemplatePage({ name }: { name: string }) {
   const compare = parseCompare(params.get('compare'));
   const move = params.get('move');
   const moveTo = positiveInt(params.get('to'));
+  // Escape closes a diff or a review (a navigation: back reopens it).
+  useShortcut('Escape', () => setQuery({ compare: null, move: null, to: null }), []);
 
   if (latest.error)
     return <TemplateFrame name={name}>{<ErrorMessage>{latest.error}</ErrorMessage>}</TemplateFrame>;
