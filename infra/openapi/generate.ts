@@ -158,6 +158,10 @@ class SchemaRegistry {
       override: (ctx) => {
         // `format: date-time` says it; zod's long equivalent pattern would only clutter the page.
         if (ctx.jsonSchema.format === 'date-time') delete ctx.jsonSchema.pattern;
+        // z.int()'s own bounds (the safe integers) say nothing a client needs, and at ~800 integers
+        // they would cost the document ~20 KB of API Gateway's 300 KB mapping template (http-api.ts).
+        if (ctx.jsonSchema.minimum === Number.MIN_SAFE_INTEGER) delete ctx.jsonSchema.minimum;
+        if (ctx.jsonSchema.maximum === Number.MAX_SAFE_INTEGER) delete ctx.jsonSchema.maximum;
         if (io === 'output') openObjects(ctx);
       },
     }) as JsonSchema;
