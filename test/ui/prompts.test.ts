@@ -121,6 +121,9 @@ describeUi('dashboard: prompts', (ui) => {
     await main(page).getByRole('link', { name: 'v1', exact: true }).click();
     await page.getByRole('heading', { name: 'Version 1', exact: true }).waitFor();
     expect(new URL(page.url()).searchParams.get('version')).toBe('1');
+    expect(await main(page).getByRole('link', { name: 'v1', exact: true }).getAttribute('aria-current')).toBe(
+      'true',
+    );
     const view = main(page).locator('.prompts-main');
     await expect.poll(() => view.textContent()).toContain('You are a helpful support agent.');
     expect(await view.textContent()).toContain('"temperature": 0.2');

@@ -86,7 +86,12 @@ export function TemplatePage({ name }: { name: string }) {
             canEdit={canEdit}
             onChanged={changed}
           />
-          <Timeline name={name} latestVersion={template.version} revision={revision} />
+          <Timeline
+            name={name}
+            latestVersion={template.version}
+            shownVersion={compare || move ? null : (shown ?? template.version)}
+            revision={revision}
+          />
         </div>
         <div class="prompts-main">{view}</div>
       </div>
@@ -123,10 +128,13 @@ function TemplateFrame({
 function Timeline({
   name,
   latestVersion,
+  shownVersion,
   revision,
 }: {
   name: string;
   latestVersion: number;
+  /** The version rendered beside the timeline (none during a diff or a review). */
+  shownVersion: number | null;
   revision: number;
 }) {
   const params = useQuery();
@@ -155,9 +163,12 @@ function Timeline({
             </thead>
             <tbody>
               {versions.data.items.map((version) => (
-                <tr key={version.id}>
+                <tr key={version.id} class={version.version_number === shownVersion ? 'selected' : undefined}>
                   <th scope="row">
-                    <AppLink to={templatePath(name, `version=${version.version_number}`)}>
+                    <AppLink
+                      to={templatePath(name, `version=${version.version_number}`)}
+                      current={version.version_number === shownVersion}
+                    >
                       v{version.version_number}
                     </AppLink>
                   </th>
