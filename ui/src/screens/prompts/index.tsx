@@ -1,24 +1,29 @@
-import { api } from '../../api/client.ts';
-import { useApi } from '../../api/use-api.ts';
-import { JsonView } from '../../components/json-view.tsx';
-import { ErrorMessage, Loading } from '../../components/status.tsx';
+import { useLocation } from '../../lib/url-state.ts';
+import { TemplateList } from './list.tsx';
+import { TemplatePage } from './template.tsx';
 
-/** Prompts: templates, versions, diffs and label moves (a stub until the Prompts screen lands). */
+/**
+ * Prompts: `/ui/prompts` lists the templates; `/ui/prompts/<name>` is one template (its labels, its
+ * version timeline, a version rendered, a diff of two versions, a label move under review).
+ */
 export default function PromptsScreen() {
-  const list = useApi(
-    (signal) => api<unknown>('GET', '/prompt-templates', { query: { per_page: 10 }, signal }),
-    [],
-  );
-  return (
-    <section aria-labelledby="screen-title">
-      <h1 id="screen-title">Prompts</h1>
-      {list.loading ? (
-        <Loading />
-      ) : list.error ? (
-        <ErrorMessage>{list.error}</ErrorMessage>
-      ) : (
-        <JsonView value={list.data} />
-      )}
-    </section>
-  );
+  useLocation();
+  const name = templateNameOfPath(location.pathname);
+  return name === null ? <TemplateList /> : <TemplatePage key={name} name={name} />;
+}
+
+/**
+ * The template name of `/ui/prompts/<name>`, read from the raw path (the name is one encoded segment: it
+ * may hold `/`, `%` or `?`); null on the list.
+ */
+function templateNameOfPath(pathname: string): string | null {
+  const at = pathname.indexOf('/ui/prompts/');
+  if (at < 0) return null;
+  const segment = pathname.slice(at + '/ui/prompts/'.length);
+  if (!segment) return null;
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
 }
