@@ -40,6 +40,33 @@ export function countDynamoCalls(client: DynamoDBDocumentClient) {
 }
 
 /**
+ * Counts the items DynamoDB reads for a document client's calls (what read capacity is charged on):
+ * a Query's or Scan's ScannedCount, the items a GetItem or BatchGetItem found.
+ */
+export function countDynamoItemsRead(client: DynamoDBDocumentClient) {
+  const counter = { items: 0, reset: () => Object.assign(counter, { items: 0 }) };
+  client.middlewareStack.add(
+    (next) => async (args) => {
+      const result = await next(args);
+      if (inChangeConsumer()) return result;
+      const output = result.output as {
+        ScannedCount?: number;
+        Item?: unknown;
+        Responses?: Record<string, unknown[]>;
+      };
+      if (output.ScannedCount !== undefined) counter.items += output.ScannedCount;
+      else if (output.Item) counter.items += 1;
+      else if (output.Responses) {
+        for (const items of Object.values(output.Responses)) counter.items += items.length;
+      }
+      return result;
+    },
+    { step: 'initialize', name: `benchItemsReadCounter${Math.random()}` },
+  );
+  return counter;
+}
+
+/**
  * Counts a document client's calls, and waves: a wave starts whenever a call starts while none is in
  * flight, so waves are the sequential round trips of an operation.
  */

@@ -58,9 +58,22 @@ export const PROMPT_ROUTES: readonly RouteDef[] = [
   },
   {
     method: 'GET',
+    path: '/prompt-templates/{identifier}/versions',
+    handler: 'functions/http/prompt-template-versions.ts',
+    table: 'read',
+  },
+  {
+    method: 'GET',
     path: '/prompt-templates/{identifier}/labels',
     handler: 'functions/http/prompt-template-labels.ts',
     table: 'read',
+  },
+  {
+    method: 'POST',
+    path: '/prompts/{prompt_id}/label',
+    handler: 'functions/http/prompt-label-create.ts',
+    table: 'write',
+    events: true,
   },
   {
     method: 'PATCH',

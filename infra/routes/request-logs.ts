@@ -22,6 +22,8 @@ export const REQUEST_LOG_ROUTES: readonly RouteDef[] = [
     handler: 'functions/http/search-requests.ts',
     table: 'read',
     bucket: 'read',
+    // Signs and checks search cursors with a key derived from it.
+    masterKey: true,
     // A search may read and filter up to SEARCH_MAX_EXAMINED logs: more memory buys more CPU, and the
     // timeout is API Gateway's integration limit.
     memoryMb: 1024,

@@ -4,17 +4,37 @@ import * as shared from '#shared/versions/labels.ts';
 import { emitPromptEvents } from './events.ts';
 import { findHead } from './read.ts';
 import type { LabelEntry, TemplateHead } from './records.ts';
-import { promptStore } from './repository.ts';
+import { getTemplateName, promptStore } from './repository.ts';
 import { invalidateTemplate } from './template-cache.ts';
 import { toLabelsView, toLabelView } from './views.ts';
 
 /**
- * Release labels of prompt templates after their creation by a publish: moving one (PATCH
- * /prompt-labels/{id}), deleting one, listing a template's. The changes are the shared ones of
+ * Release labels of prompt templates besides those a publish creates: creating one on a version (POST
+ * /prompts/{id}/label), moving one (PATCH /prompt-labels/{id}), deleting one, listing a template's. The changes are the shared ones of
  * versioned entities (shared/versions/labels.ts); this adds the cache and the prompt events.
  */
 
 export type LabelView = ReturnType<typeof toLabelView>;
+
+/** Creates a label on a version of the template with this id (POST /prompts/{prompt_id}/label). */
+export async function createLabel(
+  workspaceId: number,
+  promptId: number,
+  label: string,
+  versionNumber: number,
+  actor?: EventActor,
+): Promise<LabelView> {
+  const name = await getTemplateName(workspaceId, promptId);
+  if (name === undefined) throw notFound(`Prompt template ${promptId} not found`);
+  const { before, entry } = await shared.createLabel(promptStore, workspaceId, name, label, versionNumber);
+  invalidateTemplate(workspaceId, name);
+  await emitPromptEvents(
+    workspaceId,
+    [{ type: 'prompt_template_label_created', details: labelDetails(before, label, entry) }],
+    actor,
+  );
+  return toLabelView(before.id, label, entry);
+}
 
 /** Moves a label to another version of its template. */
 export async function moveLabel(

@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { blueprintSchema } from '#shared/blueprints/schema.ts';
 import { externalIdSchema } from '#shared/external-ids/external-ids.ts';
 import { isoTimestamp, jsonObject, pageOf } from '#shared/platform/response-schemas.ts';
-import { intParam, queryBoolean, wellFormedString } from '#shared/platform/schemas.ts';
+import { intParam, paginationQuery, queryBoolean, wellFormedString } from '#shared/platform/schemas.ts';
 import {
   headListQuerySchema,
   labelNameSchema,
@@ -91,6 +91,9 @@ export type ListTemplatesQuery = z.output<typeof listTemplatesQuerySchema>;
 
 export const moveLabelBodySchema = z.object({ prompt_version_number: z.int().min(1) });
 
+/** POST /prompts/{prompt_id}/label: PromptLayer's create_prompt_label. */
+export const createLabelBodySchema = moveLabelBodySchema.extend({ name: labelNameSchema });
+
 /** Query flags as the read path uses them, defaults applied. */
 export interface ReadOptions {
   version?: number;
@@ -174,6 +177,27 @@ export const templateListItemSchema = z
   .meta({ id: 'PromptTemplateListItem' });
 
 export const templateListSchema = pageOf(templateListItemSchema);
+
+/** GET /prompt-templates/{identifier}/versions: page/per_page, newest first. */
+export const listVersionsQuerySchema = z.object({ ...paginationQuery(100, 30) });
+
+/** An item of GET /prompt-templates/{identifier}/versions. */
+export const versionSummarySchema = z
+  .object({
+    id: z.int().describe('The prompt_version_id.'),
+    version_number: z.int(),
+    commit_message: z.string().nullable(),
+    created_at: isoTimestamp,
+    release_labels: z.array(z.string()).describe('The labels on this version now, in name order.'),
+    model: z
+      .object({ provider: z.string(), name: z.string() })
+      .nullable()
+      .describe("The version's metadata.model provider and name; null without a model."),
+    template_type: z.enum(['chat', 'completion']),
+  })
+  .meta({ id: 'PromptVersionSummary' });
+
+export const versionListSchema = pageOf(versionSummarySchema);
 
 /** The prompt label object (PATCH /prompt-labels/{id}). */
 export const labelViewSchema = z

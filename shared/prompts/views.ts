@@ -115,6 +115,23 @@ export function toListItem(head: TemplateHead, latest: VersionRecord, externalId
   };
 }
 
+/** An item of GET /prompt-templates/{identifier}/versions: a version without its template body. */
+export function toVersionSummary(version: VersionRecord, labels: string[]) {
+  const model = version.metadata?.model;
+  return {
+    id: version.id,
+    version_number: version.number,
+    commit_message: version.commit_message,
+    created_at: toIso(version.created_at),
+    release_labels: labels,
+    model:
+      model && typeof model.name === 'string' && typeof model.provider === 'string'
+        ? { provider: model.provider, name: model.name }
+        : null,
+    template_type: version.prompt_template.type,
+  };
+}
+
 /** `prompt_version` of POST /log-request: the version a logged request used. */
 export function toPromptVersionView(version: VersionRecord) {
   return {

@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { AppError } from '#shared/platform/errors.ts';
 import { type CompiledFilter, compileFilter, type FilterGroup, FilterGroupSchema } from './filters.ts';
 import {
+  compareEntries,
   DEFAULT_SORT,
   REQUEST_LOG_SORT_FIELDS,
   type Sort,
@@ -13,7 +14,12 @@ import {
 } from './query-order.ts';
 import { planQuery, type QueryPlan } from './query-plan.ts';
 import type { RequestLogRecord } from './record.ts';
-import { queryRequestLogs, requestLogStartTimes, requestLogsByIds } from './repository.ts';
+import {
+  type PartitionRead,
+  queryRequestLogs,
+  requestLogStartTimes,
+  requestLogsByIds,
+} from './repository.ts';
 
 export { REQUEST_LOG_SORT_FIELDS, type SortField } from './query-order.ts';
 
@@ -82,6 +88,8 @@ function prepare(workspaceId: number, query: RequestLogQuery): PreparedQuery {
 interface Budget {
   left: number;
   exhausted: boolean;
+  /** The last log examined, in the read's order: where a read cut short by the budget can resume. */
+  last?: RequestLogRecord;
 }
 
 const unbounded = (): Budget => ({ left: Number.POSITIVE_INFINITY, exhausted: false });
@@ -92,18 +100,21 @@ async function* indexMatches(
   plan: Extract<QueryPlan, { kind: 'index' }>,
   order: SortOrder,
   budget: Budget,
+  read: PartitionRead = {},
 ): AsyncGenerator<RequestLogRecord[]> {
   const streams = plan.partitions.map((partition) =>
-    queryRequestLogs(p.workspaceId, partition, plan.range, order),
+    queryRequestLogs(p.workspaceId, partition, plan.range, order, read),
   );
   const { matches } = p.filter;
-  for await (const batch of mergeInTimeOrder(streams, order)) {
+  const batchSize = Math.min(MERGE_BATCH, read.expected ?? MERGE_BATCH);
+  for await (const batch of mergeInTimeOrder(streams, order, batchSize)) {
     if (budget.left <= 0) {
       budget.exhausted = true;
       return;
     }
     const examined = batch.length > budget.left ? batch.slice(0, budget.left) : batch;
     budget.left -= examined.length;
+    budget.last = examined.at(-1);
     const matched = examined.filter((record) => matches(record));
     if (matched.length > 0) yield matched;
     if (examined !== batch) {
@@ -115,10 +126,15 @@ async function* indexMatches(
 
 const MERGE_BATCH = 500;
 
-/** One time-ordered stream out of several (a k-way merge); k is small, so the head is found by a linear pass. */
+/**
+ * One time-ordered stream out of several (a k-way merge); k is small, so the head is found by a linear
+ * pass. A stream's next page is pulled only when its head is needed, after the batch before it was
+ * handed over: a caller that stops after a batch reads no page it did not use.
+ */
 async function* mergeInTimeOrder(
   streams: AsyncGenerator<RequestLogRecord[]>[],
   order: SortOrder,
+  batchSize = MERGE_BATCH,
 ): AsyncGenerator<RequestLogRecord[]> {
   try {
     if (streams.length === 1) {
@@ -135,6 +151,11 @@ async function* mergeInTimeOrder(
     const heads = await Promise.all(streams.map((_, i) => pull(i)));
     let out: RequestLogRecord[] = [];
     for (;;) {
+      await Promise.all(
+        heads.map(async (head, i) => {
+          if (head && head.at === head.page.length) heads[i] = await pull(i);
+        }),
+      );
       let best = -1;
       heads.forEach((head, i) => {
         const current = heads[best];
@@ -143,8 +164,7 @@ async function* mergeInTimeOrder(
       const head = heads[best];
       if (!head) break;
       out.push(head.page[head.at++]!);
-      if (head.at === head.page.length) heads[best] = await pull(best);
-      if (out.length >= MERGE_BATCH) {
+      if (out.length >= batchSize) {
         yield out;
         out = [];
       }
@@ -155,14 +175,20 @@ async function* mergeInTimeOrder(
   }
 }
 
-/** The first `k` matches in sort order as entries, and how many matched in all. */
+/**
+ * The first `k` matches in sort order as entries (only those past `after`, when given), and how many
+ * matched in all.
+ */
 async function selectTop(
   p: PreparedQuery,
   k: number,
   budget: Budget,
+  after?: SortEntry,
 ): Promise<{ entries: SortEntry[]; total: number }> {
   const { plan, sort } = p;
-  const top = new TopK(k, sort.order);
+  const kept = new TopK(k, sort.order);
+  const compare = compareEntries(sort.order);
+  const top = { add: (entry: SortEntry) => (!after || compare(entry, after) > 0) && kept.add(entry) };
   let total = 0;
   if (plan.kind === 'ids') {
     // The ids take precedence over the filter: every named log of the workspace is in.
@@ -184,7 +210,7 @@ async function selectTop(
       total += matched.length;
     }
   }
-  return { entries: top.sorted(), total };
+  return { entries: kept.sorted(), total };
 }
 
 const streamsInOrder = (p: PreparedQuery): p is PreparedQuery & { plan: { kind: 'index' } } =>
@@ -223,45 +249,93 @@ async function* emitMatches(p: PreparedQuery, max: number): AsyncGenerator<Reque
 }
 
 export interface RequestLogWindow {
-  /** The matches at [offset, offset + count) of the sort order. */
+  /** The matches at [offset, offset + count) of the sort order (of those past `after`, when given). */
   records: RequestLogRecord[];
-  /** How many logs matched among those examined. */
-  total: number;
+  /** How many logs matched among those examined; null when the window was asked without a count. */
+  total: number | null;
+  /** Whether a match was found past the window. */
+  more: boolean;
   /** False when the examination budget ran out: total and window cover the logs read, not all of them. */
   complete: boolean;
+  /**
+   * Where the next window starts: the last record's place, or, when a time-ordered read ran out of
+   * budget before a match past the window, the place of the last log examined (the next window examines
+   * the logs after it). Undefined when nothing is left.
+   */
+  next?: SortEntry;
+}
+
+export interface WindowRequest {
+  offset: number;
+  count: number;
+  maxExamined: number;
+  /** Only the matches past this place of the sort order (cursor paging). */
+  after?: SortEntry;
+  /**
+   * False: no `total`; in time order the read stops once the window and one match past it are found
+   * (the reason a cursor page costs about a page of reads). Default true.
+   */
+  countAll?: boolean;
 }
 
 /**
  * One window of the sorted matches and their count, for page-style answers. At most `maxExamined`
- * logs are read (the newest ones of the plan, or the oldest ones for an ascending time order).
+ * logs are read (the newest ones of the plan, or the oldest ones for an ascending time order, past
+ * `after` when counting is off).
  */
 export async function requestLogWindow(
   workspaceId: number,
   query: RequestLogQuery,
-  window: { offset: number; count: number; maxExamined: number },
+  window: WindowRequest,
 ): Promise<RequestLogWindow> {
   const p = prepare(workspaceId, query);
-  const { offset, count } = window;
+  const { offset, count, after, countAll = true } = window;
   const budget: Budget = { left: window.maxExamined, exhausted: false };
-  if (p.plan.kind === 'empty') return { records: [], total: 0, complete: true };
+  if (p.plan.kind === 'empty')
+    return { records: [], total: countAll ? 0 : null, more: false, complete: true };
+  const compare = compareEntries(p.sort.order);
+  const end = offset + count;
 
+  const records: RequestLogRecord[] = [];
+  let total = 0;
+  let more = false;
   if (streamsInOrder(p)) {
-    const records: RequestLogRecord[] = [];
-    let total = 0;
-    for await (const matched of indexMatches(p, p.plan, p.sort.order, budget)) {
+    // Without a count, the cursor's place bounds the index Query itself and reading stops after the window.
+    const read: PartitionRead = countAll
+      ? {}
+      : { after: after && { start: after.start, id: after.id }, expected: end + 1 };
+    let position = 0;
+    reading: for await (const matched of indexMatches(p, p.plan, p.sort.order, budget, read)) {
       for (const record of matched) {
-        if (total >= offset && total < offset + count) records.push(record);
         total++;
+        if (after && compare(sortEntry(p.sort.field, record), after) <= 0) continue;
+        if (position >= offset && position < end) records.push(record);
+        else if (position >= end) {
+          more = true;
+          if (!countAll) break reading;
+        }
+        position++;
       }
     }
-    return { records, total, complete: !budget.exhausted };
+  } else {
+    const { entries, total: matched } = await selectTop(p, end + 1, budget, after);
+    total = matched;
+    more = entries.length > end;
+    const ids = entries.slice(offset, end).map((entry) => entry.id);
+    for await (const batch of requestLogsByIds(workspaceId, ids)) records.push(...batch);
   }
-
-  const { entries, total } = await selectTop(p, offset + count, budget);
-  const records: RequestLogRecord[] = [];
-  const ids = entries.slice(offset).map((entry) => entry.id);
-  for await (const batch of requestLogsByIds(workspaceId, ids)) records.push(...batch);
-  return { records, total, complete: !budget.exhausted };
+  const complete = !budget.exhausted;
+  const last = records.at(-1);
+  // Only a time-ordered read resumes where its budget ran out; another order ranks what it examined.
+  const resumeAt = streamsInOrder(p) && !complete && !more ? budget.last : undefined;
+  const nextRecord = more ? last : resumeAt;
+  return {
+    records,
+    total: countAll ? total : null,
+    more,
+    complete,
+    next: nextRecord && sortEntry(p.sort.field, nextRecord),
+  };
 }
 
 /**

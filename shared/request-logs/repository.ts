@@ -198,19 +198,56 @@ export interface TimeRange {
   to: number;
 }
 
+/** A place in the time order of the indexes: a log's start time and id (cursor paging reads past it). */
+export interface TimePosition {
+  start: number;
+  id: number;
+}
+
+/** How a caller that may stop early wants an index partition read. */
+export interface PartitionRead {
+  /** Only logs strictly past this position in the read's order. */
+  after?: TimePosition;
+  /**
+   * How many logs the caller expects to need: the first Query asks for that many, each next one for
+   * twice as many as the last (up to DynamoDB's 1 MB page), and a page is only requested once the caller
+   * asks for it. Absent: 1 MB pages, the next one requested while the caller works on the current one.
+   */
+  expected?: number;
+}
+
+/** Past this, a growing page asks for no Limit (DynamoDB's 1 MB page bounds it). */
+const MAX_GROWING_LIMIT = 1000;
+
 /**
- * The records of one index partition within a time range, page by page in time order (then id). The
- * next page is requested while the caller works on the current one; a page is at most 1 MB of items.
+ * The records of one index partition within a time range, page by page in time order (then id). By
+ * default the next page is requested while the caller works on the current one; a page is at most 1 MB
+ * of items.
  */
 export async function* queryRequestLogs(
   workspaceId: number,
   partition: RequestLogPartition,
   range: TimeRange,
   order: 'asc' | 'desc',
+  read: PartitionRead = {},
 ): AsyncGenerator<RequestLogRecord[]> {
   const { index } = partition;
-  const query = (startKey: Record<string, unknown> | undefined) =>
-    dynamo.send(
+  let from = timeSortKey(range.from, 0);
+  let to = timeSortKey(range.to, Number.MAX_SAFE_INTEGER);
+  const { after, expected } = read;
+  if (after && order === 'desc') {
+    const bound = timeSortKey(after.start, after.id - 1);
+    if (bound < to) to = bound;
+  } else if (after) {
+    const bound = timeSortKey(after.start, after.id + 1);
+    if (bound > from) from = bound;
+  }
+  if (from > to) return;
+  let limit = expected;
+  const query = (startKey: Record<string, unknown> | undefined) => {
+    const pageLimit = limit !== undefined && limit <= MAX_GROWING_LIMIT ? limit : undefined;
+    if (limit !== undefined) limit *= 2;
+    return dynamo.send(
       new QueryCommand({
         TableName: table(),
         IndexName: index,
@@ -218,20 +255,25 @@ export async function* queryRequestLogs(
         ExpressionAttributeNames: { '#pk': `${index}PK`, '#sk': `${index}SK` },
         ExpressionAttributeValues: {
           ':pk': partitionValue(workspaceId, partition),
-          ':from': timeSortKey(range.from, 0),
-          ':to': timeSortKey(range.to, Number.MAX_SAFE_INTEGER),
+          ':from': from,
+          ':to': to,
         },
         ScanIndexForward: order === 'asc',
         ExclusiveStartKey: startKey,
+        Limit: pageLimit,
       }),
     );
+  };
+  const prefetch = expected === undefined;
   let next: Promise<QueryCommandOutput> | undefined = query(undefined);
   try {
     while (next) {
       const page: QueryCommandOutput = await next;
-      next = page.LastEvaluatedKey ? query(page.LastEvaluatedKey) : undefined;
+      const startKey = page.LastEvaluatedKey;
+      next = startKey && prefetch ? query(startKey) : undefined;
       const records = await readDocs(page.Items ?? []);
       if (records.length > 0) yield records;
+      if (startKey && !prefetch) next = query(startKey);
     }
   } finally {
     // A caller that stops early leaves a prefetch in flight: nobody awaits it, so it must not reject loudly.

@@ -140,6 +140,12 @@ export const requestLogSearchResponseSchema = z.object({
   success: z.literal(true),
   items: z.array(requestLogSearchResultSchema),
   ...pageFields,
+  total: z.int().nullable().meta({ description: 'Matches counted; null with `include_total: false`.' }),
+  pages: z.int().nullable().meta({ description: 'Pages of `total`; null with `include_total: false`.' }),
+  next_cursor: z.string().nullable().meta({
+    description:
+      'Send as `cursor` (same search, without `page`) for the page after this one; null when no match is left.',
+  }),
   incomplete_results: z
     .boolean()
     .meta({ description: 'True when more logs matched than one search reads: narrow the filters' }),

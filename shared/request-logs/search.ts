@@ -2,6 +2,7 @@ import { type Page, toPage } from '#shared/platform/pagination.ts';
 import { toIso } from '#shared/platform/time.ts';
 import { type RequestLogQuery, requestLogWindow } from './query.ts';
 import { type RequestLogRecord, usageOf } from './record.ts';
+import { decodeCursor, encodeCursor } from './search-cursor.ts';
 
 /**
  * POST /api/public/v2/requests/search: one page of the sorted matches, with the item fields of the
@@ -16,15 +17,25 @@ export const SEARCH_MAX_EXAMINED = 50_000;
 
 export const SEARCH_DEFAULT_PER_PAGE = 10;
 export const SEARCH_MAX_PER_PAGE = 25;
+/** A cursor is about 150 characters; anything far longer is not one. */
+export const MAX_CURSOR_LENGTH = 1024;
 
 export interface SearchRequest extends RequestLogQuery {
-  page: number;
+  /** Absent with a cursor (the cursor knows its page), else 1. */
+  page?: number | null;
   per_page: number;
+  /** Continues after the last row of the page that returned it (search-cursor.ts). */
+  cursor?: string | null;
+  /** false: no `total` and `pages` (null), and a time-ordered page stops reading once it is full. */
+  include_total?: boolean | null;
   /** false leaves `prompt_name` out of the items; absent or null keeps it. */
   include_prompt_name?: boolean | null;
 }
 
-export type SearchResponse = { success: true } & Page<RequestLogSearchResult> & {
+export type SearchResponse = { success: true } & Omit<Page<RequestLogSearchResult>, 'total' | 'pages'> & {
+    total: number | null;
+    pages: number | null;
+    next_cursor: string | null;
     incomplete_results: boolean;
   };
 
@@ -32,23 +43,40 @@ export async function searchRequestLogs(
   workspaceId: number,
   request: SearchRequest,
 ): Promise<SearchResponse> {
-  const { page, per_page: perPage } = request;
-  const { records, total, complete } = await requestLogWindow(workspaceId, request, {
-    offset: (page - 1) * perPage,
+  const { per_page: perPage } = request;
+  const countAll = request.include_total !== false;
+  const cursor = request.cursor ? await decodeCursor(workspaceId, request, request.cursor) : undefined;
+  const page = cursor ? cursor.page + 1 : (request.page ?? 1);
+  const window = await requestLogWindow(workspaceId, request, {
+    offset: cursor ? 0 : (page - 1) * perPage,
     count: perPage,
     maxExamined: SEARCH_MAX_EXAMINED,
+    after: cursor?.after,
+    countAll,
   });
+  const items = window.records.map((record) =>
+    withoutPromptName(toSearchResult(record), request.include_prompt_name === false),
+  );
+  const hasPrev = page > 1;
+  const pageFields =
+    window.total === null
+      ? {
+          page,
+          per_page: perPage,
+          pages: null,
+          total: null,
+          has_next: window.next !== undefined,
+          has_prev: hasPrev,
+          next_num: window.next !== undefined ? page + 1 : null,
+          prev_num: hasPrev ? page - 1 : null,
+        }
+      : toPage(items, page, perPage, window.total);
   return {
     success: true,
-    ...toPage(
-      records.map((record) =>
-        withoutPromptName(toSearchResult(record), request.include_prompt_name === false),
-      ),
-      page,
-      perPage,
-      total,
-    ),
-    incomplete_results: !complete,
+    ...pageFields,
+    items,
+    next_cursor: window.next ? await encodeCursor(workspaceId, request, { page, after: window.next }) : null,
+    incomplete_results: !window.complete,
   };
 }
 

@@ -1,4 +1,5 @@
-import { notFound } from '#shared/platform/errors.ts';
+import { conflict, notFound } from '#shared/platform/errors.ts';
+import { nextId } from '#shared/platform/ids.ts';
 import { type Head, type LabelEntryBase, labelEntry, labelOf, labelVersionId } from './kind.ts';
 import type { VersionStore } from './store.ts';
 
@@ -21,6 +22,54 @@ export interface LabelChanged<L extends LabelEntryBase, X> {
 }
 
 const labelNotFound = (noun: string, labelId: number) => notFound(`${noun} ${labelId} not found`);
+
+/**
+ * Creates a label on a version of an entity that does not have it yet (a label already on it is a 409:
+ * it moves with moveLabel). The pointer is written first (unreferenced until the head names it), then
+ * the head with a condition that the label is still absent, then the copy reads by label use.
+ */
+export async function createLabel<V, L extends LabelEntryBase, X>(
+  store: VersionStore<V, L, X>,
+  workspaceId: number,
+  name: string,
+  label: string,
+  versionNumber: number,
+): Promise<{ before: Head<L, X>; entry: L }> {
+  const { kind } = store;
+  const [version, head] = await Promise.all([
+    store.getVersion(workspaceId, name, versionNumber),
+    store.getHead(workspaceId, name),
+  ]);
+  if (!head) throw notFound(`${kind.noun} ${name} not found`);
+  if (!version) throw notFound(`Version ${versionNumber} of ${kind.noun.toLowerCase()} ${name} not found`);
+  const existing = labelOf(head, label);
+  if (existing) throw labelTaken(kind.noun, name, label, existing.version_number);
+  const place = kind.placeOf(version);
+  const id = await nextId(kind.ids.label);
+  const now = Date.now();
+  const entry = labelEntry<L>(
+    kind,
+    { id, version_number: place.number, created_at: now, updated_at: now },
+    place.id,
+  );
+  await store.putPointers(workspaceId, { labels: [{ id, name, label }] });
+  const before = await store.updateHead(workspaceId, name, { updatedAt: now, create: { [label]: entry } });
+  if (!before) {
+    // Another request created the label first: this pointer names nothing.
+    await store.deleteLabelPointer(workspaceId, id);
+    const current = await store.getHead(workspaceId, name);
+    const taken = current && labelOf(current, label);
+    if (taken) throw labelTaken(kind.noun, name, label, taken.version_number);
+    throw notFound(`${kind.noun} ${name} not found`);
+  }
+  await store.putLabelCopy(workspaceId, label, version, { monotonic: false });
+  return { before, entry };
+}
+
+const labelTaken = (noun: string, name: string, label: string, versionNumber: number) =>
+  conflict(
+    `${noun} ${name} already has the label ${label} (on version ${versionNumber}): move that label instead`,
+  );
 
 /** Moves a label to another version of its entity. */
 export async function moveLabel<V, L extends LabelEntryBase, X>(

@@ -1,7 +1,7 @@
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGetItems, batchWriteItems } from '#shared/platform/batch.ts';
 import { dynamo, isConditionFailed, queryIndexPartition, table } from '#shared/platform/dynamo.ts';
-import { entityKeys, HEAD_SK, type TableKey, VERSION_PREFIX } from './keys.ts';
+import { entityKeys, HEAD_SK, type TableKey, VERSION_PREFIX, versionSk } from './keys.ts';
 import type { Head, LabelEntryBase, VersionKind } from './kind.ts';
 
 /**
@@ -147,6 +147,31 @@ export function versionStore<V, L extends LabelEntryBase, X>(kind: VersionKind<V
     async getLatestVersion(workspaceId: number, name: string): Promise<V | undefined> {
       const [latest] = await queryFromTop(workspaceId, name, 'begins_with(SK, :versions)', 1);
       return latest && toVersion(latest);
+    },
+
+    /** Versions `lowest..highest` (numbers are dense), newest first: one Query, paged through. */
+    async versionsBetween(workspaceId: number, name: string, lowest: number, highest: number): Promise<V[]> {
+      const versions: V[] = [];
+      let startKey: Item | undefined;
+      do {
+        const page = await dynamo.send(
+          new QueryCommand({
+            TableName: table(),
+            KeyConditionExpression: 'PK = :pk AND SK BETWEEN :lowest AND :highest',
+            ExpressionAttributeValues: {
+              ':pk': keys.pk(workspaceId, name),
+              ':lowest': versionSk(lowest),
+              ':highest': versionSk(highest),
+            },
+            ScanIndexForward: false,
+            ConsistentRead: true,
+            ExclusiveStartKey: startKey,
+          }),
+        );
+        versions.push(...(page.Items ?? []).map(toVersion));
+        startKey = page.LastEvaluatedKey;
+      } while (startKey);
+      return versions;
     },
 
     async getHead(workspaceId: number, name: string): Promise<H | undefined> {

@@ -37,6 +37,12 @@ describe("a key of workspace B on workspace A's template", () => {
     ['GET by name and label', () => asB('GET', `/prompt-templates/${encodeURIComponent(name)}?label=prod`)],
     ['GET labels by id', () => asB('GET', `/prompt-templates/${templateId}/labels`)],
     ['GET labels by name', () => asB('GET', `/prompt-templates/${encodeURIComponent(name)}/labels`)],
+    ['GET versions by id', () => asB('GET', `/prompt-templates/${templateId}/versions`)],
+    ['GET versions by name', () => asB('GET', `/prompt-templates/${encodeURIComponent(name)}/versions`)],
+    [
+      'POST a label',
+      () => asB('POST', `/prompts/${templateId}/label`, { name: 'b', prompt_version_number: 1 }),
+    ],
     ['PATCH the label', () => asB('PATCH', `/prompt-labels/${labelId}`, { prompt_version_number: 2 })],
     ['DELETE the label', () => asB('DELETE', `/prompt-labels/${labelId}`)],
     ['GET external ids', () => asB('GET', `/prompt-templates/${templateId}/external-ids`)],

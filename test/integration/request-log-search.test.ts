@@ -325,3 +325,47 @@ describe('the examination budget', () => {
     expect(exact).toMatchObject({ complete: true, total: COUNT });
   });
 });
+
+describe('windows after a place, without a count (cursor paging)', () => {
+  const eu = { filters: [{ field: 'tags', operator: 'contains', value: 'eu' }] } as FilterGroup;
+
+  it('reads about a page: every index Query asks for a bounded number of logs', async () => {
+    const window = await m.query.requestLogWindow(
+      service.workspaceId,
+      {},
+      { offset: 0, count: 25, maxExamined: 50_000, countAll: false },
+    );
+    expect(idsOf(window.records)).toEqual(idsOf([...logs].sort(newestFirst).slice(0, 25)));
+    expect(window).toMatchObject({ total: null, more: true, complete: true });
+    const queries = sent.filter((c) => c.name === 'QueryCommand');
+    // One Query of 26 per shard of GSI1, and at most one more page of the shard that held the newest.
+    expect(queries.every((c) => typeof c.input.Limit === 'number')).toBe(true);
+    expect(queries.reduce((n, c) => n + (c.input.Limit as number), 0)).toBeLessThanOrEqual(4 * 26 + 52);
+
+    sent.length = 0;
+    const next = await m.query.requestLogWindow(
+      service.workspaceId,
+      {},
+      { offset: 0, count: 25, maxExamined: 50_000, countAll: false, after: window.next },
+    );
+    expect(idsOf(next.records)).toEqual(idsOf([...logs].sort(newestFirst).slice(25, 50)));
+  });
+
+  it('resumes after the last log examined when the budget runs out before the page fills', async () => {
+    const found: number[] = [];
+    let after: Parameters<typeof m.query.requestLogWindow>[2]['after'];
+    let windows = 0;
+    do {
+      const window = await m.query.requestLogWindow(
+        service.workspaceId,
+        { filter_group: eu },
+        { offset: 0, count: 10, maxExamined: 20, countAll: false, after },
+      );
+      found.push(...idsOf(window.records));
+      if (window.next && !window.more) expect(window.complete).toBe(false);
+      after = window.next;
+      windows++;
+    } while (after && windows < 100);
+    expect(found).toEqual(expected((r) => r.tags.includes('eu')));
+  });
+});
