@@ -249,13 +249,14 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       if (!handlers.has(file)) handlers.set(file, importHandler<RouteHandler>(file));
       return handlers.get(file) as Promise<RouteHandler>;
     };
+    // The dashboard's files, built when missing or older than their sources (well under a second),
+    // before its function is imported: the function reads the built folder when it loads.
+    if (routes.some((route) => route.site)) await ensureUiBuilt();
     // Import every function up front: a broken handler fails the start, not the first request.
     await Promise.all(routes.map((route) => loadHandler(route.handler)));
     const authorizer = await importHandler<AuthorizerHandler>(AUTHORIZER_HANDLER);
 
     progress('loading the functions and seeding the default workspace');
-    // The dashboard's files, built when missing or older than their sources (well under a second).
-    if (routes.some((route) => route.site)) await ensureUiBuilt();
     const { workspaceId, apiKey } = await seed(dataDir, options.apiKey);
     // What was queued when the service last stopped (a kill -9 included) is delivered now.
     messaging.resume();
