@@ -1,4 +1,4 @@
-import { expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { logRequestBody } from '#test/support/local-service.ts';
 import { checkA11y, describeUi, signIn, type UiContext, type UiPage } from './support/browser.ts';
 
@@ -98,13 +98,18 @@ async function openRequests(ui: UiContext, path = '/ui/requests'): Promise<UiPag
 }
 
 const rows = (page: UiPage) => page.locator('.requests-table tbody tr');
+/** The row ids of the page shown, as their Open links name them. */
+const openLinks = (page: UiPage) =>
+  page.locator('.requests-table tbody a').evaluateAll((links) => links.map((link) => link.textContent ?? ''));
 const search = (page: UiPage) => new URL(page.url()).searchParams;
 
 describeUi('dashboard requests', (ui) => {
   let seeded: Seeded;
+  beforeAll(async () => {
+    seeded = await seed(ui);
+  });
 
   it('shows the last day of logs, newest first, 25 a page, with axe clean in light and dark', async () => {
-    seeded = await seed(ui);
     const page = await openRequests(ui);
     // Seven logs of the last hours, the image log (newest) first.
     await expect.poll(() => rows(page).count()).toBe(8);
@@ -214,6 +219,102 @@ describeUi('dashboard requests', (ui) => {
     await pane.getByRole('button', { name: /Download image\/png/ }).click();
     expect((await download).suggestedFilename()).toMatch(/\.png$/);
     expect(await checkA11y(page, 'requests-detail')).toEqual([]);
+    await page.close();
+  }, 120_000);
+
+  it('edits scores and metadata, copies a cURL without the key, replays side by side and adds to a dataset', async () => {
+    const page = await openRequests(ui, `/ui/requests?sel=${seeded.error}`);
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
+    const pane = page.getByRole('complementary');
+    await pane.getByText('rate limited').waitFor();
+
+    await pane.getByLabel('Score name').fill('quality');
+    await pane.getByLabel('Score (0-100)').fill('80');
+    await pane.getByRole('button', { name: 'Set score' }).click();
+    await pane.getByText('quality').waitFor();
+    await pane.getByLabel('Metadata key').fill('reviewed');
+    await pane.getByLabel('Metadata value').fill('yes');
+    await pane.getByRole('button', { name: 'Add metadata' }).click();
+    await pane.getByRole('button', { name: 'Filter by metadata reviewed = yes' }).waitFor();
+    const stored = await ui.service.call('GET', `/api/public/v2/requests/${seeded.error}`);
+    expect(stored.body.scores).toMatchObject({ quality: 80 });
+    expect(stored.body.metadata).toMatchObject({ reviewed: 'yes', env: 'prod' });
+
+    await pane.getByRole('button', { name: 'Copy as cURL' }).click();
+    await pane.getByText('Copied.').waitFor();
+    const copied = await page.evaluate(() => (globalThis as any).navigator.clipboard.readText());
+    expect(copied).toContain('X-API-KEY: $PROMPTOPS_API_KEY');
+    expect(copied).toContain(`/api/public/v2/requests/${seeded.error}`);
+    expect(copied).not.toContain(ui.service.apiKey);
+
+    await pane.getByLabel('Model for the replay').fill('gpt-4o-mini');
+    await pane.getByRole('button', { name: 'Replay', exact: true }).click();
+    const compare = pane.getByRole('region', { name: 'Original and replay' });
+    await compare.getByText(/Replay \(request \d+\) gpt-4o-mini/).waitFor();
+    await compare.getByRole('region', { name: 'Original output' }).waitFor();
+    await compare.getByRole('region', { name: 'Replay output' }).waitFor();
+
+    await pane.getByRole('combobox', { name: /^Dataset/ }).selectOption('new');
+    await pane.getByLabel('New dataset name').fill('from the dashboard');
+    await pane.getByRole('button', { name: 'Add to dataset' }).click();
+    await pane.getByText('Added to the draft of from the dashboard.').waitFor();
+    const datasets = await ui.service.call('GET', '/api/public/v2/datasets', {
+      query: { name: 'from the dashboard' },
+    });
+    expect(datasets.body.datasets[0]).toMatchObject({ row_count: 1 });
+
+    await pane.getByRole('button', { name: 'Show raw JSON' }).click();
+    await pane.getByText('"error_message": "rate limited"', { exact: false }).waitFor();
+    await page.close();
+  }, 120_000);
+
+  it('hides edit actions from a read-only key', async () => {
+    const page = await ui.newPage();
+    await page.goto(`/ui/requests?sel=${seeded.error}`);
+    await signIn(page, await ui.service.keyWithPermissions({ request_logs: 'read' }));
+    const pane = page.getByRole('complementary');
+    await pane.getByText('rate limited').waitFor();
+    await pane.getByRole('button', { name: 'Copy as cURL' }).waitFor();
+    for (const name of ['Set score', 'Add metadata', 'Replay', 'Add to dataset'])
+      expect(await pane.getByRole('button', { name, exact: true }).count(), name).toBe(0);
+    await page.close();
+  }, 120_000);
+
+  it('pages 25 rows at a time by cursor, back with Previous, and keeps the chosen columns', async () => {
+    for (let i = 0; i < 25; i++)
+      await ui.service.call('POST', '/log-request', {
+        body: logRequestBody({
+          request_start_time: minutesAgo(120 + i),
+          request_end_time: minutesAgo(119 + i),
+        }),
+      });
+    const page = await openRequests(ui);
+    await expect.poll(() => rows(page).count()).toBe(25);
+    const firstPage = await openLinks(page);
+    await page.getByRole('button', { name: 'Next' }).click();
+    await expect.poll(() => search(page).get('page')).toBe('2');
+    expect(search(page).get('cursor')).toBeTruthy();
+    // The seeded logs of this file, and the replay of the test above: 8 or 9 past the first 25.
+    await expect
+      .poll(async () => (await openLinks(page)).filter((link) => firstPage.includes(link)))
+      .toEqual([]);
+    const secondPage = await openLinks(page);
+    expect(secondPage.length).toBeGreaterThanOrEqual(8);
+    expect(secondPage.length).toBeLessThan(25);
+    await page.reload();
+    await expect.poll(() => openLinks(page)).toEqual(secondPage);
+    expect(await page.getByRole('button', { name: 'Next' }).isDisabled()).toBe(true);
+    await page.getByRole('button', { name: 'Previous' }).click();
+    await expect.poll(() => rows(page).count()).toBe(25);
+    expect(search(page).get('cursor')).toBeNull();
+
+    await page.getByText('Columns', { exact: true }).click();
+    await page.getByRole('checkbox', { name: 'Cost' }).uncheck();
+    await expect.poll(() => page.getByRole('columnheader', { name: /Cost/ }).count()).toBe(0);
+    await page.reload();
+    await rows(page).first().waitFor();
+    expect(await page.getByRole('columnheader', { name: /Cost/ }).count()).toBe(0);
+    expect(await page.getByRole('columnheader', { name: /Latency/ }).count()).toBe(1);
     await page.close();
   }, 120_000);
 });
