@@ -85,6 +85,8 @@ async function seed(ui: UiContext): Promise<Seeded> {
       ],
     },
   });
+  // The filter builder's suggestions read the analytics rollups, which the change feed writes.
+  await ui.service.changes.idle();
   return { error, xss, tool, image };
 }
 
@@ -166,6 +168,32 @@ describeUi('dashboard requests', (ui) => {
       value: 'prod',
     });
     await expect.poll(() => rows(page).count()).toBe(1);
+    await page.close();
+  }, 120_000);
+
+  it('suggests values in the filter builder and filters on a metadata key', async () => {
+    const page = await openRequests(ui);
+    await page.getByRole('button', { name: 'Add filter' }).click();
+    await page.getByLabel('Field').selectOption('engine');
+    await page.getByLabel('Value').fill('gpt-4o-m');
+    const values = () =>
+      page
+        .locator('#filter-value-suggestions option')
+        .evaluateAll((options) => options.map((o) => o.getAttribute('value')));
+    await expect.poll(values).toContain('gpt-4o-mini');
+
+    await page.getByLabel('Field').selectOption('metadata');
+    await page.getByLabel('Key', { exact: true }).fill('user');
+    await page.getByLabel('Operator').selectOption('key_equals');
+    await page.getByLabel('Value').fill('alice');
+    await expect.poll(values).toContain('alice');
+    await page.getByRole('button', { name: 'Apply filter' }).click();
+    await expect.poll(() => rows(page).count()).toBe(1);
+    expect(JSON.parse(search(page).get('f') ?? '[]')).toEqual([
+      { field: 'metadata', operator: 'key_equals', nested_key: 'user', value: 'alice' },
+    ]);
+    await page.getByRole('button', { name: 'Remove filter metadata.user key equals alice' }).click();
+    await expect.poll(() => rows(page).count()).toBe(8);
     await page.close();
   }, 120_000);
 
@@ -254,7 +282,7 @@ describeUi('dashboard requests', (ui) => {
     await compare.getByRole('region', { name: 'Original output' }).waitFor();
     await compare.getByRole('region', { name: 'Replay output' }).waitFor();
 
-    await pane.getByRole('combobox', { name: /^Dataset/ }).selectOption('new');
+    await pane.getByLabel('Dataset', { exact: true }).selectOption('new');
     await pane.getByLabel('New dataset name').fill('from the dashboard');
     await pane.getByRole('button', { name: 'Add to dataset' }).click();
     await pane.getByText('Added to the draft of from the dashboard.').waitFor();

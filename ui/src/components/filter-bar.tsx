@@ -114,6 +114,7 @@ function FilterBuilder({ onAdd, onCancel }: { onAdd(filter: Filter): void; onCan
       <label>
         Field
         <select
+          aria-label="Field"
           value={field}
           onChange={(event) => {
             const next = event.currentTarget.value;
@@ -148,7 +149,11 @@ function FilterBuilder({ onAdd, onCancel }: { onAdd(filter: Filter): void; onCan
       )}
       <label>
         Operator
-        <select value={operator} onChange={(event) => setOperator(event.currentTarget.value)}>
+        <select
+          aria-label="Operator"
+          value={operator}
+          onChange={(event) => setOperator(event.currentTarget.value)}
+        >
           {operators.map((name) => (
             <option key={name} value={name}>
               {name.replaceAll('_', ' ')}

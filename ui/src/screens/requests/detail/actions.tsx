@@ -220,7 +220,12 @@ function AddToDataset({ id }: { id: number }) {
     >
       <label>
         Dataset
-        <select required value={choice} onChange={(event) => setChoice(event.currentTarget.value)}>
+        <select
+          aria-label="Dataset"
+          required
+          value={choice}
+          onChange={(event) => setChoice(event.currentTarget.value)}
+        >
           <option value="" disabled>
             Choose a dataset
           </option>
