@@ -197,6 +197,24 @@ describeUi('dashboard requests', (ui) => {
     await page.close();
   }, 120_000);
 
+  it('says honestly when a search examined only its budget, and offers a shorter range', async () => {
+    const page = await ui.newPage();
+    // 50,000 logs are not seeded here: the answer of the real search is marked incomplete on its way.
+    await page.route('**/api/public/v2/requests/search', async (route) => {
+      const response = await route.fetch();
+      await route.fulfill({ response, json: { ...(await response.json()), incomplete_results: true } });
+    });
+    await page.goto('/ui/requests');
+    await signIn(page, ui.service.apiKey);
+    const notice = page.getByRole('status').filter({ hasText: 'examined' });
+    await expect
+      .poll(() => notice.textContent())
+      .toContain('Only the newest 50,000 logs of this range were examined');
+    await notice.getByRole('button', { name: 'Show the last hour' }).click();
+    await expect.poll(() => search(page).get('range')).toBe('1h');
+    await page.close();
+  }, 120_000);
+
   it('moves with j and k, opens with Enter, closes with Esc, focuses search with /', async () => {
     const page = await openRequests(ui);
     await expect.poll(() => rows(page).count()).toBe(8);
@@ -291,7 +309,8 @@ describeUi('dashboard requests', (ui) => {
     });
     expect(datasets.body.datasets[0]).toMatchObject({ row_count: 1 });
 
-    await pane.getByRole('button', { name: 'Show raw JSON' }).click();
+    await pane.getByRole('button', { name: 'Raw JSON' }).click();
+    expect(await pane.getByRole('button', { name: 'Raw JSON' }).getAttribute('aria-pressed')).toBe('true');
     await pane.getByText('"error_message": "rate limited"', { exact: false }).waitFor();
     await page.close();
   }, 120_000);

@@ -136,7 +136,12 @@ export default function RequestsScreen() {
           />
         </div>
         <FilterBar />
-        {result.data?.incomplete_results && <IncompleteNotice query={query} />}
+        {result.data?.incomplete_results && (
+          <IncompleteNotice
+            query={query}
+            oldestFirst={sortBy === 'request_start_time' && sortOrder === 'asc'}
+          />
+        )}
         {result.error && <ErrorMessage>{result.error}</ErrorMessage>}
         <table class="requests-table" aria-busy={result.loading}>
           <caption class="visually-hidden">
@@ -373,7 +378,7 @@ function ColumnChooser({ hidden, onChange }: { hidden: Set<string>; onChange(hid
  * The search examined its budget of logs without reaching the end: say so, and offer what narrows it
  * (a shorter range; an ERROR/WARNING status or a prompt are read from their own index).
  */
-function IncompleteNotice({ query }: { query: LogQuery }) {
+function IncompleteNotice({ query, oldestFirst }: { query: LogQuery; oldestFirst: boolean }) {
   const shorter = (Object.keys(RANGES) as RangePreset[]).filter(
     (range) =>
       RANGES[range] <
@@ -382,8 +387,9 @@ function IncompleteNotice({ query }: { query: LogQuery }) {
   const narrower = shorter.at(-1);
   return (
     <p class="notice requests-incomplete" role="status">
-      Only the newest {SEARCH_BUDGET.toLocaleString('en-US')} logs of this range were examined: older matches
-      may be missing. A shorter time range, a status of ERROR or WARNING, or a prompt narrows what is read.{' '}
+      Only the {oldestFirst ? 'oldest' : 'newest'} {SEARCH_BUDGET.toLocaleString('en-US')} logs of this range
+      were examined: other matches may be missing. A shorter time range, a status of ERROR or WARNING, or a
+      prompt narrows what is read.{' '}
       {narrower && (
         <button
           type="button"

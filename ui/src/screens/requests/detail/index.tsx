@@ -53,7 +53,7 @@ export function RequestDetail({ id, onFilter, onClose }: RequestDetailProps) {
       <header>
         <h2 id="detail-title">Request {id}</h2>
         <button type="button" aria-pressed={raw} onClick={() => setRaw(!raw)}>
-          {raw ? 'Show rendered' : 'Show raw JSON'}
+          Raw JSON
         </button>
         <button type="button" onClick={onClose}>
           Close<span class="visually-hidden"> request {id}</span>
