@@ -47,7 +47,7 @@ describeUi('dashboard traces', (ui) => {
       headers: { 'Content-Type': 'application/json', 'X-API-KEY': ui.service.apiKey },
       body: bodyOf(spans),
     });
-    const answer = await response.json();
+    const answer = (await response.json()) as { request_logs: { id: number }[] };
     expect(response.status, JSON.stringify(answer)).toBe(201);
     return answer;
   }
