@@ -86,7 +86,7 @@ describeUi('dashboard traces', (ui) => {
         error: true,
       }),
     ]);
-    logId = answer.request_logs[0].id;
+    logId = answer.request_logs[0]!.id;
 
     const page = await ui.newPage();
     let dialogs = 0;
