@@ -1,10 +1,11 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import { type AttributeValue, DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
-import type { DynamoDBBatchResponse, DynamoDBRecord } from 'aws-lambda';
+import type { Context, DynamoDBBatchResponse, DynamoDBRecord } from 'aws-lambda';
 import type { ShardStreamEvent } from '#shared/platform/change-feed.ts';
 import { useDocumentClientMiddleware } from '#shared/platform/dynamo.ts';
 import type { ChangeConsumerDef } from '../routes.ts';
+import { lambdaContext } from './gateway.ts';
 
 /**
  * The table's change feed for the local runtime: dynalite has no Streams API, so this captures the
@@ -22,7 +23,10 @@ import type { ChangeConsumerDef } from '../routes.ts';
  * Records live in memory: a process killed before they are delivered loses them (AWS keeps a stream's
  * records 24 hours).
  */
-export type ChangeHandler = (event: ShardStreamEvent) => Promise<DynamoDBBatchResponse | undefined>;
+export type ChangeHandler = (
+  event: ShardStreamEvent,
+  context: Context,
+) => Promise<DynamoDBBatchResponse | undefined>;
 
 export interface LocalChangeFeedOptions {
   consumers: Readonly<Record<string, ChangeConsumerDef>>;
@@ -257,7 +261,7 @@ export class LocalChangeFeed {
       const handler = await this.options.loadHandler(def.handler);
       const event: ShardStreamEvent = { Records: batch, shardId: LOCAL_SHARD_ID };
       const answer = await consumerCalls.run(name, () =>
-        this.options.invoke(name, def, () => handler(event)),
+        this.options.invoke(name, def, () => handler(event, lambdaContext(def.handler, def))),
       );
       const first = answer?.batchItemFailures?.[0]?.itemIdentifier;
       if (first === undefined) return;

@@ -2,9 +2,10 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { EVENT_SOURCE } from '#shared/platform/events.ts';
 import type { EventRuleDef, JobQueueDef } from '../routes.ts';
+import { lambdaContext } from './gateway.ts';
 
 /**
  * SQS, EventBridge and Secrets Manager for the local runtime. No emulator of them exists on the
@@ -15,7 +16,7 @@ import type { EventRuleDef, JobQueueDef } from '../routes.ts';
  * each and, through the bus rules, to their queues as the EventBridge event a rule target receives. The
  * functions' code is the code that runs in AWS; only the endpoint differs.
  */
-export type WorkerHandler = (event: SQSEvent) => Promise<SQSBatchResponse | undefined>;
+export type WorkerHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | undefined>;
 
 export interface DeadLetter {
   queue: string;
@@ -377,8 +378,9 @@ export class LocalMessaging {
     try {
       const worker = await this.options.loadWorker(queue.def.worker);
       const event = toSqsEvent(queue.name, batch, receipts);
+      const call = () => worker(event, lambdaContext(queue.def.worker, queue.def));
       const invoke = this.options.invokeWorker;
-      const result = invoke ? await invoke(queue.name, queue.def, () => worker(event)) : await worker(event);
+      const result = invoke ? await invoke(queue.name, queue.def, call) : await call();
       failedIds = new Set((result?.batchItemFailures ?? []).map((failure) => failure.itemIdentifier));
       // Lambda fails the whole batch when a reported failure names no message of the batch.
       const ids = new Set(batch.map((message) => message.messageId));

@@ -1,5 +1,11 @@
-import type { AttributeValue, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
-import { logger } from './logger.ts';
+import type {
+  AttributeValue,
+  Context,
+  DynamoDBBatchResponse,
+  DynamoDBRecord,
+  DynamoDBStreamEvent,
+} from 'aws-lambda';
+import { loggedHandler, logger } from './logger.ts';
 
 /**
  * The table's change feed: every write of an item kind a consumer subscribes to (a row of
@@ -37,8 +43,8 @@ const streamOf = (event: DynamoDBStreamEvent) => event.Records[0]?.eventSourceAR
 
 export function changeFeedHandler(
   apply: (changes: ItemChange[], shard: string) => Promise<{ failedSequences: readonly string[] }>,
-): (event: ShardStreamEvent) => Promise<DynamoDBBatchResponse> {
-  return async (event) => {
+): (event: ShardStreamEvent, context?: Context) => Promise<DynamoDBBatchResponse> {
+  return loggedHandler(async (event) => {
     const changes = event.Records.map(toChange);
     if (changes.length === 0) return { batchItemFailures: [] };
     const shard = event.shardId ?? streamOf(event);
@@ -52,7 +58,7 @@ export function changeFeedHandler(
       firstSequence: first?.sequence,
     });
     return { batchItemFailures: first ? [{ itemIdentifier: first.sequence }] : [] };
-  };
+  });
 }
 
 function toChange(record: DynamoDBRecord): ItemChange {

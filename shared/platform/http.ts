@@ -22,7 +22,7 @@ import {
   unsupportedMediaType,
   validationError,
 } from './errors.ts';
-import { logger } from './logger.ts';
+import { loggedHandler, logger } from './logger.ts';
 import { isMultipart, type MultipartOptions } from './multipart.ts';
 import { type Permission, requireAccess } from './permissions.ts';
 import { ILL_FORMED_UNICODE, NOT_FOUND_IN_PATH } from './schemas.ts';
@@ -166,7 +166,10 @@ export function httpRoute<B = undefined, Q = undefined, P = undefined>(
         ? binary(result.status, result.body, result.headers)
         : json(result.status, result.body, result.headers);
     });
-  return Object.assign(handler, { definition: def }) as unknown as HttpHandler;
+  // API Gateway's request id (the client's `x-amzn-RequestId` answer header) on every line, as Powertools'
+  // correlation id for a REST API names it.
+  const logged = loggedHandler(handler, (event) => ({ correlation_id: event.requestContext?.requestId }));
+  return Object.assign(logged, { definition: def }) as unknown as HttpHandler;
 }
 
 async function parseRequest<B, Q, P>(
