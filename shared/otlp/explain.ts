@@ -1,9 +1,10 @@
 import * as z from 'zod';
+import { jsonBytes, PLAIN_ANSWER_BUDGET_BYTES } from '#shared/platform/answer-limit.ts';
 import { notFound } from '#shared/platform/errors.ts';
 import type { JsonObject } from '#shared/platform/json.ts';
 import type { RequestLogRecord } from '#shared/request-logs/record.ts';
 import { requestLogsByIds } from '#shared/request-logs/repository.ts';
-import { MAX_TRACE_SPANS, TRACE_ANSWER_BUDGET_BYTES } from '#shared/traces/read.ts';
+import { MAX_TRACE_SPANS } from '#shared/traces/read.ts';
 import { querySpans, readSpanDetails, type SpanDetail, type SpanItem } from '#shared/traces/repository.ts';
 import { mapSpan, type SpanMapping } from './mapping/index.ts';
 import type { OtlpSpan } from './spans.ts';
@@ -68,13 +69,13 @@ export async function explainTrace(workspaceId: number, traceId: string) {
   const details = await readSpanDetails(readable);
   const unpriced = await unpricedLogs(workspaceId, readable);
   const spans: SpanMappingView[] = [];
-  let answerBytes = 0;
+  let usedBytes = 0;
   for (const [i, item] of readable.entries()) {
     const view = explainSpan(item, details[i]!);
     const costNote = view.source === 'otlp' ? costNoteOf(view, unpriced) : undefined;
     if (costNote) view.notes = [...view.notes, costNote];
-    answerBytes += Buffer.byteLength(JSON.stringify(view));
-    if (answerBytes > TRACE_ANSWER_BUDGET_BYTES) break;
+    usedBytes += jsonBytes(view);
+    if (usedBytes > PLAIN_ANSWER_BUDGET_BYTES) break;
     spans.push(view);
   }
   return { success: true as const, trace_id: traceId, truncated: more || spans.length < items.length, spans };

@@ -1,4 +1,4 @@
-import { storedJsonBytes } from '#shared/platform/json.ts';
+import { jsonBytes, PLAIN_ANSWER_BUDGET_BYTES } from '#shared/platform/answer-limit.ts';
 
 /**
  * Keeps a page of the evaluations list within one Lambda answer. An item may carry up to ~380 KB
@@ -8,12 +8,6 @@ import { storedJsonBytes } from '#shared/platform/json.ts';
  * /reports/{report_id} shows them all), then, if need be, the oldest runs of the items with the most
  * runs (`runs_omitted` counts them).
  */
-
-/**
- * Bytes of JSON one list answer may hold: Lambda answers at most 6 MB, the body escaped inside its
- * result (escaping at most doubles JSON text), so under half of that.
- */
-export const LIST_ANSWER_BUDGET_BYTES = 2_500_000;
 
 /** The fields a list item may leave out, and what stands in their place. */
 export const OMITTABLE_FIELDS = {
@@ -31,15 +25,18 @@ export type BudgetedEntry = BudgetedItem & { runs?: BudgetedItem[]; runs_omitted
 
 const FIELDS = Object.keys(OMITTABLE_FIELDS) as OmittableField[];
 /** What a marker adds at most: `,"omitted_fields":[...]` with every field named. */
-const MARKER_BYTES = storedJsonBytes({ omitted_fields: FIELDS });
-const RUNS_MARKER_BYTES = storedJsonBytes({ runs_omitted: Number.MAX_SAFE_INTEGER });
+const MARKER_BYTES = jsonBytes({ omitted_fields: FIELDS });
+const RUNS_MARKER_BYTES = jsonBytes({ runs_omitted: Number.MAX_SAFE_INTEGER });
 
-/** The page's items (mutated in place) within `budget` bytes of JSON, as described above. */
+/**
+ * The page's items (mutated in place) within `budget` bytes of plain JSON (the answer budget for JSON
+ * measured unescaped), as described above.
+ */
 export function withinListBudget<T extends BudgetedEntry>(
   items: T[],
-  budget = LIST_ANSWER_BUDGET_BYTES,
+  budget = PLAIN_ANSWER_BUDGET_BYTES,
 ): T[] {
-  let total = storedJsonBytes(items);
+  let total = jsonBytes(items);
   if (total <= budget) return items;
 
   const fields = items
@@ -48,7 +45,7 @@ export function withinListBudget<T extends BudgetedEntry>(
       FIELDS.map((field) => ({
         owner,
         field,
-        bytes: storedJsonBytes(owner[field] ?? null),
+        bytes: jsonBytes(owner[field]),
       })),
     )
     .sort((a, b) => b.bytes - a.bytes);
@@ -56,7 +53,7 @@ export function withinListBudget<T extends BudgetedEntry>(
     if (total <= budget) return items;
     const stand = OMITTABLE_FIELDS[field];
     // The item's first omission adds its marker: not worth it for a field smaller than that.
-    const saved = bytes - storedJsonBytes(stand) - (owner.omitted_fields ? 0 : MARKER_BYTES);
+    const saved = bytes - jsonBytes(stand) - (owner.omitted_fields ? 0 : MARKER_BYTES);
     if (saved <= 0) continue;
     owner[field] = Array.isArray(stand) ? [] : stand;
     owner.omitted_fields = [...(owner.omitted_fields ?? []), field];
@@ -73,7 +70,7 @@ export function withinListBudget<T extends BudgetedEntry>(
     // The marker `,"runs_omitted":N` counts once per item.
     if (most.runs_omitted === undefined) total += RUNS_MARKER_BYTES;
     most.runs_omitted = (most.runs_omitted ?? 0) + 1;
-    total -= storedJsonBytes(oldest) + 1;
+    total -= jsonBytes(oldest) + 1;
   }
   return items;
 }

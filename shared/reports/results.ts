@@ -1,7 +1,7 @@
 import { readManifest } from '#shared/datasets/manifest.ts';
 import { getDataset } from '#shared/datasets/repository.ts';
 import { rowWindow } from '#shared/datasets/rows.ts';
-import { escapedJsonBytes, jsonBytes, largestToOmit } from '#shared/platform/answer-limit.ts';
+import { ANSWER_BUDGET_BYTES, valuesToOmit } from '#shared/platform/answer-limit.ts';
 import { checkWorkspaceParam } from '#shared/platform/errors.ts';
 import type { ReportRecord, ReportScore } from './records.ts';
 import type { EvaluationRowsPage } from './result-schemas.ts';
@@ -57,7 +57,7 @@ export async function evaluationRows(
   const [values, cells] = await Promise.all([
     manifest && pageRows > 0 ? rowWindow(manifest, offset, pageRows) : [],
     // Values held in S3 are loaded up to what one answer can carry; past it they are only sized.
-    runRows > 0 ? readRowCells(report, offset, runRows, { valueBudgetBytes: MAX_ROWS_ANSWER_BYTES }) : [],
+    runRows > 0 ? readRowCells(report, offset, runRows, { valueBudgetBytes: ANSWER_BUDGET_BYTES }) : [],
   ]);
   return withinAnswerLimit({
     success: true,
@@ -84,34 +84,23 @@ export async function evaluationRows(
 }
 
 /**
- * The most a page of rows answers, in bytes of its JSON as Lambda's result carries it (escaped once
- * more): Lambda refuses results over 6 MB, which a client would see as a 502.
- */
-export const MAX_ROWS_ANSWER_BYTES = 5 * 1024 * 1024;
-
-/**
- * The page within MAX_ROWS_ANSWER_BYTES: the largest cell values (dataset or evaluation) left out first,
+ * The page within the answer budget: the largest cell values (dataset or evaluation) left out first,
  * each answered as `value: null` with `value_omitted_bytes` (its JSON's size), until it fits; a smaller
  * page (`per_page`) answers them.
  */
-export function withinAnswerLimit(
-  page: EvaluationRowsPage,
-  limit = MAX_ROWS_ANSWER_BYTES,
-): EvaluationRowsPage {
-  const cells = page.rows.flat();
-  const costs = cells.map((cell) => escapedJsonBytes(cell.value));
-  const omitted = largestToOmit(
-    costs,
-    escapedJsonBytes(page),
+export function withinAnswerLimit(page: EvaluationRowsPage, limit = ANSWER_BUDGET_BYTES): EvaluationRowsPage {
+  const omitted = valuesToOmit(
+    page,
+    page.rows.flat().map((cell) => cell.value),
     limit,
-    (i) => escapedJsonBytes(null) + escapedJsonBytes({ value_omitted_bytes: costs[i] }),
   );
   if (omitted.size === 0) return page;
   let index = 0;
   const rows = page.rows.map((row) =>
-    row.map((cell) =>
-      omitted.has(index++) ? { ...cell, value: null, value_omitted_bytes: jsonBytes(cell.value) } : cell,
-    ),
+    row.map((cell) => {
+      const bytes = omitted.get(index++);
+      return bytes === undefined ? cell : { ...cell, value: null, value_omitted_bytes: bytes };
+    }),
   );
   return { ...page, rows };
 }

@@ -1,4 +1,4 @@
-import { LAMBDA_PAYLOAD_LIMIT_BYTES } from '#shared/platform/config.ts';
+import { fitsAnswer } from '#shared/platform/answer-limit.ts';
 import { toIso } from '#shared/platform/time.ts';
 import { type RequestLogRecord, usageOf } from './record.ts';
 
@@ -7,23 +7,15 @@ import { type RequestLogRecord, usageOf } from './record.ts';
  * that was logged (blueprints, parameters, tags, metadata, scores, status fields).
  *
  * The input blueprint appears twice (`input` and the reference's `prompt_blueprint.prompt_template`). A
- * log of several MB would then not fit Lambda's 6 MB response, so for such a log the copy inside
+ * log of several MB would then not fit the answer budget (Lambda's 6 MB response), so for such a log the copy inside
  * `prompt_blueprint` is left out and `prompt_blueprint.prompt_template_in` names the field that has it.
  */
 export function toRequestLogDetail(record: RequestLogRecord) {
   const detail = fullDetail(record);
-  // The Lambda result carries the body as an escaped JSON string, inside an envelope: measure that. Escaping
-  // at most doubles a body of JSON text, so most logs are settled by the body's own size.
-  const bodyBytes = Buffer.byteLength(JSON.stringify(detail));
-  if (bodyBytes * 2 + RESULT_ENVELOPE_BYTES <= LAMBDA_PAYLOAD_LIMIT_BYTES) return detail;
-  const resultBytes = Buffer.byteLength(JSON.stringify(JSON.stringify(detail))) + RESULT_ENVELOPE_BYTES;
-  if (resultBytes <= LAMBDA_PAYLOAD_LIMIT_BYTES) return detail;
+  if (fitsAnswer(detail)) return detail;
   const { prompt_template: _duplicate, ...blueprint } = detail.prompt_blueprint;
   return { ...detail, prompt_blueprint: { ...blueprint, prompt_template_in: 'input' as const } };
 }
-
-/** Status code and headers of the Lambda result around the body, with room to spare. */
-const RESULT_ENVELOPE_BYTES = 4096;
 
 function fullDetail(record: RequestLogRecord) {
   return {

@@ -1,5 +1,5 @@
 import { listExternalIds } from '#shared/external-ids/external-ids.ts';
-import { escapedJsonBytes, largestToOmit, MAX_UNPAGED_ANSWER_BYTES } from '#shared/platform/answer-limit.ts';
+import { ANSWER_BUDGET_BYTES, answerBytes, largestToOmit } from '#shared/platform/answer-limit.ts';
 import { notFound, payloadTooLarge } from '#shared/platform/errors.ts';
 import { isUuid } from '#shared/platform/schemas.ts';
 import { lookupByName, type Selector } from '#shared/versions/read.ts';
@@ -15,7 +15,7 @@ import { toCollection, toVersion } from './views.ts';
 /**
  * A collection holds up to 20 MiB of files, more than one answer carries: Lambda returns at most 6 MB,
  * in which a JSON body is escaped once more and a binary one is base64 (4/3 of its bytes). A JSON read
- * leaves the largest contents out past MAX_UNPAGED_ANSWER_BYTES (naming them in `omitted_files`); a ZIP
+ * leaves the largest contents out past ANSWER_BUDGET_BYTES (naming them in `omitted_files`); a ZIP
  * over MAX_ZIP_ANSWER_BYTES is a 413. Either way never a 502.
  */
 export const MAX_ZIP_ANSWER_BYTES = 4 * 1024 * 1024;
@@ -79,23 +79,23 @@ export async function getCollection(
 }
 
 /**
- * The answer within MAX_UNPAGED_ANSWER_BYTES: the largest contents left out first until it fits, each
+ * The answer within ANSWER_BUDGET_BYTES: the largest contents left out first until it fits, each
  * named with its size in bytes in `omitted_files` (read them with `format=zip`).
  */
 function withinAnswerLimit<T extends { files: Record<string, string> }>(
   answer: T,
   files: readonly SkillFile[],
-  limit = MAX_UNPAGED_ANSWER_BYTES,
+  limit = ANSWER_BUDGET_BYTES,
 ): T & { omitted_files?: Record<string, number> } {
   const sizes = files.map((file) => Buffer.byteLength(file.content, 'utf8'));
   // Counted file by file (a `"path":"content",` each, escaped as Lambda's result carries it), never as
   // one string of up to 20 MiB escaped twice.
-  const costs = files.map((file) => escapedJsonBytes(file.path) + escapedJsonBytes(file.content) + 4);
+  const costs = files.map((file) => answerBytes(file.path) + answerBytes(file.content) + 4);
   const omitted = largestToOmit(
     costs,
-    escapedJsonBytes({ ...answer, files: {} }) + costs.reduce((sum, cost) => sum + cost, 0),
+    answerBytes({ ...answer, files: {} }) + costs.reduce((sum, cost) => sum + cost, 0),
     limit,
-    (i) => escapedJsonBytes(files[i]!.path) + escapedJsonBytes(sizes[i]) + 4,
+    (i) => answerBytes(files[i]!.path) + answerBytes(sizes[i]) + 4,
   );
   if (omitted.size === 0) return answer;
   return {

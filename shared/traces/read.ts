@@ -1,3 +1,4 @@
+import { jsonBytes, PLAIN_ANSWER_BUDGET_BYTES } from '#shared/platform/answer-limit.ts';
 import { notFound } from '#shared/platform/errors.ts';
 import { querySpans, readSpanDetails, type SpanDetail, type SpanItem } from './repository.ts';
 import type { SpanView } from './schemas.ts';
@@ -6,12 +7,6 @@ import { buildSpanTree, planAnswer, type SpanTreeNode, type TreeSpan } from './t
 
 /** Spans one GET of a trace reads at most (Query pages of up to 1 MB each). */
 export const MAX_TRACE_SPANS = 2000;
-
-/**
- * Bytes of JSON one answer may hold. Lambda returns at most 6 MB, with the body escaped inside its result
- * (escaping at most doubles JSON text), so half of that, with room for the envelope.
- */
-export const TRACE_ANSWER_BUDGET_BYTES = 2_500_000;
 
 interface Node extends TreeSpan {
   item: SpanItem;
@@ -22,7 +17,7 @@ interface Node extends TreeSpan {
 /**
  * GET /api/public/v2/traces/{trace_id}: the trace's spans as a tree (buildSpanTree), with trace-level
  * times. Bounded twice: at most MAX_TRACE_SPANS spans are read, and the answer holds at most
- * TRACE_ANSWER_BUDGET_BYTES (spans in start order while they fit, then each answered span's attributes,
+ * PLAIN_ANSWER_BUDGET_BYTES of plain JSON, as span details are measured when stored (spans in start order while they fit, then each answered span's attributes,
  * events, links and resource while they fit). `truncated` and `detail_truncated` say when a bound cut.
  * An unknown trace, or one of another workspace, is a 404.
  */
@@ -44,8 +39,8 @@ export async function getTrace(workspaceId: number, traceId: string) {
   });
   const plan = planAnswer(
     nodes,
-    (node) => ({ summary: Buffer.byteLength(JSON.stringify(node.summary)), detail: node.item.detailBytes }),
-    TRACE_ANSWER_BUDGET_BYTES,
+    (node) => ({ summary: jsonBytes(node.summary), detail: node.item.detailBytes }),
+    PLAIN_ANSWER_BUDGET_BYTES,
   );
   const detailed = plan.spans.filter((node) => plan.withDetail.has(node));
   const details = await readSpanDetails(detailed.map((node) => node.item));

@@ -11,6 +11,7 @@ import { startTestService, type TestService } from '#test/support/local-service.
  */
 let service: TestService;
 let m: {
+  answerLimit: typeof import('#shared/platform/answer-limit.ts');
   http: typeof import('#shared/platform/http.ts');
   dynamo: typeof import('#shared/platform/dynamo.ts');
   schemas: typeof import('#shared/traces/schemas.ts');
@@ -23,6 +24,7 @@ let sent: SentCommand[];
 beforeAll(async () => {
   service = await startTestService();
   m = {
+    answerLimit: await import('#shared/platform/answer-limit.ts'),
     http: await import('#shared/platform/http.ts'),
     dynamo: await import('#shared/platform/dynamo.ts'),
     schemas: await import('#shared/traces/schemas.ts'),
@@ -156,7 +158,9 @@ describe('reading a trace', () => {
     const answer = await m.read.getTrace(service.workspaceId, trace);
 
     expect(answer).toMatchObject({ span_count: 10, truncated: false, detail_truncated: true });
-    expect(Buffer.byteLength(JSON.stringify(answer))).toBeLessThanOrEqual(m.read.TRACE_ANSWER_BUDGET_BYTES);
+    expect(Buffer.byteLength(JSON.stringify(answer))).toBeLessThanOrEqual(
+      m.answerLimit.PLAIN_ANSWER_BUDGET_BYTES,
+    );
     const withDetail = answer.spans.filter((s) => s.attributes);
     expect(withDetail.map((s) => s.span_id)).toEqual(['c0', 'c1', 'c2', 'c3', 'c4', 'c5']);
     expect(answer.spans[9]).toMatchObject({ span_id: 'c9', detail_omitted: true });

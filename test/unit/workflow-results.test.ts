@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { escapedJsonBytes } from '#shared/platform/answer-limit.ts';
+import { ANSWER_BUDGET_BYTES, answerBytes } from '#shared/platform/answer-limit.ts';
 import {
   executionResults,
-  MAX_RESULTS_BYTES,
   mainOutputNode,
   type ResolvedNode,
   withinAnswerLimit,
@@ -79,7 +78,7 @@ describe('the results of a run', () => {
       node('__proto__', 3, { value: 'small' }),
     ];
     const { body } = executionResults(nodes, true);
-    expect(Buffer.byteLength(JSON.stringify(body))).toBeLessThanOrEqual(MAX_RESULTS_BYTES);
+    expect(Buffer.byteLength(JSON.stringify(body))).toBeLessThanOrEqual(ANSWER_BUDGET_BYTES);
     expect(body.b).toMatchObject({ status: 'SUCCESS', value: null, value_omitted_bytes: big.length + 4 });
     // Leaving the largest out was enough: the others stay.
     expect(body.c).toEqual(result(nodes[2]!));
@@ -91,7 +90,7 @@ describe('the results of a run', () => {
       [node('q1', 0, { value: quotes }), node('q2', 1, { value: quotes })],
       true,
     );
-    expect(escapedJsonBytes(quoted.body)).toBeLessThanOrEqual(MAX_RESULTS_BYTES);
+    expect(answerBytes(quoted.body)).toBeLessThanOrEqual(ANSWER_BUDGET_BYTES);
     // Equal sizes: the earlier is left out.
     expect(quoted.body.q1).toMatchObject({ value: null, value_omitted_bytes: 2_400_002 });
     expect(quoted.body.q2).toMatchObject({ value: quotes });

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { escapedJsonBytes, jsonBytes, largestToOmit } from '#shared/platform/answer-limit.ts';
+import { ANSWER_BUDGET_BYTES, valuesToOmit } from '#shared/platform/answer-limit.ts';
 import { notFound } from '#shared/platform/errors.ts';
 import { NODE_STATUSES, type NodeStatus } from './readiness.ts';
 import { type NodeItem, nodeValue, readExecution } from './store.ts';
@@ -17,39 +17,28 @@ export interface NodeResult {
   error_message: string | null;
   raw_error_message: string | null;
   is_output_node: boolean;
-  /** Set when the value was left out of an answer that would have passed MAX_RESULTS_BYTES: its size. */
+  /** Set when the value was left out of an answer that would have passed the answer budget: its size. */
   value_omitted_bytes?: number;
 }
 
-/**
- * An answer carries at most this much JSON, counted as Lambda's result carries it (the body escaped once
- * more; Lambda refuses results over 6 MB, which the client would see as a 502): past it, the largest
- * values are left out, each marked with its size.
- */
-export const MAX_RESULTS_BYTES = 5 * 1024 * 1024;
-
-/** The answer within MAX_RESULTS_BYTES: values left out largest first (`value: null`) until it fits. */
+/** The answer within the answer budget: values left out largest first (`value: null`) until it fits. */
 export function withinAnswerLimit(
   body: Record<string, NodeResult>,
-  limit = MAX_RESULTS_BYTES,
+  limit = ANSWER_BUDGET_BYTES,
 ): Record<string, NodeResult> {
   const entries = Object.entries(body);
-  const sizes = entries.map(([, result]) => jsonBytes(result.value));
-  // Counted as Lambda's result carries the body (escaped once more); `null` and the marker take an
-  // omitted value's place.
-  const omitted = largestToOmit(
-    entries.map(([, result]) => escapedJsonBytes(result.value)),
-    escapedJsonBytes(body),
+  const omitted = valuesToOmit(
+    body,
+    entries.map(([, result]) => result.value),
     limit,
-    (i) => escapedJsonBytes(null) + escapedJsonBytes({ value_omitted_bytes: sizes[i] }),
   );
   if (omitted.size === 0) return body;
   // Rebuilt with fromEntries: a node may be called `__proto__`.
   return Object.fromEntries(
-    entries.map(([name, result], i) => [
-      name,
-      omitted.has(i) ? { ...result, value: null, value_omitted_bytes: sizes[i] } : result,
-    ]),
+    entries.map(([name, result], i) => {
+      const bytes = omitted.get(i);
+      return [name, bytes === undefined ? result : { ...result, value: null, value_omitted_bytes: bytes }];
+    }),
   );
 }
 
