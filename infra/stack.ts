@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { CfnOutput, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import { CfnOutput, NestedStack, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { ENV, MAX_REQUEST_BODY_BYTES } from '#shared/platform/config.ts';
@@ -22,6 +22,9 @@ import {
   ROUTE_GROUPS,
   SCHEDULES,
 } from './routes.ts';
+
+/** The construct id of the nested stack of workers, schedules and change consumers. */
+export const WORKERS_STACK_ID = 'Workers';
 
 /** The repository root: handler paths in `routes.ts` are relative to it. */
 export const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -62,6 +65,8 @@ export interface PromptopsStackProps extends StackProps {
 export class PromptopsStack extends Stack {
   readonly data: DataStore;
   readonly events: ProjectEvents;
+  /** The nested stack of the job workers, schedules and change consumers. */
+  readonly workers: NestedStack;
   readonly jobs: JobQueues;
   readonly schedules: Schedules;
   readonly changeConsumers: ChangeConsumers;
@@ -96,17 +101,24 @@ export class PromptopsStack extends Stack {
       providerCredentials: this.data.providerCredentials,
     };
 
+    // The functions fed by queues, schedules and the table's stream, with their alarms: not in the root,
+    // which the API's paths and methods fill (docs/deployment.md#stack-size-and-nested-stacks). The job
+    // queues stay in the root: bus rules and route functions reference them, and they hold messages.
+    this.workers = new NestedStack(this, WORKERS_STACK_ID, {
+      description: 'promptops workers, schedules and change consumers',
+    });
     this.jobs = new JobQueues(this, 'Jobs', {
       root: REPO_ROOT,
       queues: JOB_QUEUES as Readonly<Record<string, JobQueueDef>>,
       resources: shared,
       logRetention,
       settings,
+      workerScope: this.workers,
     });
     this.events.addQueueRules(EVENT_RULES, this.jobs.queues);
     const resources = { ...shared, queues: this.jobs.queues };
 
-    this.schedules = new Schedules(this, 'Schedules', {
+    this.schedules = new Schedules(this.workers, 'Schedules', {
       root: REPO_ROOT,
       schedules: SCHEDULES,
       resources,
@@ -114,7 +126,7 @@ export class PromptopsStack extends Stack {
       settings,
     });
 
-    this.changeConsumers = new ChangeConsumers(this, 'ChangeConsumers', {
+    this.changeConsumers = new ChangeConsumers(this.workers, 'ChangeConsumers', {
       root: REPO_ROOT,
       consumers: CHANGE_CONSUMERS,
       resources,

@@ -65,6 +65,7 @@ export class Alarms extends Construct {
         `${id}DeadLetters`,
         job.deadLetterQueue,
         `${job.name}: messages in the dead-letter queue`,
+        this.scopeIn(Stack.of(job.worker)),
       );
     }
   }
@@ -89,6 +90,7 @@ export class Alarms extends Construct {
         `${id}ScheduleDeadLetters`,
         schedule.deadLetterQueue,
         `schedule ${schedule.name}: runs that failed after their retries`,
+        this.scopeIn(Stack.of(schedule.function)),
       );
     }
   }
@@ -105,12 +107,13 @@ export class Alarms extends Construct {
         `${id}ConsumerDeadLetters`,
         consumer.deadLetterQueue,
         `change consumer ${consumer.name}: batches that failed after their retries`,
+        this.scopeIn(Stack.of(consumer.function)),
       );
       const age = consumer.function.fn.metric('IteratorAge', {
         period: Duration.minutes(5),
         statistic: 'Maximum',
       });
-      const alarm = new Alarm(this, `${id}ConsumerIteratorAge`, {
+      const alarm = new Alarm(this.scopeIn(Stack.of(consumer.function)), `${id}ConsumerIteratorAge`, {
         metric: age,
         alarmDescription: `change consumer ${consumer.name}: changes waiting longer than ${ITERATOR_AGE_ALARM_MS / 60_000} min`,
         threshold: ITERATOR_AGE_ALARM_MS,
@@ -125,17 +128,20 @@ export class Alarms extends Construct {
     }
   }
 
-  private deadLetters(id: string, queue: IQueue, description: string): void {
+  /** In `scope`: the stack of the function that fills the queue, so that its alarms live together. */
+  private deadLetters(id: string, queue: IQueue, description: string, scope: Construct = this): void {
     this.add(
       id,
       queue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(1), statistic: 'Maximum' }),
       description,
+      scope,
     );
   }
 
   /**
-   * A function's alarm lives in the function's own stack: a route's in its group's nested stack (under
-   * an `Alarms` construct there), so that the root stack does not grow by one alarm per route.
+   * A function's alarm lives in the function's own stack: a route's in its group's nested stack, a
+   * worker's in the workers' (under an `Alarms` construct there), so that the root stack does not grow
+   * by one alarm per route or worker.
    */
   private functionErrors(id: string, fn: ServiceFunction): void {
     this.add(

@@ -18,6 +18,11 @@ export interface JobQueuesProps {
   logRetention?: RetentionDays;
   /** Deployment values of settings that rows declare in `environment`; each reaches only those workers. */
   settings?: Readonly<Record<string, string>>;
+  /**
+   * Where the workers (function, role, log group, event source mapping) go, e.g. a nested stack, so
+   * that they do not count against the queues' stack. Default: beside their queues.
+   */
+  workerScope?: Construct;
 }
 
 /** AWS's lower bound for an SQS event source mapping's maximum concurrency. */
@@ -53,7 +58,8 @@ export interface JobQueue {
 
 /**
  * One SQS queue per JOB_QUEUES row, each with its dead-letter queue and its worker. All queues exist
- * before any worker, so a worker may send to any queue (its own included).
+ * before any worker, so a worker may send to any queue (its own included). The queues stay where this
+ * construct is (bus rules and senders reference them); the workers may live in another stack.
  */
 export class JobQueues extends Construct {
   /** Queues by their JOB_QUEUES name, for the functions that send to them. */
@@ -82,8 +88,10 @@ export class JobQueues extends Construct {
     });
     this.queues = new Map(created.map(({ name, queue }) => [name, queue]));
 
+    const workerScope = props.workerScope && new Construct(props.workerScope, id);
     this.jobs = created.map(({ name, def, scopeForQueue, queue, deadLetterQueue }) => {
-      const worker = new ServiceFunction(scopeForQueue, 'Worker', {
+      const scopeForWorker = workerScope ? new Construct(workerScope, pascalCase(name)) : scopeForQueue;
+      const worker = new ServiceFunction(scopeForWorker, 'Worker', {
         root: props.root,
         entry: def.worker,
         description: `worker for ${name}`,

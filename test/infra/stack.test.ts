@@ -34,7 +34,7 @@ import {
   SCHEDULES,
   type ScheduleDef,
 } from '#infra/routes.ts';
-import { PromptopsStack } from '#infra/stack.ts';
+import { PromptopsStack, WORKERS_STACK_ID } from '#infra/stack.ts';
 import { CONTENT_SECURITY_POLICY } from '#shared/dashboard/site.ts';
 import {
   AUTHORIZER_CACHE_TTL_SECONDS,
@@ -660,6 +660,50 @@ describe('stack size', () => {
         ([, fn]) => fn.Properties.Description === routeLabel(route),
       );
       expect(inRoot).toEqual([]);
+    }
+  });
+
+  it('puts every worker, schedule and change consumer, with its alarms, in the Workers stack; the job queues stay in the root', () => {
+    expect(devStack.workers.node.id).toBe(WORKERS_STACK_ID);
+    const workers = Template.fromStack(devStack.workers);
+    const descriptions = resources(workers, 'AWS::Lambda::Function').map(
+      ([, fn]) => fn.Properties.Description,
+    );
+    expect(descriptions.sort()).toEqual(
+      [
+        ...Object.keys(JOB_QUEUES).map((name) => `worker for ${name}`),
+        ...Object.entries(SCHEDULES).map(([name, def]) => `schedule ${name}: ${def.description}`),
+        ...Object.keys(CHANGE_CONSUMERS).map((name) => `change consumer ${name}`),
+      ].sort(),
+    );
+    // Only the dead-letter queues of schedules and change consumers: no job queue holds messages here.
+    workers.resourceCountIs(
+      'AWS::SQS::Queue',
+      Object.keys(SCHEDULES).length + Object.keys(CHANGE_CONSUMERS).length,
+    );
+    workers.resourceCountIs(
+      'AWS::Lambda::EventSourceMapping',
+      Object.keys(JOB_QUEUES).length + Object.keys(CHANGE_CONSUMERS).length,
+    );
+    const root = Template.fromStack(devStack);
+    expect(resources(root, 'AWS::Lambda::Function').map(([, fn]) => fn.Properties.Description)).toEqual([
+      devStack.http.authorizerFunction.description,
+    ]);
+    root.resourceCountIs('AWS::Lambda::EventSourceMapping', 0);
+    // The root keeps the authorizer's, the API's and the bus rules' alarms; the workers' moved with them.
+    const rootAlarms = resources(root, 'AWS::CloudWatch::Alarm').map(
+      ([, alarm]) => alarm.Properties.Namespace,
+    );
+    expect(rootAlarms.sort()).toEqual(
+      ['AWS/ApiGateway', 'AWS/Lambda', ...devStack.events.rules.map(() => 'AWS/SQS')].sort(),
+    );
+    // Same construct paths as before the split, so the same logical ids: a deploy keeps each queue,
+    // its URL and its messages.
+    const queueIds = resources(root, 'AWS::SQS::Queue').map(([id]) => id);
+    for (const name of Object.keys(JOB_QUEUES)) {
+      for (const part of ['Queue', 'DeadLetterQueue']) {
+        expect(queueIds.filter((id) => id.startsWith(`Jobs${pascalCase(name)}${part}`))).toHaveLength(1);
+      }
     }
   });
 
