@@ -111,4 +111,16 @@ describeUi('dashboard analytics', (ui) => {
     await expect.poll(() => new URL(page.url()).searchParams.get('from')).toBeNull();
     await page.close();
   }, 150_000);
+
+  it('says there is no latency, not 0 ms, when the filter matches no request', async () => {
+    const page = await ui.newPage();
+    const none = JSON.stringify([{ field: 'engine', operator: 'is', value: 'no-such-model' }]);
+    await page.goto(`/ui/analytics?f=${encodeURIComponent(none)}`);
+    await signIn(page, ui.service.apiKey);
+    const kpi = (label: string) => page.locator('.kpi', { hasText: label }).locator('dd');
+    await expect.poll(() => kpi('Requests').textContent()).toBe('0');
+    expect(await kpi('Latency p50').textContent()).toBe('—');
+    expect(await kpi('Latency p95').textContent()).toBe('—');
+    await page.close();
+  });
 });

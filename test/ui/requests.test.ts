@@ -268,6 +268,23 @@ describeUi('dashboard requests', (ui) => {
     await page.close();
   }, 120_000);
 
+  it('keeps the table beside the open pane: its last column is reachable, not under the pane', async () => {
+    const page = await openRequests(ui, `/ui/requests?sel=${seeded.tool}`);
+    const pane = page.getByRole('complementary');
+    await pane.getByText('It is 21 degrees in Paris.').waitFor();
+    const open = rows(page).first().getByRole('link', { name: /^Open/ });
+    await open.scrollIntoViewIfNeeded();
+    const box = await open.boundingBox();
+    expect(box).toBeTruthy();
+    // The link's own right end is where a click lands on it, not on the pane.
+    const hit = await page.evaluate(
+      ([x, y]) => (globalThis as any).document.elementFromPoint(x, y)?.closest('a')?.textContent ?? null,
+      [box!.x + box!.width - 2, box!.y + box!.height / 2],
+    );
+    expect(hit).toMatch(/^Open/);
+    await page.close();
+  });
+
   it('edits scores and metadata, copies a cURL without the key, replays side by side and adds to a dataset', async () => {
     const page = await openRequests(ui, `/ui/requests?sel=${seeded.error}`);
     await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);

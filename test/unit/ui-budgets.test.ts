@@ -33,6 +33,12 @@ describe('dashboard bundle budgets (gzip)', () => {
       expect(load.gzipBytes, load.source).toBeLessThanOrEqual(UI_BUDGETS.lazyChunk);
   });
 
+  it('holds a lazy chunk a screen loads itself to the same budget (the analytics chart, uPlot)', () => {
+    const chart = report.lazyLoads.find((load) => load.source === 'ui/src/screens/analytics/time-chart.tsx');
+    expect(chart?.gzipBytes).toBeGreaterThan(10 * 1024);
+    expect(chart?.gzipBytes).toBeLessThanOrEqual(UI_BUDGETS.lazyChunk);
+  });
+
   it(`keeps the whole UI within ${UI_BUDGETS.total / 1024} KB`, () => {
     expect(report.totalGzip).toBeLessThanOrEqual(UI_BUDGETS.total);
   });

@@ -10,6 +10,10 @@ export function formatCost(usd: number): string {
 export const formatPercent = (fraction: number | null): string =>
   fraction === null ? '—' : `${(fraction * 100).toFixed(fraction < 0.1 ? 1 : 0)}%`;
 
+/** A latency percentile (seconds) in ms; with no request there is none, not 0 ms. */
+export const formatLatency = (seconds: number, requests: number): string =>
+  requests === 0 ? '—' : `${formatCount(Math.round(seconds * 1000))} ms`;
+
 export const formatValue = (value: number | null, unit: string): string => {
   if (value === null) return '—';
   if (unit === 'USD') return formatCost(value);

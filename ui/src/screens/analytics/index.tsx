@@ -23,7 +23,7 @@ import {
   timeSeriesCharts,
   totalErrors,
 } from './analytics-data.ts';
-import { formatCost, formatCount, formatPercent, formatValue } from './format.ts';
+import { formatCost, formatCount, formatLatency, formatPercent, formatValue } from './format.ts';
 import type { TimeChartProps } from './time-chart.tsx';
 
 /**
@@ -117,14 +117,8 @@ function AnalyticsView(props: {
         <Kpi label="Requests" value={formatCount(data.totalRequests)} />
         <Kpi label="Cost" value={formatCost(data.totalCost)} />
         <Kpi label="Tokens" value={formatCount(data.totalTokens)} />
-        <Kpi
-          label="Latency p50"
-          value={`${formatCount(Math.round(data.latencyPercentiles.p50 * 1000))} ms`}
-        />
-        <Kpi
-          label="Latency p95"
-          value={`${formatCount(Math.round(data.latencyPercentiles.p95 * 1000))} ms`}
-        />
+        <Kpi label="Latency p50" value={formatLatency(data.latencyPercentiles.p50, data.totalRequests)} />
+        <Kpi label="Latency p95" value={formatLatency(data.latencyPercentiles.p95, data.totalRequests)} />
         <Kpi
           label="Error rate"
           value={errors === null ? '—' : formatPercent(errorRate(data.totalRequests, errors))}
