@@ -13,14 +13,14 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        // Pure logic with mocked AWS clients, and the dashboard's pure modules (ui/src): one module graph
-        // per thread, shared by its files.
-        test: {
-          name: 'unit',
-          include: ['test/unit/**/*.test.ts', 'ui/src/**/*.test.ts'],
-          pool: 'threads',
-          isolate: false,
-        },
+        // Pure logic with mocked AWS clients: one module graph per thread, shared by its files.
+        test: { name: 'unit', include: ['test/unit/**/*.test.ts'], pool: 'threads', isolate: false },
+      },
+      {
+        extends: true,
+        // The dashboard's pure modules, in processes: the time formatter's tests set TZ, which a worker
+        // thread does not apply.
+        test: { name: 'ui-modules', include: ['ui/src/**/*.test.ts'], pool: 'forks' },
       },
       {
         extends: true,

@@ -37,6 +37,9 @@ export type {
   ScheduleDef,
 } from './route-types.ts';
 
+/** The API's one stage: its URLs are `<ApiUrl>` = `https://.../v1/` (the published document's server). */
+export const API_STAGE_NAME = 'v1';
+
 /**
  * The route rows by feature, as they live under `routes/`. In AWS each group's functions are one nested
  * stack (CloudFormation takes at most 500 resources per stack), so a new feature file is a new entry

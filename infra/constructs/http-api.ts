@@ -20,14 +20,13 @@ import { Construct } from 'constructs';
 import { DASHBOARD_HOME, DASHBOARD_REDIRECT_PATHS, SECURITY_HEADERS } from '#shared/dashboard/site.ts';
 import { keyCheckedByHandler } from '#shared/platform/auth-context.ts';
 import { AUTHORIZER_CACHE_TTL_SECONDS, BINARY_MEDIA_TYPES } from '#shared/platform/config.ts';
-import type { RouteDef } from '../routes.ts';
+import { API_STAGE_NAME, type RouteDef } from '../routes.ts';
 import { pascalCase, routeId } from './naming.ts';
 import { ServiceFunction, type ServiceResources } from './service-function.ts';
 import { rowEnvironment } from './settings.ts';
 
 /** The header carrying the API key; the authorizer's identity source. */
 export const API_KEY_HEADER = 'X-API-KEY';
-export const API_STAGE_NAME = 'v1';
 
 export interface Throttle {
   /** Steady-state requests per second across the stage. */

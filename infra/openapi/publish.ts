@@ -1,5 +1,5 @@
 import { writeFileSync } from 'node:fs';
-import { API_STAGE_NAME } from '../constructs/http-api.ts';
+import { API_STAGE_NAME } from '../routes.ts';
 import { publishedOpenApiText } from './document.ts';
 
 /**
