@@ -35,6 +35,8 @@ export function useListKeys(keys: ListKeys): void {
           options.searchRef.current?.blur();
         return;
       }
+      // Enter on a button or link is that control's own action; the other keys still move the list.
+      if (event.key === 'Enter' && isControl(event.target)) return;
       const handled = handleKey(event.key, options);
       if (handled) event.preventDefault();
     };
@@ -72,10 +74,31 @@ function handleKey(key: string, options: ListKeys): boolean {
   }
 }
 
-/** Whether a key press goes to a text field (or a button, whose Enter must stay a click). */
+/**
+ * A single-key shortcut of a screen that has no list (`/` search, `Escape` close), off while the user
+ * types in a field. The caller lists what `action` depends on, as with useEffect.
+ */
+export function useShortcut(key: string, action: () => void, deps: readonly unknown[]): void {
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      if (event.key !== key || event.ctrlKey || event.metaKey || event.altKey || isTyping(event.target))
+        return;
+      event.preventDefault();
+      action();
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, deps);
+}
+
+/** Whether a key press goes to a text field. */
 function isTyping(target: EventTarget | null): boolean {
   if (!(target instanceof HTMLElement)) return false;
   if (target.isContentEditable) return true;
   const tag = target.tagName;
-  return tag === 'INPUT' || tag === 'TEXTAREA' || tag === 'SELECT' || tag === 'BUTTON' || tag === 'A';
+  return tag === 'INPUT' || tag === 'TEXTAREA' || tag === 'SELECT';
+}
+
+function isControl(target: EventTarget | null): boolean {
+  return target instanceof HTMLElement && ['BUTTON', 'A', 'SUMMARY'].includes(target.tagName);
 }

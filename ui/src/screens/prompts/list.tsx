@@ -1,10 +1,10 @@
 import { useEffect, useState } from 'preact/hooks';
 import { useApi } from '../../api/use-api.ts';
 import { ErrorMessage, Loading } from '../../components/status.tsx';
+import { useShortcut } from '../../lib/keyboard.ts';
 import { useFormatTime } from '../../lib/time.ts';
 import { setQuery, useQuery } from '../../lib/url-state.ts';
 import { listTemplates } from './api.ts';
-import { useShortcut } from './keys.ts';
 import { AppLink, templatePath } from './link.tsx';
 
 const SEARCH_DEBOUNCE_MS = 250;

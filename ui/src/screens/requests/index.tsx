@@ -3,6 +3,7 @@ import { ApiError, api } from '../../api/client.ts';
 import { useApi } from '../../api/use-api.ts';
 import { FilterBar } from '../../components/filter-bar.tsx';
 import { ErrorMessage } from '../../components/status.tsx';
+import { useListKeys } from '../../lib/keyboard.ts';
 import {
   addFilter,
   type Filter,
@@ -18,7 +19,6 @@ import { dashboardUrl, setQuery, useQuery } from '../../lib/url-state.ts';
 import { COLUMNS, readHiddenColumns, writeHiddenColumns } from './columns.tsx';
 import { RequestDetail } from './detail/index.tsx';
 import type { SearchAnswer } from './types.ts';
-import { useKeys } from './use-keys.ts';
 
 export const PAGE_SIZE = 25;
 /** The most logs one search examines (SEARCH_MAX_EXAMINED, docs/request-logs.md "The search budget"). */
@@ -87,17 +87,18 @@ export default function RequestsScreen() {
   const activeIndex = Math.min(active, Math.max(0, rows.length - 1));
   const searchInput = useRef<HTMLInputElement>(null);
   const open = (id: number) => setQuery({ sel: String(id) });
-  useKeys({
-    j: () => setActive(Math.min(activeIndex + 1, rows.length - 1)),
-    k: () => setActive(Math.max(activeIndex - 1, 0)),
-    Enter: () => {
-      const row = rows[activeIndex];
+  useListKeys({
+    count: rows.length,
+    selected: activeIndex,
+    onSelect: setActive,
+    onOpen: (index) => {
+      const row = rows[index];
       if (row) open(row.id);
     },
-    Escape: () => {
+    onClose: () => {
       if (selected) setQuery({ sel: null });
     },
-    '/': () => searchInput.current?.focus(),
+    searchRef: searchInput,
   });
   useEffect(() => {
     document.querySelector('.requests-row-active')?.scrollIntoView({ block: 'nearest' });
