@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { CHROMIUM, launchChromium } from '../../test/ui/support/chromium.ts';
 import { ensureUiBuilt } from '../../ui/build.ts';
 import { bundleReport, UI_BUDGETS } from '../../ui/bundle-report.ts';
 import { tenKilobyteLog } from './log-request.ts';
@@ -9,7 +10,6 @@ import { type BenchRow, percentile } from './support.ts';
  * docs/dashboard.md) and the time from navigation to the first table row of Requests on a seeded local
  * service, in Debian's Chromium.
  */
-const CHROMIUM = '/usr/bin/chromium';
 const SEEDED_LOGS = 200;
 const RUNS = 7;
 /** What the init script uses of the page's window (the bench has no DOM types). */
@@ -64,19 +64,7 @@ export async function benchUi(service: { baseUrl: string; apiKey: string }): Pro
     });
     if (!answer.ok) throw new Error(`seeding logs: ${answer.status} ${await answer.text()}`);
   }
-  const { chromium } = await import('playwright-core');
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  const browser = await launchChromium();
   try {
     const samples: number[] = [];
     for (let run = 0; run < RUNS; run++) {

@@ -1,10 +1,11 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalServiceOptions, REPO_ROOT } from '#infra/local/service.ts';
 import { startTestService, type TestService } from '#test/support/local-service.ts';
+import { CHROMIUM, launchChromium } from './chromium.ts';
 
 /**
  * The dashboard's browser tests: Debian's Chromium driven by playwright-core, one browser and one seeded
@@ -15,23 +16,12 @@ import { startTestService, type TestService } from '#test/support/local-service.
  * Without /usr/bin/chromium the suites skip with one loud line; under CI=true they fail instead (.ci/run
  * installs Chromium with apt), so CI never passes without them.
  */
-export const CHROMIUM = '/usr/bin/chromium';
 const hasChromium = existsSync(CHROMIUM);
 const inCi = process.env.CI === 'true';
 
 export const ARTIFACTS_DIR = join(REPO_ROOT, 'test', 'ui', 'artifacts');
 
 const UI_TEST_TIMEOUT_MS = 120_000;
-
-const LAUNCH_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 
 export interface UiContext {
   browser: Browser;
@@ -82,7 +72,7 @@ export function describeUi(
     beforeAll(async () => {
       context.service = await startTestService(serviceOptions);
       context.takeProblems = () => problems.splice(0);
-      context.browser = await chromium.launch({ executablePath: CHROMIUM, args: LAUNCH_ARGS });
+      context.browser = await launchChromium();
       context.newPage = async () => {
         const browserContext = await context.browser.newContext({ baseURL: context.service.baseUrl });
         const page = (await browserContext.newPage()) as UiPage;

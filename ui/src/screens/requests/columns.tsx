@@ -20,6 +20,24 @@ export interface Column {
 }
 
 /** A cell value that adds its condition to the query when clicked. */
+/** A log's tags, each a click-to-filter button (the table's cell and the detail pane). */
+export function TagFilters({ tags, onFilter }: { tags: readonly string[]; onFilter(filter: Filter): void }) {
+  return (
+    <>
+      {tags.map((tag) => (
+        <FilterValue
+          key={tag}
+          filter={{ field: 'tags', operator: 'contains', value: tag }}
+          label={`tag ${tag}`}
+          onFilter={onFilter}
+        >
+          {tag}
+        </FilterValue>
+      ))}
+    </>
+  );
+}
+
 export function FilterValue({
   filter,
   label,
@@ -154,16 +172,7 @@ export const COLUMNS: Column[] = [
     label: 'Tags',
     cell: (row, { onFilter }) => (
       <span class="requests-tags">
-        {row.tags_array.map((tag) => (
-          <FilterValue
-            key={tag}
-            filter={{ field: 'tags', operator: 'contains', value: tag }}
-            label={`tag ${tag}`}
-            onFilter={onFilter}
-          >
-            {tag}
-          </FilterValue>
-        ))}
+        <TagFilters tags={row.tags_array} onFilter={onFilter} />
       </span>
     ),
   },

@@ -2,7 +2,7 @@ import { Fragment } from 'preact';
 import { useState } from 'preact/hooks';
 import { api, errorMessage } from '../../../api/client.ts';
 import type { Filter } from '../../../lib/log-query.ts';
-import { FilterValue } from '../columns.tsx';
+import { FilterValue, TagFilters } from '../columns.tsx';
 import type { LogDetail } from '../types.ts';
 
 /**
@@ -29,16 +29,7 @@ export function Annotations({
         <p class="muted">None.</p>
       ) : (
         <p class="requests-tags">
-          {log.tags.map((tag) => (
-            <FilterValue
-              key={tag}
-              filter={{ field: 'tags', operator: 'contains', value: tag }}
-              label={`tag ${tag}`}
-              onFilter={onFilter}
-            >
-              {tag}
-            </FilterValue>
-          ))}
+          <TagFilters tags={log.tags} onFilter={onFilter} />
         </p>
       )}
       <h3>Metadata</h3>
