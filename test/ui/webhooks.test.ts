@@ -1,4 +1,5 @@
-import { expect, it } from 'vitest';
+import { afterAll, expect, it } from 'vitest';
+import { READ_ONLY } from '#shared/platform/auth-context.ts';
 import { type ReceivedRequest, startReceiver } from '#test/support/receiver.ts';
 import { checkA11y, describeUi, signIn, type UiPage } from './support/browser.ts';
 
@@ -13,6 +14,10 @@ const receiver = await startReceiver(({ path }, response) => {
   else response.writeHead(200).end('ok');
 });
 process.env.OUTBOUND_ALLOWED_HOSTS = receiver.host;
+afterAll(async () => {
+  await receiver.close();
+  delete process.env.OUTBOUND_ALLOWED_HOSTS;
+});
 
 const poll = { timeout: 30_000, interval: 250 };
 
@@ -131,6 +136,45 @@ describeUi(
       // Reload keeps the endpoint and the delivery inspected.
       await page.reload();
       await page.getByRole('heading', { name: /^Delivery / }).waitFor();
+      await page.close();
+    });
+
+    it('edits event types and disables an endpoint; a read-only key sees no edit action; delete removes it', async () => {
+      const page = await ui.newPage();
+      page.on('dialog', (dialog) => void dialog.accept());
+      await open(page);
+      const first = await create(page, '/edited');
+      const endpoint = page.locator('.webhook-endpoint');
+      await endpoint.getByRole('button', { name: 'Rotate secret' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Signing secret' });
+      const rotated = (await dialog.locator('.secret').textContent()) ?? '';
+      expect(rotated).toMatch(/^whsec_/);
+      expect(rotated).not.toBe(first);
+      await dialog.getByRole('button', { name: 'I have copied it' }).click();
+      expect(await page.locator('body').textContent()).not.toContain(rotated);
+      await expect.poll(() => endpoint.textContent()).toContain('the previous secret signs too until');
+      await endpoint.getByLabel('monitor_triggered').check();
+      await endpoint.getByRole('button', { name: 'Save event types' }).click();
+      await page.getByRole('status').filter({ hasText: 'Event types saved.' }).waitFor();
+      await endpoint.getByRole('button', { name: 'Disable' }).click();
+      await endpoint.getByRole('button', { name: 'Enable' }).waitFor();
+      const row = page.locator('.webhook-table tr', { hasText: `${receiver.url}/edited` });
+      await expect.poll(() => row.textContent()).toMatch(/2disabled/);
+      const url = page.url();
+
+      // The same view with a read-only key: the endpoint and its deliveries, no edit action.
+      const readOnly = await ui.newPage();
+      await readOnly.goto(url);
+      await signIn(readOnly, await ui.service.keyWithPermissions(READ_ONLY));
+      await readOnly.getByText('Events: report_finished, monitor_triggered').waitFor();
+      for (const name of ['Create endpoint', 'Send a test event', 'Rotate secret', 'Delete', 'Enable'])
+        expect(await readOnly.getByRole('button', { name }).count(), name).toBe(0);
+      expect(await checkA11y(readOnly, 'webhooks-read-only')).toEqual([]);
+      await readOnly.close();
+
+      await endpoint.getByRole('button', { name: 'Delete' }).click();
+      await expect.poll(() => row.count()).toBe(0);
+      expect(new URL(page.url()).searchParams.get('webhook')).toBeNull();
       await page.close();
     });
   },
