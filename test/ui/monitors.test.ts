@@ -33,6 +33,7 @@ describeUi('dashboard monitors and settings', (ui) => {
     expect(new URL(page.url()).searchParams.get('monitor')).toMatch(/^\d+$/);
     await expect.poll(() => page.locator('.monitor-state').textContent()).toMatch(/^OK: \$0\.0000/);
     expect(await page.locator('.monitors-table b').count()).toBe(0);
+    expect(await page.locator('.monitor-facts').textContent()).toContain('Cool-downnone');
 
     // Three logs of $0.05 in the window: $0.15 > $0.10.
     const now = Date.now();

@@ -153,7 +153,7 @@ function MonitorDetail({
         <dt>Window</dt>
         <dd>{formatWindow(monitor.window_minutes)}</dd>
         <dt>Cool-down</dt>
-        <dd>{formatWindow(monitor.cooldown_minutes || 1)}</dd>
+        <dd>{monitor.cooldown_minutes === 0 ? 'none' : formatWindow(monitor.cooldown_minutes)}</dd>
         <dt>Changed</dt>
         <dd>{format(monitor.updated_at)}</dd>
       </dl>
