@@ -17,6 +17,8 @@ export const SCREENS = {
   prompts: { title: 'Prompts', load: lazyScreen(() => import('./screens/prompts/index.tsx')) },
   analytics: { title: 'Analytics', load: lazyScreen(() => import('./screens/analytics/index.tsx')) },
   webhooks: { title: 'Webhooks', load: lazyScreen(() => import('./screens/webhooks/index.tsx')) },
+  monitors: { title: 'Monitors', load: lazyScreen(() => import('./screens/monitors/index.tsx')) },
+  settings: { title: 'Settings', load: lazyScreen(() => import('./screens/settings/index.tsx')) },
 } as const;
 export type ScreenName = keyof typeof SCREENS;
 export const DEFAULT_SCREEN: ScreenName = 'requests';
