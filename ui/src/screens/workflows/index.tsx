@@ -48,7 +48,9 @@ interface NodeResult {
 type RunResults = Record<string, NodeResult>;
 
 const POLL_MS = 1000;
+/** Every node done (the endpoint's 200); a run whose nodes are not written yet is not. */
 const isFinal = (results: RunResults) =>
+  Object.keys(results).length > 0 &&
   Object.values(results).every((node) => node.status !== 'QUEUED' && node.status !== 'RUNNING');
 
 function link(path: string) {
@@ -159,7 +161,7 @@ function WorkflowPage({ name }: { name: string }) {
             <select
               id="workflow-version"
               value={String(data.version_number)}
-              onChange={(event) => setQuery({ version: event.currentTarget.value, node: null })}
+              onChange={(event) => setQuery({ version: event.currentTarget.value, node: null, run: null })}
             >
               {Array.from({ length: latest }, (_, index) => latest - index).map((number) => (
                 <option key={number} value={String(number)}>
