@@ -83,4 +83,30 @@ describeUi('dashboard workflows', (ui) => {
     expect(await checkA11y(page, 'workflows-list')).toEqual([]);
     await page.close();
   });
+
+  it('keeps the version in the URL: a version chosen in the select shows its own graph; reload and back keep it', async () => {
+    for (const value of ['one', 'two']) {
+      const created = await ui.service.call('POST', '/rest/workflows', {
+        body: {
+          name: 'versioned',
+          nodes: [pass(`node-${value}`, ['topic'], { is_output_node: true })],
+          required_input_variables: { topic: 'string' },
+        },
+      });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+    }
+    const page = await ui.newPage();
+    await page.goto('/ui/workflows/versioned');
+    await signIn(page, ui.service.apiKey);
+    await page.locator('[data-node="node-two"]').waitFor();
+    await page.getByLabel('Version', { exact: true }).selectOption('1');
+    await page.locator('[data-node="node-one"]').waitFor();
+    expect(new URL(page.url()).searchParams.get('version')).toBe('1');
+    expect(await page.locator('[data-node="node-two"]').count()).toBe(0);
+    await page.reload();
+    await page.locator('[data-node="node-one"]').waitFor();
+    await page.goBack();
+    await page.locator('[data-node="node-two"]').waitFor();
+    await page.close();
+  });
 });
