@@ -39,6 +39,12 @@ describe('dashboard bundle budgets (gzip)', () => {
     expect(chart?.gzipBytes).toBeLessThanOrEqual(UI_BUDGETS.lazyChunk);
   });
 
+  it('holds the workflow graph chunk (dagre) to the lazy chunk budget', () => {
+    const graph = report.lazyLoads.find((load) => load.source === 'ui/src/screens/workflows/graph.tsx');
+    expect(graph?.gzipBytes).toBeGreaterThan(10 * 1024);
+    expect(graph?.gzipBytes).toBeLessThanOrEqual(UI_BUDGETS.lazyChunk);
+  });
+
   it(`keeps the whole UI within ${UI_BUDGETS.total / 1024} KB`, () => {
     expect(report.totalGzip).toBeLessThanOrEqual(UI_BUDGETS.total);
   });

@@ -19,6 +19,7 @@ export const SCREENS = {
   webhooks: { title: 'Webhooks', load: lazyScreen(() => import('./screens/webhooks/index.tsx')) },
   monitors: { title: 'Monitors', load: lazyScreen(() => import('./screens/monitors/index.tsx')) },
   settings: { title: 'Settings', load: lazyScreen(() => import('./screens/settings/index.tsx')) },
+  workflows: { title: 'Workflows', load: lazyScreen(() => import('./screens/workflows/index.tsx')) },
 } as const;
 export type ScreenName = keyof typeof SCREENS;
 export const DEFAULT_SCREEN: ScreenName = 'requests';
