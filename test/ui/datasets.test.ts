@@ -1,0 +1,126 @@
+import { expect, it } from 'vitest';
+import { logRequestBody } from '#test/support/local-service.ts';
+import { checkA11y, describeUi, signIn, type UiContext } from './support/browser.ts';
+
+const BIG_ROWS = 10_000;
+const minutesAgo = (minutes: number) => new Date(Date.now() - minutes * 60_000).toISOString();
+
+async function createGroup(ui: UiContext, name: string): Promise<{ groupId: number; draftId: number }> {
+  const answer = await ui.service.call('POST', '/api/public/v2/dataset-groups', { body: { name } });
+  expect(answer.status, JSON.stringify(answer.body)).toBe(201);
+  return { groupId: answer.body.dataset_group.id, draftId: answer.body.dataset.id };
+}
+
+async function versionOf(ui: UiContext, datasetId: number): Promise<number> {
+  const answer = await ui.service.call('GET', `/api/public/v2/datasets/${datasetId}`);
+  return answer.status === 200 ? (answer.body.dataset.version_number as number) : Number.NaN;
+}
+
+describeUi('dashboard datasets', (ui) => {
+  it('makes a version from the Requests filter and shows it appear, rows as text', async () => {
+    for (let i = 0; i < 4; i++) {
+      const answer = await ui.service.call('POST', '/log-request', {
+        body: logRequestBody({
+          request_start_time: minutesAgo(30 + i),
+          request_end_time: minutesAgo(29.9 + i),
+          tags: [i % 2 === 0 ? 'keep' : 'drop'],
+          input: {
+            type: 'chat',
+            messages: [{ role: 'user', content: [{ type: 'text', text: `<img src=x onerror=alert(${i})>` }] }],
+          },
+        }),
+      });
+      expect(answer.status).toBe(201);
+    }
+    const page = await ui.newPage();
+    // The Requests filter (tags contain "keep") as it lives in the URL.
+    const filters = JSON.stringify([{ field: 'tags', operator: 'contains', value: 'keep' }]);
+    await page.goto(`/ui/requests?f=${encodeURIComponent(filters)}`);
+    await signIn(page, ui.service.apiKey);
+    await page.getByRole('button', { name: 'New dataset version from this filter' }).click();
+    await page.getByRole('heading', { name: 'New version from the Requests filter' }).waitFor();
+    expect(new URL(page.url()).pathname).toBe('/ui/datasets');
+    expect(await page.locator('.datasets-from-filter').textContent()).toContain('keep');
+    await page.getByLabel("New group's name").fill('from traffic');
+    await page.getByRole('button', { name: 'Create the version' }).click();
+
+    // The job's state until the version appears, then its rows.
+    await page.getByText(/from traffic: version 1 is ready \(2 rows\)/).waitFor();
+    await page.getByRole('button', { name: /^Version 1/ }).waitFor();
+    expect(await page.locator('.datasets-grid tbody tr.datasets-row').count()).toBe(2);
+    const gridText = await page.locator('.datasets-grid').textContent();
+    expect(gridText).toContain('<img src=x onerror=alert(0)>');
+    expect(await page.locator('.datasets-grid img').count()).toBe(0);
+    expect(await checkA11y(page, 'datasets-from-filter')).toEqual([]);
+
+    // Reload keeps the group and the version.
+    const url = new URL(page.url());
+    expect(url.searchParams.get('group')).toBeTruthy();
+    expect(url.searchParams.get('version')).toBeTruthy();
+    await page.reload();
+    await page.getByRole('button', { name: /^Version 1/, pressed: true }).waitFor();
+  });
+
+  it('scrolls 10,000 rows in a windowed grid; a draft is saved as a version', async () => {
+    const { groupId, draftId } = await createGroup(ui, 'big file');
+    const rows = Array.from({ length: BIG_ROWS }, (_, i) => ({ question: `question ${i}`, answer: `answer ${i}` }));
+    const answer = await ui.service.call('POST', '/api/public/v2/dataset-versions/from-file', {
+      body: {
+        dataset_group_id: groupId,
+        file_name: 'big.json',
+        file_content_base64: Buffer.from(JSON.stringify(rows)).toString('base64'),
+      },
+    });
+    expect(answer.status, JSON.stringify(answer.body)).toBe(201);
+    await expect.poll(() => versionOf(ui, draftId), { timeout: 60_000, interval: 200 }).toBe(1);
+
+    const page = await ui.newPage();
+    await page.goto(`/ui/datasets?group=${groupId}&version=${draftId}`);
+    await signIn(page, ui.service.apiKey);
+    const started = await page.evaluate(() => performance.now());
+    await page.getByRole('cell', { name: 'question 0', exact: true }).waitFor();
+    const firstPaint = (await page.evaluate(() => performance.now())) - started;
+    expect(await page.getByRole('columnheader').allTextContents()).toEqual(['#', 'question', 'answer']);
+    expect(await page.locator('.datasets-row').count()).toBeLessThan(60);
+
+    // Scroll to the end: the last rows are fetched and shown, the DOM keeps a few dozen rows.
+    const frameMs = await page.evaluate(async () => {
+      const grid = document.querySelector('.datasets-grid') as HTMLElement;
+      const frames: number[] = [];
+      for (let step = 1; step <= 30; step++) {
+        const before = performance.now();
+        grid.scrollTop = (grid.scrollHeight * step) / 30;
+        grid.dispatchEvent(new Event('scroll'));
+        await new Promise((resolve) => requestAnimationFrame(resolve));
+        frames.push(performance.now() - before);
+      }
+      frames.sort((a, b) => a - b);
+      return { p50: frames[15], max: frames[frames.length - 1] };
+    });
+    await page.getByRole('cell', { name: 'question 9999', exact: true }).waitFor();
+    expect(await page.locator('.datasets-row').count()).toBeLessThan(60);
+    console.log(
+      `datasets grid, ${BIG_ROWS} rows: first paint ${firstPaint.toFixed(0)} ms; scroll frame p50 ${frameMs.p50?.toFixed(1)} ms, max ${frameMs.max?.toFixed(1)} ms`,
+    );
+
+    // A new draft from version 1 (a copy job), then saved as version 2.
+    await page.getByRole('button', { name: 'New draft from version 1' }).click();
+    await page.getByRole('button', { name: /^Draft/ }).waitFor();
+    await page.getByText(/big file: version|Building the draft|Starting/).first().waitFor();
+    await page.getByRole('button', { name: 'Dismiss' }).click();
+    // The copy job points the draft at version 1's rows; saving before it ends is refused (draft_busy).
+    await expect
+      .poll(async () => {
+        const list = await ui.service.call('GET', '/api/public/v2/datasets', { query: { dataset_group_id: groupId } });
+        return (list.body.datasets as { version_number: number; row_count: number }[]).find(
+          (dataset) => dataset.version_number === -1,
+        )?.row_count;
+      })
+      .toBe(BIG_ROWS);
+    await page.reload();
+    await page.getByRole('button', { name: 'Save the draft as a version' }).click();
+    await page.getByRole('button', { name: /^Version 2/, pressed: true }).waitFor();
+    expect(await page.getByRole('button', { name: /^Draft/ }).count()).toBe(0);
+    expect(await checkA11y(page, 'datasets-grid')).toEqual([]);
+  });
+});
