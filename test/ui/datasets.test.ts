@@ -26,7 +26,9 @@ describeUi('dashboard datasets', (ui) => {
           tags: [i % 2 === 0 ? 'keep' : 'drop'],
           input: {
             type: 'chat',
-            messages: [{ role: 'user', content: [{ type: 'text', text: `<img src=x onerror=alert(${i})>` }] }],
+            messages: [
+              { role: 'user', content: [{ type: 'text', text: `<img src=x onerror=alert(${i})>` }] },
+            ],
           },
         }),
       });
@@ -63,7 +65,10 @@ describeUi('dashboard datasets', (ui) => {
 
   it('scrolls 10,000 rows in a windowed grid; a draft is saved as a version', async () => {
     const { groupId, draftId } = await createGroup(ui, 'big file');
-    const rows = Array.from({ length: BIG_ROWS }, (_, i) => ({ question: `question ${i}`, answer: `answer ${i}` }));
+    const rows = Array.from({ length: BIG_ROWS }, (_, i) => ({
+      question: `question ${i}`,
+      answer: `answer ${i}`,
+    }));
     const answer = await ui.service.call('POST', '/api/public/v2/dataset-versions/from-file', {
       body: {
         dataset_group_id: groupId,
@@ -85,13 +90,15 @@ describeUi('dashboard datasets', (ui) => {
 
     // Scroll to the end: the last rows are fetched and shown, the DOM keeps a few dozen rows.
     const frameMs = await page.evaluate(async () => {
-      const grid = document.querySelector('.datasets-grid') as HTMLElement;
+      // Runs in the page (DOM types are not the tests'): `globalThis` is the page's window.
+      const window = globalThis as any;
+      const grid = window.document.querySelector('.datasets-grid');
       const frames: number[] = [];
       for (let step = 1; step <= 30; step++) {
         const before = performance.now();
         grid.scrollTop = (grid.scrollHeight * step) / 30;
         grid.dispatchEvent(new Event('scroll'));
-        await new Promise((resolve) => requestAnimationFrame(resolve));
+        await new Promise((resolve) => window.requestAnimationFrame(resolve));
         frames.push(performance.now() - before);
       }
       frames.sort((a, b) => a - b);
@@ -106,12 +113,17 @@ describeUi('dashboard datasets', (ui) => {
     // A new draft from version 1 (a copy job), then saved as version 2.
     await page.getByRole('button', { name: 'New draft from version 1' }).click();
     await page.getByRole('button', { name: /^Draft/ }).waitFor();
-    await page.getByText(/big file: version|Building the draft|Starting/).first().waitFor();
+    await page
+      .getByText(/big file: version|Building the draft|Starting/)
+      .first()
+      .waitFor();
     await page.getByRole('button', { name: 'Dismiss' }).click();
     // The copy job points the draft at version 1's rows; saving before it ends is refused (draft_busy).
     await expect
       .poll(async () => {
-        const list = await ui.service.call('GET', '/api/public/v2/datasets', { query: { dataset_group_id: groupId } });
+        const list = await ui.service.call('GET', '/api/public/v2/datasets', {
+          query: { dataset_group_id: groupId },
+        });
         return (list.body.datasets as { version_number: number; row_count: number }[]).find(
           (dataset) => dataset.version_number === -1,
         )?.row_count;
@@ -122,5 +134,37 @@ describeUi('dashboard datasets', (ui) => {
     await page.getByRole('button', { name: /^Version 2/, pressed: true }).waitFor();
     expect(await page.getByRole('button', { name: /^Draft/ }).count()).toBe(0);
     expect(await checkA11y(page, 'datasets-grid')).toEqual([]);
+  });
+
+  it("shows a failed job's reason", async () => {
+    const { groupId, draftId } = await createGroup(ui, 'bad file');
+    const answer = await ui.service.call('POST', '/api/public/v2/dataset-versions/from-file', {
+      body: {
+        dataset_group_id: groupId,
+        file_name: 'bad.json',
+        file_content_base64: Buffer.from('[1, 2]').toString('base64'),
+      },
+    });
+    expect(answer.status, JSON.stringify(answer.body)).toBe(201);
+    const page = await ui.newPage();
+    // The removed draft answers 404: the browser logs the failed load.
+    page.expectConsoleError(/404/);
+    await page.goto(`/ui/datasets?group=${groupId}&job=${draftId}`);
+    await signIn(page, ui.service.apiKey);
+    await page.getByText(/The job failed and its draft was removed/).waitFor({ timeout: 30_000 });
+  });
+
+  it('uploads a file through upload-url: the CSP refuses the storage of another origin (a known gap)', async () => {
+    const { groupId } = await createGroup(ui, 'uploaded');
+    const page = await ui.newPage();
+    await page.goto(`/ui/datasets?group=${groupId}`);
+    await signIn(page, ui.service.apiKey);
+    await page.getByLabel('Upload a CSV or JSON file').setInputFiles({
+      name: 'rows.csv',
+      mimeType: 'text/csv',
+      buffer: Buffer.from('question,answer\nq1,a1\n'),
+    });
+    await page.getByRole('alert').filter({ hasText: 'The upload failed' }).waitFor();
+    expect(ui.takeProblems().join('\n')).toMatch(/connect-src/);
   });
 });
