@@ -49,7 +49,8 @@ describeUi('dashboard datasets', (ui) => {
     // The job's state until the version appears, then its rows.
     await page.getByText(/from traffic: version 1 is ready \(2 rows\)/).waitFor();
     await page.getByRole('button', { name: /^Version 1/ }).waitFor();
-    expect(await page.locator('.datasets-grid tbody tr.datasets-row').count()).toBe(2);
+    await expect.poll(() => page.locator('.datasets-grid tr.datasets-row').count()).toBe(2);
+    await page.locator('.datasets-grid').getByText('onerror=alert(0)').first().waitFor();
     const gridText = await page.locator('.datasets-grid').textContent();
     expect(gridText).toContain('<img src=x onerror=alert(0)>');
     expect(await page.locator('.datasets-grid img').count()).toBe(0);
