@@ -16,6 +16,7 @@ export const SCREENS = {
   traces: { title: 'Traces', load: lazyScreen(() => import('./screens/traces/index.tsx')) },
   prompts: { title: 'Prompts', load: lazyScreen(() => import('./screens/prompts/index.tsx')) },
   analytics: { title: 'Analytics', load: lazyScreen(() => import('./screens/analytics/index.tsx')) },
+  datasets: { title: 'Datasets', load: lazyScreen(() => import('./screens/datasets/index.tsx')) },
   workflows: { title: 'Workflows', load: lazyScreen(() => import('./screens/workflows/index.tsx')) },
   webhooks: { title: 'Webhooks', load: lazyScreen(() => import('./screens/webhooks/index.tsx')) },
   monitors: { title: 'Monitors', load: lazyScreen(() => import('./screens/monitors/index.tsx')) },

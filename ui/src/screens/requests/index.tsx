@@ -15,7 +15,7 @@ import {
   writeLogQuery,
 } from '../../lib/log-query.ts';
 import { useFormatTime } from '../../lib/time.ts';
-import { dashboardUrl, setQuery, useQuery } from '../../lib/url-state.ts';
+import { dashboardUrl, navigate, setQuery, useQuery } from '../../lib/url-state.ts';
 import { COLUMNS, readHiddenColumns, writeHiddenColumns } from './columns.tsx';
 import { RequestDetail } from './detail/index.tsx';
 import type { SearchAnswer } from './types.ts';
@@ -127,6 +127,16 @@ export default function RequestsScreen() {
             }}
           >
             Refresh
+          </button>
+          <button
+            type="button"
+            onClick={() =>
+              navigate(
+                `datasets?${new URLSearchParams({ ...definedOnly(writeLogQuery(query)), from_filter: '1' })}`,
+              )
+            }
+          >
+            New dataset version from this filter
           </button>
           <ColumnChooser
             hidden={hidden}
@@ -402,3 +412,8 @@ function IncompleteNotice({ query, oldestFirst }: { query: LogQuery; oldestFirst
     </p>
   );
 }
+
+const definedOnly = (values: Record<string, string | undefined>): Record<string, string> =>
+  Object.fromEntries(
+    Object.entries(values).filter((entry): entry is [string, string] => entry[1] !== undefined),
+  );
