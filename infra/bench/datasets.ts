@@ -12,12 +12,17 @@
 import { request } from 'node:http';
 import { Readable } from 'node:stream';
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
+import { DATASET_QUEUES } from '#shared/datasets/jobs.ts';
+import { DATASET_JOB_QUEUES } from '../routes/datasets.ts';
 import type { BenchRow } from './support.ts';
-import { apiClient, type Call, fmt, runBenchChild, serveBenchChild } from './support.ts';
+import { apiClient, type Call, containerHeapFlags, fmt, runBenchChild, serveBenchChild } from './support.ts';
 
 const MB = 1024 * 1024;
 const FILE_BYTES = 100 * MB;
 const LOGS = 50_000;
+/** The memory of each job's function: its V8 heap in the bench is the one it has in that container. */
+const FILE_WORKER_MB = DATASET_JOB_QUEUES[DATASET_QUEUES.file.name]!.memoryMb!;
+const FILTER_WORKER_MB = DATASET_JOB_QUEUES[DATASET_QUEUES.filter.name]!.memoryMb!;
 const TARGETS = { fileMbPerS: 20, fileRssMb: 256, filterSeconds: 60, filterRssMb: 512 };
 
 export async function benchDatasets(): Promise<BenchRow[]> {
@@ -98,7 +103,7 @@ async function benchFromFile(call: Call, workspaceId: number): Promise<BenchRow[
   const { stream, bytes } = generateCsv();
   await putStream(upload.upload_url, stream, bytes);
 
-  const result = await runChild({
+  const result = await runChild(FILE_WORKER_MB, {
     workspaceId,
     handler: 'functions/http/dataset-from-file.ts',
     body: { dataset_group_id: groupId, file_name: 'bench.csv', file_key: upload.file_key },
@@ -116,7 +121,7 @@ async function benchFromFile(call: Call, workspaceId: number): Promise<BenchRow[
       target: `>= ${TARGETS.fileMbPerS} MB/s`,
     },
     {
-      name: `${label}: worker peak RSS (own process)`,
+      name: `${label}: worker peak RSS (own process, the heap of its ${FILE_WORKER_MB} MB container)`,
       value: `${fmt(result.peakRssMb, 0)} MB (${fmt(result.baselineRssMb, 0)} MB before the job)`,
       target: `< ${TARGETS.fileRssMb} MB`,
     },
@@ -202,7 +207,7 @@ async function benchFromFilterParams(call: Call, workspaceId: number): Promise<B
   const seedSeconds = (performance.now() - seeded) / 1000;
   const groupId = await newGroup(call, 'bench from-filter-params');
 
-  const result = await runChild({
+  const result = await runChild(FILTER_WORKER_MB, {
     workspaceId,
     handler: 'functions/http/dataset-from-filter-params.ts',
     body: {
@@ -235,7 +240,7 @@ async function benchFromFilterParams(call: Call, workspaceId: number): Promise<B
       target: `< ${TARGETS.filterSeconds} s`,
     },
     {
-      name: `${label}: peak RSS (own process)`,
+      name: `${label}: peak RSS (own process, the heap of its ${FILTER_WORKER_MB} MB container)`,
       value: `${fmt(result.peakRssMb, 0)} MB (${fmt(result.baselineRssMb, 0)} MB before the job)`,
       target: `< ${TARGETS.filterRssMb} MB`,
     },
@@ -263,9 +268,11 @@ interface ChildResult {
 
 const CHILD_FLAG = '--dataset-bench-child';
 
-const runChild = (task: ChildTask) =>
+/** The child gets the V8 heap its worker has in its Lambda container (the queue's memory size). */
+const runChild = (memoryMb: number, task: ChildTask) =>
   runBenchChild<ChildTask, ChildResult>(import.meta.url, CHILD_FLAG, task, [
     '--expose-gc',
+    ...containerHeapFlags(memoryMb),
     ...(process.env.BENCH_PROF ? ['--cpu-prof', '--cpu-prof-dir=/tmp/ds/prof'] : []),
   ]);
 
@@ -275,7 +282,6 @@ const runChild = (task: ChildTask) =>
  */
 async function childMain(task: ChildTask): Promise<ChildResult> {
   const { LocalMessaging } = await import('../local/messaging.ts');
-  const { DATASET_JOB_QUEUES } = await import('../routes/datasets.ts');
   const { ENV, queueUrlEnv } = await import('#shared/platform/config.ts');
   const { REPO_ROOT } = await import('../local/service.ts');
   const { join } = await import('node:path');

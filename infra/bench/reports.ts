@@ -11,17 +11,9 @@
  *     the queue's batch size until every batch of the run is done, as a warm container would: its peak
  *     RSS. Node sizes its V8 heap from the memory of the machine it runs on (the container's, in
  *     Lambda): the figure that counts gives the process the heap Node picks in the function's
- *     container (CONTAINER_HEAPS); the one with this machine's sizing is printed for comparison (on a
+ *     container (containerHeapFlags); the one with this machine's sizing is printed for comparison (on a
  *     workstation of many GB, V8 lets its young generation grow to 4x what it does in 1 GB).
  */
-/**
- * The V8 heap Node 24 picks by itself in a container of that many MB (measured in a cgroup of that
- * memory: `v8.getHeapStatistics().heap_size_limit` 560 MB for 1,024 MB = old space 512 MB + a young
- * generation of three 16 MB semi-spaces), as flags that give the same heap on any machine.
- */
-const CONTAINER_HEAPS: Record<number, string[]> = {
-  1024: ['--max-old-space-size=512', '--max-semi-space-size=16'],
-};
 
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, rmSync } from 'node:fs';
@@ -31,7 +23,7 @@ import { build } from 'esbuild';
 import { BUNDLE, esbuildOptions, sandboxAssetCommands } from '../bundling.ts';
 import { REPO_ROOT } from '../local/service.ts';
 import { REPORT_RUN_JOB_QUEUES } from '../routes/report-runs.ts';
-import { apiClient, type BenchRow, type Call, countDynamoCalls, fmt } from './support.ts';
+import { apiClient, type BenchRow, type Call, containerHeapFlags, countDynamoCalls, fmt } from './support.ts';
 
 const TARGETS = { seconds: 20, callsPerCell: 2, rssMb: 256 };
 
@@ -96,9 +88,7 @@ export async function benchReports(service: {
 
   const worker = REPORT_RUN_JOB_QUEUES['report-rows']!;
   const memoryMb = worker.memoryMb ?? 0;
-  const containerHeap = CONTAINER_HEAPS[memoryMb];
-  if (!containerHeap)
-    throw new Error(`No V8 heap sizing known for a ${memoryMb} MB container (CONTAINER_HEAPS)`);
+  const containerHeap = containerHeapFlags(memoryMb);
   const bundle = await bundleRowWorker();
   const inContainer = await benchWorkerRss(call, service, bundle, memoryMb, containerHeap);
   const onThisMachine = await benchWorkerRss(call, service, bundle, memoryMb, []);
