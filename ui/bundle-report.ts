@@ -64,7 +64,10 @@ export function bundleReport(dist = UI_DIST): BundleReport {
       if (imported.kind === 'import-statement') staticClosure(basename(imported.path), into);
     return into;
   };
-  const entry = [...outputs].find(([name, output]) => output.entryPoint && name.endsWith('.js'));
+  // main.tsx by name: a screen's dynamic import (the workflow graph) is an entry point of the metafile too.
+  const entry = [...outputs].find(
+    ([name, output]) => output.entryPoint === 'ui/src/main.tsx' && name.endsWith('.js'),
+  );
   if (!entry) throw new Error(`${dist}: no entry script in ${UI_META_FILE}`);
   const initial = staticClosure(entry[0]);
   const sum = (names: Iterable<string>) =>

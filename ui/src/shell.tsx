@@ -15,6 +15,7 @@ export const SCREENS = {
   requests: { title: 'Requests', load: lazyScreen(() => import('./screens/requests/index.tsx')) },
   traces: { title: 'Traces', load: lazyScreen(() => import('./screens/traces/index.tsx')) },
   prompts: { title: 'Prompts', load: lazyScreen(() => import('./screens/prompts/index.tsx')) },
+  playground: { title: 'Playground', load: lazyScreen(() => import('./screens/playground/index.tsx')) },
   analytics: { title: 'Analytics', load: lazyScreen(() => import('./screens/analytics/index.tsx')) },
   datasets: { title: 'Datasets', load: lazyScreen(() => import('./screens/datasets/index.tsx')) },
   workflows: { title: 'Workflows', load: lazyScreen(() => import('./screens/workflows/index.tsx')) },

@@ -281,6 +281,10 @@ function VersionView({
                 </AppLink>
               </>
             )}
+            {' · '}
+            <AppLink to={`playground?prompt=${encodeURIComponent(name)}&version=${version}`}>
+              Open in playground
+            </AppLink>
           </p>
           <h3>Messages</h3>
           {messagesOf(loaded.data.prompt_template).map((message, index) => (

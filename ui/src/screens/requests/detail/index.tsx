@@ -79,6 +79,7 @@ export function RequestDetail({ id, onFilter, onClose }: RequestDetailProps) {
           <h3>Parameters</h3>
           <ClippedText text={jsonText(data.parameters ?? {})} class="json-view" />
           <Actions log={data} />
+          <AppLink path={`playground?request=${data.id}`}>Replay with changes</AppLink>
         </>
       )}
     </aside>
