@@ -64,7 +64,10 @@ export function bundleReport(dist = UI_DIST): BundleReport {
       if (imported.kind === 'import-statement') staticClosure(basename(imported.path), into);
     return into;
   };
-  const entry = [...outputs].find(([name, output]) => output.entryPoint && name.endsWith('.js'));
+  // The app's entry (main.tsx), not merely the first output with an entry point: split screens have one too.
+  const entry = [...outputs].find(
+    ([name, output]) => output.entryPoint?.endsWith('src/main.tsx') && name.endsWith('.js'),
+  );
   if (!entry) throw new Error(`${dist}: no entry script in ${UI_META_FILE}`);
   const initial = staticClosure(entry[0]);
   const sum = (names: Iterable<string>) =>
