@@ -17,6 +17,7 @@ export const SCREENS = {
   prompts: { title: 'Prompts', load: lazyScreen(() => import('./screens/prompts/index.tsx')) },
   analytics: { title: 'Analytics', load: lazyScreen(() => import('./screens/analytics/index.tsx')) },
   datasets: { title: 'Datasets', load: lazyScreen(() => import('./screens/datasets/index.tsx')) },
+  evaluations: { title: 'Evaluations', load: lazyScreen(() => import('./screens/evaluations/index.tsx')) },
   workflows: { title: 'Workflows', load: lazyScreen(() => import('./screens/workflows/index.tsx')) },
   webhooks: { title: 'Webhooks', load: lazyScreen(() => import('./screens/webhooks/index.tsx')) },
   monitors: { title: 'Monitors', load: lazyScreen(() => import('./screens/monitors/index.tsx')) },
