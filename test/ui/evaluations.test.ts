@@ -275,4 +275,24 @@ describeUi('dashboard evaluations', (ui) => {
     ).toEqual([['same', true]]);
     await page.close();
   });
+
+  it("shows the evaluation score of both versions in a label move's review", async () => {
+    const page = await open(`/ui/prompts/${PROMPT}?move=prod&to=2`);
+    await main(page)
+      .getByRole('heading', { name: 'Review: move “prod” from version 1 to version 2' })
+      .waitFor();
+    const evidence = main(page).locator('.prompts-evidence');
+    const row = (name: string) =>
+      evidence
+        .getByRole('row')
+        .filter({ has: page.getByRole('rowheader', { name }) })
+        .getByRole('cell');
+    await expect.poll(() => row('Version 1 (now)').allTextContents()).toEqual(['66.7', 'answerer v1']);
+    expect(await row('Version 2 (target)').allTextContents()).toEqual(['0', 'answerer v2 (terse)']);
+    expect(await checkA11y(page, 'evaluations-release-review')).toEqual([]);
+    await evidence.getByRole('link', { name: 'answerer v2 (terse)' }).click();
+    await main(page).getByRole('heading', { name: 'answerer v2 (terse)' }).waitFor();
+    expect(new URL(page.url()).searchParams.get('report')).toBe(String(reports.v2));
+    await page.close();
+  });
 });
