@@ -1,4 +1,5 @@
 import { api } from '../../api/client.ts';
+import { useSession } from '../../api/session.ts';
 import { useApi } from '../../api/use-api.ts';
 import { ErrorMessage, Loading } from '../../components/status.tsx';
 import { AppLink } from './link.tsx';
@@ -96,8 +97,12 @@ async function findEvidence(name: string, versions: number[], signal: AbortSigna
 const formatScore = (score: number | null) =>
   score === null ? '–' : Number.isInteger(score) ? String(score) : score.toFixed(1);
 
-/** Both versions' evaluation scores, each with a link to the report that gave it. */
-export function EvaluationEvidence({ name, from, to }: { name: string; from: number; to: number }) {
+/** Both versions' evaluation scores, each with a link to the report that gave it (for a key that may read reports). */
+export function EvaluationEvidence(props: { name: string; from: number; to: number }) {
+  return useSession()?.me.permissions.reports ? <EvidenceTable {...props} /> : null;
+}
+
+function EvidenceTable({ name, from, to }: { name: string; from: number; to: number }) {
   const evidence = useApi((signal) => findEvidence(name, [from, to], signal), [name, from, to]);
   if (evidence.error) return <ErrorMessage>{evidence.error}</ErrorMessage>;
   if (!evidence.data) return <Loading what="Looking for evaluation reports" />;
