@@ -18,6 +18,7 @@ export const SCREENS = {
   playground: { title: 'Playground', load: lazyScreen(() => import('./screens/playground/index.tsx')) },
   analytics: { title: 'Analytics', load: lazyScreen(() => import('./screens/analytics/index.tsx')) },
   datasets: { title: 'Datasets', load: lazyScreen(() => import('./screens/datasets/index.tsx')) },
+  evaluations: { title: 'Evaluations', load: lazyScreen(() => import('./screens/evaluations/index.tsx')) },
   workflows: { title: 'Workflows', load: lazyScreen(() => import('./screens/workflows/index.tsx')) },
   webhooks: { title: 'Webhooks', load: lazyScreen(() => import('./screens/webhooks/index.tsx')) },
   monitors: { title: 'Monitors', load: lazyScreen(() => import('./screens/monitors/index.tsx')) },

@@ -6,6 +6,7 @@ import { formatDuration } from '../../lib/time.ts';
 import { setQuery } from '../../lib/url-state.ts';
 import { type Label, moveLabel, readTraffic, TRAFFIC_WINDOW_DAYS, type Traffic } from './api.ts';
 import { VersionDiff } from './diff.tsx';
+import { EvaluationEvidence } from './evidence.tsx';
 
 /**
  * A label move under review (`move=<label>&to=<n>` in the URL): what changes from the label's version
@@ -49,6 +50,7 @@ export function LabelReview({
       ) : (
         <>
           <TrafficComparison promptId={promptId} from={from} to={to} />
+          <EvaluationEvidence name={name} from={from} to={to} />
           <h3>What changes</h3>
           <VersionDiff name={name} a={from} b={to} />
         </>
