@@ -18,6 +18,7 @@ export const SCREENS = {
   analytics: { title: 'Analytics', load: lazyScreen(() => import('./screens/analytics/index.tsx')) },
   datasets: { title: 'Datasets', load: lazyScreen(() => import('./screens/datasets/index.tsx')) },
   workflows: { title: 'Workflows', load: lazyScreen(() => import('./screens/workflows/index.tsx')) },
+  library: { title: 'Library', load: lazyScreen(() => import('./screens/library/index.tsx')) },
   webhooks: { title: 'Webhooks', load: lazyScreen(() => import('./screens/webhooks/index.tsx')) },
   monitors: { title: 'Monitors', load: lazyScreen(() => import('./screens/monitors/index.tsx')) },
   settings: { title: 'Settings', load: lazyScreen(() => import('./screens/settings/index.tsx')) },
