@@ -153,6 +153,20 @@ describeUi('dashboard library', (ui) => {
     expect(new URL(page.url()).searchParams.get('version')).toBe('1');
     expect(await page.locator('.json-view').textContent()).toContain('"description": "first"');
     expect(await page.locator('.library-code').textContent()).toBe('return { sum: args.a + args.b };');
+
+    // Version 1 compared with version 2: what changed, line by line, as text.
+    await page.getByLabel('Compare with').selectOption('2');
+    await page.getByText('Changes from version 2 to version 1.').waitFor();
+    expect(new URL(page.url()).searchParams.get('compare')).toBe('2');
+    expect(await page.locator('.library-diff ins').allTextContents()).toEqual([
+      '  "description": "first",\n',
+      '    "type": "object"\n',
+      'return { sum: args.a + args.b };',
+    ]);
+    expect(await page.locator('.library-diff del').first().textContent()).toBe(
+      '  "description": "second",\n',
+    );
+    expect(await checkA11y(page, 'library-tool-diff')).toEqual([]);
     await page.close();
   });
 

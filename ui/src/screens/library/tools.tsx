@@ -3,8 +3,9 @@ import { useApi } from '../../api/use-api.ts';
 import { JsonView } from '../../components/json-view.tsx';
 import { ErrorMessage, Loading } from '../../components/status.tsx';
 import { useFormatTime } from '../../lib/time.ts';
-import { useQueryParam } from '../../lib/url-state.ts';
+import { navigate, useQueryParam } from '../../lib/url-state.ts';
 import { link } from './link.ts';
+import { TextDiff } from './tool-diff.tsx';
 
 interface Tool {
   id: number;
@@ -25,8 +26,16 @@ interface ToolVersion {
 }
 
 const TOOLS = '/api/public/v2/tool-registry';
-const toolPath = (id: number | string, version?: number) =>
-  `library?view=tools&tool=${encodeURIComponent(String(id))}${version ? `&version=${version}` : ''}`;
+const toolPath = (id: number | string, version?: number, compare?: string) =>
+  `library?view=tools&tool=${encodeURIComponent(String(id))}${version ? `&version=${version}` : ''}${compare ? `&compare=${compare}` : ''}`;
+const versionNumber = (value: string) => (/^\d{1,9}$/.test(value) ? value : undefined);
+const definitionText = (version: ToolVersion) => JSON.stringify(version.tool_definition, null, 2);
+
+type ToolAnswer = {
+  tool_registry: Tool & { version: ToolVersion; labels: { name: string; version_number: number }[] };
+};
+const readTool = (id: string, version: string | undefined, signal: AbortSignal) =>
+  api<ToolAnswer>('GET', `${TOOLS}/${encodeURIComponent(id)}`, { signal, query: { version } });
 
 /** The Tools view: the registry's tools (`tool` selects one), a tool's versions (`version`), a version's definition and code. */
 export function ToolsView() {
@@ -83,20 +92,22 @@ function ToolList() {
 }
 
 function ToolDetail({ id }: { id: string }) {
-  const [versionParam] = useQueryParam('version');
+  const version = versionNumber(useQueryParam('version')[0]);
+  const compare = versionNumber(useQueryParam('compare')[0]);
   const format = useFormatTime();
   const answer = useApi(
-    (signal) =>
-      api<{
-        tool_registry: Tool & { version: ToolVersion; labels: { name: string; version_number: number }[] };
-      }>('GET', `${TOOLS}/${encodeURIComponent(id)}`, {
-        signal,
-        query: { version: /^\d{1,9}$/.test(versionParam) ? versionParam : undefined },
-      }),
-    [id, versionParam],
+    async (signal) => {
+      const [shown, compared] = await Promise.all([
+        readTool(id, version, signal),
+        compare ? readTool(id, compare, signal) : undefined,
+      ]);
+      return { tool: shown.tool_registry, compared: compared?.tool_registry.version };
+    },
+    [id, version, compare],
   );
-  const tool = answer.data?.tool_registry;
-  const version = tool?.version;
+  const tool = answer.data?.tool;
+  const shown = tool?.version;
+  const compared = answer.data?.compared;
   return (
     <>
       <p>
@@ -104,7 +115,7 @@ function ToolDetail({ id }: { id: string }) {
       </p>
       {answer.error ? <ErrorMessage>{answer.error}</ErrorMessage> : null}
       {!tool && !answer.error ? <Loading what="Loading the tool" /> : null}
-      {tool && version ? (
+      {tool && shown ? (
         <section aria-labelledby="library-tool-title" class="library-detail">
           <h2 id="library-tool-title">{tool.name}</h2>
           {tool.description ? <p>{tool.description}</p> : null}
@@ -123,7 +134,7 @@ function ToolDetail({ id }: { id: string }) {
                     <li key={number}>
                       <a
                         {...link(toolPath(tool.id, number))}
-                        aria-current={number === version.version_number ? 'page' : undefined}
+                        aria-current={number === shown.version_number ? 'page' : undefined}
                       >
                         Version {number}
                         {labels.length ? ` (${labels.join(', ')})` : ''}
@@ -134,21 +145,62 @@ function ToolDetail({ id }: { id: string }) {
               </ol>
             </nav>
             <div class="library-version">
-              <h3>Version {version.version_number}</h3>
+              <h3>Version {shown.version_number}</h3>
               <p class="muted">
-                {format(version.created_at)}
-                {version.commit_message ? ` — ${version.commit_message}` : ''}
+                {format(shown.created_at)}
+                {shown.commit_message ? ` — ${shown.commit_message}` : ''}
               </p>
-              <h4>Definition</h4>
-              <JsonView value={version.tool_definition} />
-              <h4>Code</h4>
-              {version.execution ? (
+              {tool.latest_version_number > 1 ? (
+                <p class="library-toolbar">
+                  <label for="library-tool-compare">Compare with</label>
+                  <select
+                    id="library-tool-compare"
+                    value={compare ?? ''}
+                    onChange={(event) =>
+                      navigate(toolPath(tool.id, shown.version_number, event.currentTarget.value))
+                    }
+                  >
+                    <option value="">no other version</option>
+                    {Array.from({ length: tool.latest_version_number }, (_, index) => index + 1)
+                      .filter((number) => number !== shown.version_number)
+                      .map((number) => (
+                        <option key={number} value={String(number)}>
+                          version {number}
+                        </option>
+                      ))}
+                  </select>
+                </p>
+              ) : null}
+              {compared ? (
                 <>
-                  <p class="muted">{version.execution.language}</p>
-                  <pre class="library-code">{version.execution.code}</pre>
+                  <p class="muted">
+                    Changes from version {compared.version_number} to version {shown.version_number}.
+                  </p>
+                  <TextDiff
+                    label="Definition"
+                    before={definitionText(compared)}
+                    after={definitionText(shown)}
+                  />
+                  <TextDiff
+                    label="Code"
+                    before={compared.execution?.code ?? ''}
+                    after={shown.execution?.code ?? ''}
+                  />
                 </>
               ) : (
-                <p class="muted">No code: the caller runs this tool.</p>
+                <>
+                  <h4>Definition</h4>
+                  <JsonView value={shown.tool_definition} />
+                  <h4>Code</h4>
+                  {shown.execution ? (
+                    <>
+                      <p class="muted">{shown.execution.language}</p>
+                      <pre class="library-code">{shown.execution.code}</pre>
+                    </>
+                  ) : (
+                    <p class="muted">No code: the caller runs this tool.</p>
+                  )}
+                </>
               )}
             </div>
           </div>
