@@ -212,4 +212,38 @@ describeUi('dashboard library', (ui) => {
     expect(bytes.includes(Buffer.from('pdf-tools/scripts/run.sh'))).toBe(true);
     await page.close();
   });
+  it('keeps a folder of 150 entries windowed: a few dozen rows in the DOM, End reaches the last', async () => {
+    const bulk = (await created('POST', '/api/public/v2/folders', { name: 'Bulk' })).folder.id as number;
+    for (let start = 0; start < 150; start += 15)
+      await Promise.all(
+        Array.from({ length: 15 }, (_, offset) =>
+          created('POST', '/api/public/v2/folders', {
+            name: `child ${String(start + offset).padStart(3, '0')}`,
+            parent_id: bulk,
+          }),
+        ),
+      );
+
+    const page = await ui.newPage();
+    await page.goto(`/ui/library?sel=FOLDER:${bulk}`);
+    await signIn(page, ui.service.apiKey);
+    const tree = page.getByRole('tree', { name: 'Folders and what they hold' });
+    await tree.getByRole('treeitem', { name: 'Bulk Folder' }).click();
+    await page.keyboard.press('ArrowRight');
+    await tree.getByRole('treeitem', { name: 'child 000 Folder' }).waitFor();
+    expect(await tree.getByRole('treeitem').count()).toBeLessThan(70);
+    // End goes to the tree's last row, far below (the folder's last child, or an entity of the root after
+    // it when the other tests' seeds are there); ↑ comes back to the folder's last child.
+    const focused = () =>
+      page.evaluate(() => (globalThis as any).document.activeElement?.textContent as string | undefined);
+    await page.keyboard.press('End');
+    await expect.poll(focused).not.toBe('▾Bulk Folder');
+    for (let presses = 0; presses < 20 && !(await focused())?.startsWith('▸child 149'); presses++)
+      await page.keyboard.press('ArrowUp');
+    const last = tree.getByRole('treeitem', { name: 'child 149 Folder' });
+    expect(await focused()).toBe('▸child 149 Folder');
+    expect(await last.getAttribute('aria-posinset')).toBe('150');
+    expect(await tree.getByRole('treeitem').count()).toBeLessThan(70);
+    await page.close();
+  });
 });

@@ -157,6 +157,11 @@ export function FoldersView() {
   );
 }
 
+/** The tree's rows have one height (styles.css), so the rows in view follow from the scroll position. */
+const ROW_HEIGHT = 28;
+const OVERSCAN = 10;
+const VIEW_HEIGHT_GUESS = 800;
+
 interface FolderTreeProps {
   rows: ReturnType<typeof visibleRows>;
   selectedIndex: number;
@@ -176,13 +181,30 @@ function FolderTree({ rows, selectedIndex, expanded, onSelect, onToggle, canDrag
   const treeRef = useRef<HTMLDivElement>(null);
   const dragged = useRef<TreeNode | null>(null);
   const [dropKey, setDropKey] = useState<string | null>(null);
-  const selectedKey = rows[selectedIndex]?.node.key;
-  // Focus follows the selection while the tree has it (roving tabindex).
+  const [scrollTop, setScrollTop] = useState(0);
+  // A row chosen with the keyboard takes the focus once it is rendered (it may have been scrolled out).
+  const focusNext = useRef<string | null>(null);
   useEffect(() => {
-    const tree = treeRef.current;
-    if (!tree?.contains(document.activeElement)) return;
-    tree.querySelector<HTMLElement>('[tabindex="0"]')?.focus();
-  }, [selectedKey]);
+    const key = focusNext.current;
+    const row = key && treeRef.current?.querySelector<HTMLElement>(`[data-key="${CSS.escape(key)}"]`);
+    if (!row) return;
+    focusNext.current = null;
+    row.focus();
+  });
+  const reveal = (index: number) => {
+    const element = treeRef.current;
+    if (!element) return;
+    const top = index * ROW_HEIGHT;
+    if (top < element.scrollTop) element.scrollTop = top;
+    else if (top + ROW_HEIGHT > element.scrollTop + element.clientHeight)
+      element.scrollTop = top + ROW_HEIGHT - element.clientHeight;
+    setScrollTop(element.scrollTop);
+  };
+
+  // Only the rows in view (and a few around) are in the DOM: a folder may hold thousands of entities.
+  const viewHeight = treeRef.current?.clientHeight || VIEW_HEIGHT_GUESS;
+  const first = Math.max(0, Math.floor(scrollTop / ROW_HEIGHT) - OVERSCAN);
+  const last = Math.min(rows.length, Math.ceil((scrollTop + viewHeight) / ROW_HEIGHT) + OVERSCAN);
 
   const open = (node: TreeNode) => {
     if (isContainer(node)) onToggle(node);
@@ -198,7 +220,10 @@ function FolderTree({ rows, selectedIndex, expanded, onSelect, onToggle, canDrag
     const node = row.node;
     const go = (index: number) => {
       const target = rows[Math.max(0, Math.min(rows.length - 1, index))];
-      if (target) onSelect(target.node, 'replace');
+      if (!target) return;
+      focusNext.current = target.node.key;
+      reveal(rows.indexOf(target));
+      onSelect(target.node, 'replace');
     };
     switch (event.key) {
       case 'ArrowDown':
@@ -232,60 +257,71 @@ function FolderTree({ rows, selectedIndex, expanded, onSelect, onToggle, canDrag
   };
 
   return (
-    <div class="library-tree" role="tree" aria-label="Folders and what they hold" ref={treeRef}>
-      {rows.map((row, index) => {
-        const { node } = row;
-        const container = isContainer(node);
-        const draggable = canDrag(node);
-        return (
-          <div
-            key={node.key}
-            role="treeitem"
-            data-key={node.key}
-            aria-level={row.level}
-            aria-setsize={row.setSize}
-            aria-posinset={row.position}
-            aria-selected={index === selectedIndex}
-            aria-expanded={container ? expanded.has(node.key) : undefined}
-            tabIndex={index === selectedIndex ? 0 : -1}
-            class={`library-node${dropKey === node.key ? ' drop-target' : ''}`}
-            style={{ paddingLeft: `${(row.level - 1) * 1.25 + 0.25}rem` }}
-            draggable={draggable}
-            onClick={() => onSelect(node, 'push')}
-            onKeyDown={onKeyDown}
-            onDblClick={() => open(node)}
-            onDragStart={(event) => {
-              dragged.current = node;
-              event.dataTransfer?.setData('text/plain', node.key);
-              if (event.dataTransfer) event.dataTransfer.effectAllowed = 'move';
-            }}
-            onDragEnd={() => {
-              dragged.current = null;
-              setDropKey(null);
-            }}
-            onDragOver={(event) => {
-              if (!container || !dragged.current || dragged.current === node) return;
-              event.preventDefault();
-              if (event.dataTransfer) event.dataTransfer.dropEffect = 'move';
-              setDropKey(node.key);
-            }}
-            onDragLeave={() => setDropKey((key) => (key === node.key ? null : key))}
-            onDrop={(event) => {
-              event.preventDefault();
-              const moved = dragged.current;
-              dragged.current = null;
-              setDropKey(null);
-              if (moved && container && moved !== node) onDrop(moved, node);
-            }}
-          >
-            <span class="library-twisty" aria-hidden="true">
-              {container ? (expanded.has(node.key) ? '▾' : '▸') : ''}
-            </span>
-            <span class="library-name">{node.name}</span>
-            {node.type !== 'ROOT' ? <span class="library-kind"> {labelOf(node)}</span> : null}
-          </div>
-        );
-      })}
+    <div
+      class="library-tree"
+      role="tree"
+      aria-label="Folders and what they hold"
+      ref={treeRef}
+      onScroll={(event) => setScrollTop(event.currentTarget.scrollTop)}
+    >
+      <div role="none" class="library-tree-canvas" style={{ height: `${rows.length * ROW_HEIGHT}px` }}>
+        <div role="none" style={{ transform: `translateY(${first * ROW_HEIGHT}px)` }}>
+          {rows.slice(first, last).map((row, offset) => {
+            const index = first + offset;
+            const { node } = row;
+            const container = isContainer(node);
+            const draggable = canDrag(node);
+            return (
+              <div
+                key={node.key}
+                role="treeitem"
+                data-key={node.key}
+                aria-level={row.level}
+                aria-setsize={row.setSize}
+                aria-posinset={row.position}
+                aria-selected={index === selectedIndex}
+                aria-expanded={container ? expanded.has(node.key) : undefined}
+                tabIndex={index === selectedIndex ? 0 : -1}
+                class={`library-node${dropKey === node.key ? ' drop-target' : ''}`}
+                style={{ paddingLeft: `${(row.level - 1) * 1.25 + 0.25}rem` }}
+                draggable={draggable}
+                onClick={() => onSelect(node, 'push')}
+                onKeyDown={onKeyDown}
+                onDblClick={() => open(node)}
+                onDragStart={(event) => {
+                  dragged.current = node;
+                  event.dataTransfer?.setData('text/plain', node.key);
+                  if (event.dataTransfer) event.dataTransfer.effectAllowed = 'move';
+                }}
+                onDragEnd={() => {
+                  dragged.current = null;
+                  setDropKey(null);
+                }}
+                onDragOver={(event) => {
+                  if (!container || !dragged.current || dragged.current === node) return;
+                  event.preventDefault();
+                  if (event.dataTransfer) event.dataTransfer.dropEffect = 'move';
+                  setDropKey(node.key);
+                }}
+                onDragLeave={() => setDropKey((key) => (key === node.key ? null : key))}
+                onDrop={(event) => {
+                  event.preventDefault();
+                  const moved = dragged.current;
+                  dragged.current = null;
+                  setDropKey(null);
+                  if (moved && container && moved !== node) onDrop(moved, node);
+                }}
+              >
+                <span class="library-twisty" aria-hidden="true">
+                  {container ? (expanded.has(node.key) ? '▾' : '▸') : ''}
+                </span>
+                <span class="library-name">{node.name}</span>
+                {node.type !== 'ROOT' ? <span class="library-kind"> {labelOf(node)}</span> : null}
+              </div>
+            );
+          })}
+        </div>
+      </div>
     </div>
   );
 }
