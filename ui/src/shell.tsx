@@ -20,6 +20,7 @@ export const SCREENS = {
   datasets: { title: 'Datasets', load: lazyScreen(() => import('./screens/datasets/index.tsx')) },
   evaluations: { title: 'Evaluations', load: lazyScreen(() => import('./screens/evaluations/index.tsx')) },
   workflows: { title: 'Workflows', load: lazyScreen(() => import('./screens/workflows/index.tsx')) },
+  library: { title: 'Library', load: lazyScreen(() => import('./screens/library/index.tsx')) },
   webhooks: { title: 'Webhooks', load: lazyScreen(() => import('./screens/webhooks/index.tsx')) },
   monitors: { title: 'Monitors', load: lazyScreen(() => import('./screens/monitors/index.tsx')) },
   settings: { title: 'Settings', load: lazyScreen(() => import('./screens/settings/index.tsx')) },
