@@ -270,7 +270,15 @@ describe('from-file', () => {
     expect(rows[0]).toEqual(['0', 'Question 0, with a comma', 'Line one\nline "two" of 0']);
     expect(rows.map((row) => Number(row[0]))).toEqual(Array.from({ length: 1000 }, (_, i) => i));
     expect(await datasetsOf(groupId)).toMatchObject([
-      { id: draftId, version_number: 1, column_names: columns, row_count: 1000, filter_params: null },
+      {
+        id: draftId,
+        version_number: 1,
+        column_names: columns,
+        row_count: 1000,
+        filter_params: null,
+        job_status: 'SUCCESS',
+        job_error: null,
+      },
     ]);
   });
 
@@ -334,6 +342,18 @@ describe('from-file', () => {
     expect(events[0]!.details.error_message).toMatch(reason);
     expect(await datasetsOf(groupId)).toEqual([]);
     expect((await service.call('GET', rowsPath(draftId))).status).toBe(404);
+    // The removed draft still answers, with the job's failure and its reason; never to another workspace.
+    const removed = await service.call('GET', `${DATASETS}/${draftId}`);
+    expect(removed.status).toBe(200);
+    expect(removed.body.dataset).toMatchObject({
+      id: draftId,
+      dataset_group_id: groupId,
+      is_deleted: true,
+      row_count: 0,
+      job_status: 'FAILED',
+    });
+    expect(removed.body.dataset.job_error).toMatch(reason);
+    expect((await service.call('GET', `${DATASETS}/${draftId}`, { key: otherKey })).status).toBe(404);
     expect(await service.countObjects(), 'the upload and any rows are gone').toBe(objects);
     expect(service.messaging.deadLetters).toEqual([]);
     // The group has no draft any more.
