@@ -71,7 +71,7 @@ export default function DatasetsScreen() {
     <section aria-labelledby="screen-title" class="datasets">
       <h1 id="screen-title">Datasets</h1>
       {fromFilter ? <FromFilter params={params} groups={groups} onStarted={reload} /> : null}
-      {jobId ? <JobProgress datasetId={jobId} onDone={reload} /> : null}
+      {jobId ? <JobProgress key={jobId} datasetId={jobId} onDone={reload} /> : null}
       <div class="datasets-layout">
         <nav class="datasets-groups" aria-label="Dataset groups">
           <h2>Groups</h2>
