@@ -226,4 +226,57 @@ describeUi('dashboard datasets', (ui) => {
       .waitFor({ timeout: 30_000 });
     expect(await checkA11y(page, 'datasets-upload')).toEqual([]);
   });
+
+  it('adds logs picked in Requests (click, shift-click, x) to a new group, as its draft', async () => {
+    for (let i = 0; i < 4; i++) {
+      const answer = await ui.service.call('POST', '/log-request', {
+        body: logRequestBody({
+          request_start_time: minutesAgo(20 + i),
+          request_end_time: minutesAgo(19.9 + i),
+          tags: ['picked'],
+          input: {
+            type: 'chat',
+            messages: [{ role: 'user', content: [{ type: 'text', text: `pick ${i}` }] }],
+          },
+        }),
+      });
+      expect(answer.status).toBe(201);
+    }
+    const page = await ui.newPage();
+    const filters = JSON.stringify([{ field: 'tags', operator: 'contains', value: 'picked' }]);
+    await page.goto(`/ui/requests?f=${encodeURIComponent(filters)}`);
+    await signIn(page, ui.service.apiKey);
+    const boxes = page.getByRole('checkbox', { name: /^Select request / });
+    await expect.poll(() => boxes.count()).toBe(4);
+
+    // Click the first, shift-click the third: three selected.
+    await boxes.nth(0).click();
+    await boxes.nth(2).click({ modifiers: ['Shift'] });
+    await page.getByText('3 selected').waitFor();
+    expect(await boxes.evaluateAll((all) => all.map((box) => (box as any).checked))).toEqual([
+      true,
+      true,
+      true,
+      false,
+    ]);
+    // Keys: j moves to the fourth row, x selects it, x again leaves it out.
+    await page.getByRole('heading', { name: 'Requests' }).click();
+    for (let i = 0; i < 3; i++) await page.keyboard.press('j');
+    await page.locator('tbody tr').nth(3).and(page.locator('.requests-row-active')).waitFor();
+    await page.keyboard.press('x');
+    await page.getByText('4 selected').waitFor();
+    await page.keyboard.press('x');
+    await page.getByText('3 selected').waitFor();
+
+    await page.getByRole('button', { name: 'Add 3 to dataset…' }).click();
+    await page.getByLabel("New group's name").fill('picked logs');
+    expect(await checkA11y(page, 'requests-selection')).toEqual([]);
+    await page.getByRole('button', { name: "Add to the group's draft" }).click();
+    await page.getByRole('button', { name: /^Draft/, pressed: true }).waitFor();
+    expect(new URL(page.url()).pathname).toBe('/ui/datasets');
+    await expect.poll(() => page.locator('.datasets-grid tr.datasets-row').count()).toBe(3);
+    const grid = await page.locator('.datasets-grid').textContent();
+    for (const text of ['pick 0', 'pick 1', 'pick 2']) expect(grid).toContain(text);
+    expect(grid).not.toContain('pick 3');
+  });
 });

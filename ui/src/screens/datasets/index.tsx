@@ -213,7 +213,12 @@ function GroupView({ group, versionId, onChanged }: { group: Group; versionId: n
           </li>
         ))}
       </ul>
-      {shown ? <RowsGrid key={`${shown.id}:${shown.row_count}`} datasetId={shown.id} /> : null}
+      {shown?.job_status === 'RUNNING' ? (
+        // Its rows arrive when the job ends (and a failed job may remove the draft).
+        <p class="muted">A job is building {versionName(shown).toLowerCase()}: its rows show when it ends.</p>
+      ) : shown ? (
+        <RowsGrid key={`${shown.id}:${shown.row_count}`} datasetId={shown.id} />
+      ) : null}
     </>
   );
 }
@@ -364,6 +369,8 @@ function JobProgress({ datasetId, onDone }: { datasetId: number; onDone(): void 
         });
         setState({ dataset });
         if (dataset.job_status !== 'RUNNING') {
+          // A draft its failed job removed is no longer one to show.
+          if (dataset.is_deleted) setQuery({ version: null }, 'replace');
           onDone();
           return;
         }
