@@ -81,7 +81,7 @@ export function SelectionBar({ selection, ids }: { selection: RowSelection; ids:
   if (count === 0) return null;
   return (
     <EditOnly entity="datasets">
-      <div class="requests-selection" role="region" aria-label="Selected requests">
+      <section class="requests-selection" aria-label="Selected requests">
         <span>{count} selected </span>
         <button type="button" onClick={() => setOpen(true)} aria-expanded={open}>
           Add {count} to dataset…
@@ -96,7 +96,7 @@ export function SelectionBar({ selection, ids }: { selection: RowSelection; ids:
             onCancel={() => setOpen(false)}
           />
         ) : null}
-      </div>
+      </section>
     </EditOnly>
   );
 }
