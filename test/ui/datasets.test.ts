@@ -1,5 +1,6 @@
 import { expect, it } from 'vitest';
 import { logRequestBody } from '#test/support/local-service.ts';
+import { describeGridTiming, measureDatasetGrid } from './support/dataset-grid.ts';
 import { ARTIFACTS_DIR, checkA11y, describeUi, signIn, type UiContext } from './support/browser.ts';
 
 const BIG_ROWS = 10_000;
@@ -83,42 +84,17 @@ describeUi('dashboard datasets', (ui) => {
     const page = await ui.newPage();
     await page.goto(`/ui/datasets?group=${groupId}&version=${draftId}`);
     await signIn(page, ui.service.apiKey);
-    const started = await page.evaluate(() => performance.now());
-    await page.getByRole('cell', { name: 'question 0', exact: true }).waitFor();
-    const firstPaint = (await page.evaluate(() => performance.now())) - started;
+    const timing = await measureDatasetGrid(page, 'question 0');
     expect(await page.getByRole('columnheader').allTextContents()).toEqual(['#', 'question', 'answer']);
-    expect(await page.locator('.datasets-row').count()).toBeLessThan(60);
-
-    // Scroll as a wheel would (10 rows a frame, 60 frames), timing each frame (rAF to rAF: render, layout
-    // and paint), then jump to the end: the last rows are fetched and shown, the DOM keeps a few dozen rows.
-    const frameMs = await page.evaluate(async () => {
-      // Runs in the page (DOM types are not the tests'): `globalThis` is the page's window.
-      const window = globalThis as any;
-      const grid = window.document.querySelector('.datasets-grid');
-      const nextFrame = () => new Promise<number>((resolve) => window.requestAnimationFrame(resolve));
-      const frames: number[] = [];
-      let previous = await nextFrame();
-      for (let step = 1; step <= 60; step++) {
-        grid.scrollTop = step * 280;
-        const now = await nextFrame();
-        frames.push(now - previous);
-        previous = now;
-      }
-      grid.scrollTop = grid.scrollHeight;
-      frames.sort((a, b) => a - b);
-      return { p50: frames[30], p95: frames[57], max: frames[59] };
-    });
     await page.getByRole('cell', { name: 'question 9999', exact: true }).waitFor();
     expect(await page.locator('.datasets-row').count()).toBeLessThan(60);
-    console.log(
-      `datasets grid, ${BIG_ROWS} rows: first paint ${firstPaint.toFixed(0)} ms; scroll frame p50 ${frameMs.p50?.toFixed(1)} ms, p95 ${frameMs.p95?.toFixed(1)} ms, max ${frameMs.max?.toFixed(1)} ms`,
-    );
+    console.log(describeGridTiming(BIG_ROWS, timing));
 
     // A new draft from version 1 (a copy job), then saved as version 2.
     await page.getByRole('button', { name: 'New draft from version 1' }).click();
     await page.getByRole('button', { name: /^Draft/ }).waitFor();
     await page
-      .getByText(/big file: version|Building the draft|Starting/)
+      .getByText(/big file: the draft is ready|Running: building the draft|Starting/)
       .first()
       .waitFor();
     await page.getByRole('button', { name: 'Dismiss' }).click();
