@@ -1,7 +1,7 @@
 import { expect, it } from 'vitest';
 import { logRequestBody } from '#test/support/local-service.ts';
-import { describeGridTiming, measureDatasetGrid } from './support/dataset-grid.ts';
 import { ARTIFACTS_DIR, checkA11y, describeUi, signIn, type UiContext } from './support/browser.ts';
+import { describeGridTiming, measureDatasetGrid } from './support/dataset-grid.ts';
 
 const BIG_ROWS = 10_000;
 const minutesAgo = (minutes: number) => new Date(Date.now() - minutes * 60_000).toISOString();
