@@ -1,5 +1,7 @@
 import { existsSync } from 'node:fs';
+import type { Browser } from 'playwright-core';
 import { CHROMIUM, launchChromium } from '../../test/ui/support/chromium.ts';
+import { describeGridTiming, measureDatasetGrid } from '../../test/ui/support/dataset-grid.ts';
 import { ensureUiBuilt } from '../../ui/build.ts';
 import { bundleReport, UI_BUDGETS } from '../../ui/bundle-report.ts';
 import { tenKilobyteLog } from './log-request.ts';
@@ -7,9 +9,10 @@ import { type BenchRow, percentile } from './support.ts';
 
 /**
  * `npm run bench -- ui`: the dashboard's bundle (every chunk, gzip, against the budgets of
- * docs/dashboard.md) and the time from navigation to the first table row of Requests on a seeded local
- * service, in Debian's Chromium.
+ * docs/dashboard.md), the time from navigation to the first table row of Requests on a seeded local
+ * service, and the Datasets grid with 10,000 rows (first paint, scroll frame times), in Debian's Chromium.
  */
+const GRID_ROWS = 10_000;
 const SEEDED_LOGS = 200;
 const RUNS = 7;
 /** What the init script uses of the page's window (the bench has no DOM types). */
@@ -87,8 +90,68 @@ export async function benchUi(service: { baseUrl: string; apiKey: string }): Pro
       value: `${Math.round(percentile(samples, 50))} / ${Math.round(Math.max(...samples))} ms`,
       target: '< 1500 ms',
     });
+    rows.push(await benchDatasetGrid(service, browser));
   } finally {
     await browser.close();
   }
   return rows;
+}
+
+/** A group whose version 1 holds GRID_ROWS rows (the from-file job), opened in the Datasets screen. */
+async function benchDatasetGrid(
+  service: { baseUrl: string; apiKey: string },
+  browser: Browser,
+): Promise<BenchRow> {
+  const call = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
+    const answer = await fetch(`${service.baseUrl}${path}`, {
+      method,
+      headers: { 'X-API-KEY': service.apiKey, 'Content-Type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    if (!answer.ok) throw new Error(`${method} ${path}: ${answer.status} ${await answer.text()}`);
+    return (await answer.json()) as T;
+  };
+  const group = await call<{ dataset_group: { id: number } }>('POST', '/api/public/v2/dataset-groups', {
+    name: `bench grid ${Date.now()}`,
+  });
+  const rows = Array.from({ length: GRID_ROWS }, (_, i) => ({
+    question: `question ${i}`,
+    answer: `answer ${i}`,
+  }));
+  const { dataset_id: datasetId } = await call<{ dataset_id: number }>(
+    'POST',
+    '/api/public/v2/dataset-versions/from-file',
+    {
+      dataset_group_id: group.dataset_group.id,
+      file_name: 'bench.json',
+      file_content_base64: Buffer.from(JSON.stringify(rows)).toString('base64'),
+    },
+  );
+  for (let waited = 0; ; waited += 200) {
+    const { dataset } = await call<{ dataset: { job_status: string | null; job_error: string | null } }>(
+      'GET',
+      `/api/public/v2/datasets/${datasetId}`,
+    );
+    if (dataset.job_status === 'SUCCESS') break;
+    if (dataset.job_status === 'FAILED' || waited > 120_000)
+      throw new Error(`grid seed: ${dataset.job_error}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  const context = await browser.newContext({ baseURL: service.baseUrl });
+  await context.addInitScript(
+    (key) => (globalThis as unknown as PageGlobals).sessionStorage.setItem('promptops.apiKey', key),
+    service.apiKey,
+  );
+  try {
+    const page = await context.newPage();
+    await page.goto(`/ui/datasets?group=${group.dataset_group.id}&version=${datasetId}`);
+    const timing = await measureDatasetGrid(page, 'question 0');
+    return {
+      name: 'ui: datasets grid',
+      value: describeGridTiming(GRID_ROWS, timing),
+      target: 'frames < 16 ms',
+    };
+  } finally {
+    await context.close();
+  }
 }

@@ -13,7 +13,7 @@ import {
 } from './jobs.ts';
 import { datasetKey } from './keys.ts';
 import { type DatasetJob, type DatasetRecord, DRAFT_VERSION, isExpired, nowSeconds } from './records.ts';
-import { getDataset, reserveVersionNumber, updateItem } from './repository.ts';
+import { getDataset, putJobFailure, reserveVersionNumber, updateItem } from './repository.ts';
 
 /**
  * What every dataset job does around its own work, so that it is idempotent under redelivery and ends
@@ -267,8 +267,30 @@ async function endFailed(definition: JobDefinition, dataset: DatasetRecord, job:
   if (event)
     await emitEvents(dataset.workspaceId, [{ ...event, key: `dataset:${dataset.id}:job:${job.id}` }]);
   await afterEnd(definition, dataset, job);
-  if (job.ownsDraft) await discardDraft(dataset, job.id);
-  else await releaseDraft(dataset, job.id);
+  // The reason is kept beside the dataset: before a removal (the draft's item goes), after a release (so
+  // the reason is newer than the draft's release, and any later change to the draft is newer still).
+  if (job.ownsDraft) {
+    await recordFailure(dataset, job);
+    await discardDraft(dataset, job.id);
+  } else {
+    await releaseDraft(dataset, job.id);
+    await recordFailure(dataset, job);
+  }
+}
+
+function recordFailure(dataset: DatasetRecord, job: DatasetJob): Promise<void> {
+  return putJobFailure({
+    datasetId: dataset.id,
+    workspaceId: dataset.workspaceId,
+    groupId: dataset.groupId,
+    groupName: dataset.groupName,
+    userId: dataset.userId,
+    jobId: job.id,
+    jobType: job.type,
+    error: job.error ?? 'The job failed',
+    createdAt: dataset.createdAt,
+    failedAt: Date.now(),
+  });
 }
 
 async function afterEnd(definition: JobDefinition, dataset: DatasetRecord, job: DatasetJob): Promise<void> {

@@ -7,6 +7,7 @@
  *   W#<ws>#DSGNAME#<name>       DSGNAME  a group name, taken (unique per workspace)
  *   W#<ws>#DS#<dataset>         DS       a version or draft                    GSI1 W#<ws>#DSG#<group>#DS / <id>
  *                                                                              GSI2 W#<ws>#DS / <id>
+ *   W#<ws>#DS#<dataset>         JOBFAILED  the last failed job's reason (TTL: a week)
  */
 const pad = (id: number) => String(id).padStart(16, '0');
 
@@ -28,6 +29,12 @@ export const groupNameKey = (workspaceId: number, name: string) => ({
 export const datasetKey = (workspaceId: number, datasetId: number) => ({
   PK: `W#${workspaceId}#DS#${datasetId}`,
   SK: 'DS',
+});
+
+/** Beside the dataset item, so it outlives a draft its failed job removed. */
+export const jobFailureKey = (workspaceId: number, datasetId: number) => ({
+  PK: `W#${workspaceId}#DS#${datasetId}`,
+  SK: 'JOBFAILED',
 });
 
 /** The partitions listing datasets: those of one group (GSI1), those of the workspace (GSI2). */

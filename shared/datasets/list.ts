@@ -17,8 +17,8 @@ import {
   listedFilterParamsOf,
   loadFilterParams,
 } from './filter-params.ts';
-import type { DatasetRecord } from './records.ts';
-import { getDataset, queryDatasets } from './repository.ts';
+import { type DatasetJob, type DatasetRecord, DRAFT_VERSION, type JobFailureRecord } from './records.ts';
+import { getDataset, getJobFailure, queryDatasets } from './repository.ts';
 
 /**
  * GET /api/public/v2/datasets: the workspace's datasets (versions and drafts), or one group's, in the
@@ -64,6 +64,34 @@ export interface DatasetView {
   dataset_group: { id: number; name: string; workspace_id: number; is_deleted: boolean };
   /** The group's (the reference's `Dataset.external_ids`). */
   external_ids: ExternalId[];
+  /** The state of the last job that built this dataset (from-file, from-filter-params, a copy); null: none. */
+  job_status: DatasetJobStatus | null;
+  /** Why that job failed (FAILED only). */
+  job_error: string | null;
+}
+
+export const DATASET_JOB_STATUSES = ['RUNNING', 'SUCCESS', 'FAILED'] as const;
+export type DatasetJobStatus = (typeof DATASET_JOB_STATUSES)[number];
+
+const JOB_STATUS: Record<DatasetJob['status'], DatasetJobStatus> = {
+  pending: 'RUNNING',
+  finalized: 'SUCCESS',
+  done: 'SUCCESS',
+  failing: 'FAILED',
+};
+
+/** The job fields of a view: the dataset's job, else a failure newer than the dataset's last change. */
+function jobState(
+  dataset: DatasetRecord,
+  failure?: JobFailureRecord,
+): Pick<DatasetView, 'job_status' | 'job_error'> {
+  if (dataset.job?.status) {
+    const status = JOB_STATUS[dataset.job.status];
+    return { job_status: status, job_error: status === 'FAILED' ? (dataset.job.error ?? null) : null };
+  }
+  if (failure && failure.failedAt >= dataset.updatedAt)
+    return { job_status: 'FAILED', job_error: failure.error };
+  return { job_status: null, job_error: null };
 }
 
 /** `listing`: the bounded filter params of a list; else all of them. */
@@ -71,6 +99,7 @@ export async function toDatasetView(
   dataset: DatasetRecord,
   externalIds: ExternalId[],
   detail: 'listing' | 'full' = 'full',
+  failure?: JobFailureRecord,
 ): Promise<DatasetView> {
   const unreadable: FilterParamsListing = { params: null, truncated: false };
   const { params, truncated } =
@@ -96,6 +125,33 @@ export async function toDatasetView(
       is_deleted: false,
     },
     external_ids: externalIds,
+    ...jobState(dataset, failure),
+  };
+}
+
+/** A draft its failed job removed, as GET /datasets/{id} shows it while the failure is kept. */
+function removedByFailedJob(failure: JobFailureRecord, externalIds: ExternalId[]): DatasetView {
+  return {
+    id: failure.datasetId,
+    dataset_group_id: failure.groupId,
+    version_number: DRAFT_VERSION,
+    column_names: [],
+    filter_params: null,
+    filter_params_truncated: false,
+    is_deleted: true,
+    user_id: failure.userId,
+    row_count: 0,
+    created_at: toIso(failure.createdAt),
+    updated_at: toIso(failure.failedAt),
+    dataset_group: {
+      id: failure.groupId,
+      name: failure.groupName,
+      workspace_id: failure.workspaceId,
+      is_deleted: false,
+    },
+    external_ids: externalIds,
+    job_status: 'FAILED',
+    job_error: failure.error,
   };
 }
 
@@ -171,12 +227,23 @@ export async function listDatasets(workspaceId: number, query: ListDatasetsQuery
   };
 }
 
-/** GET /api/public/v2/datasets/{dataset_id}: one dataset, its filter params whole; 404 as for rows. */
+/**
+ * GET /api/public/v2/datasets/{dataset_id}: one dataset, its filter params whole; 404 as for rows. A
+ * draft whose job failed and removed it still answers for a week (`is_deleted`, `job_status: FAILED`,
+ * `job_error`), so whoever started the job learns why.
+ */
 export async function getDatasetView(workspaceId: number, datasetId: number) {
-  const dataset = await getDataset(workspaceId, datasetId);
-  if (!dataset) throw notFound(`Dataset ${datasetId} not found`);
-  const externalIds = await listExternalIds(workspaceId, 'dataset_group', dataset.groupId);
-  return { success: true as const, message: 'success', dataset: await toDatasetView(dataset, externalIds) };
+  const [dataset, failure] = await Promise.all([
+    getDataset(workspaceId, datasetId),
+    getJobFailure(workspaceId, datasetId),
+  ]);
+  const groupId = dataset?.groupId ?? failure?.groupId;
+  if (groupId === undefined) throw notFound(`Dataset ${datasetId} not found`);
+  const externalIds = await listExternalIds(workspaceId, 'dataset_group', groupId);
+  const view = dataset
+    ? await toDatasetView(dataset, externalIds, 'full', failure)
+    : removedByFailedJob(failure!, externalIds);
+  return { success: true as const, message: 'success', dataset: view };
 }
 
 /**

@@ -37,6 +37,26 @@ export interface DatasetJob {
   rowsAdded?: number;
 }
 
+/**
+ * Why a dataset's last job failed, kept a week beside the dataset (the draft it built may be gone), so
+ * whoever started the job can read the reason on GET /datasets/{id}.
+ */
+export interface JobFailureRecord {
+  datasetId: number;
+  workspaceId: number;
+  groupId: number;
+  groupName: string;
+  userId: number;
+  jobId: string;
+  jobType: DatasetJobType;
+  error: string;
+  createdAt: number;
+  failedAt: number;
+}
+
+/** How long a failure's reason stays readable. */
+export const JOB_FAILURE_RETENTION_SECONDS = 7 * 24 * 3600;
+
 export type DatasetOrigin = 'empty' | 'copy' | 'file' | 'filter';
 
 export interface DatasetRecord {

@@ -6,9 +6,18 @@ import {
   datasetKey,
   groupDatasetsPartition,
   groupKey,
+  jobFailureKey,
   workspaceDatasetsPartition,
 } from './keys.ts';
-import { type DatasetGroupRecord, type DatasetJob, type DatasetRecord, isExpired } from './records.ts';
+import {
+  type DatasetGroupRecord,
+  type DatasetJob,
+  type DatasetRecord,
+  isExpired,
+  JOB_FAILURE_RETENTION_SECONDS,
+  type JobFailureRecord,
+  nowSeconds,
+} from './records.ts';
 
 /**
  * Table access for dataset groups and datasets: items <-> records, reads, and conditional writes. The
@@ -126,6 +135,40 @@ export async function getDataset(
   if (!Item) return undefined;
   const record = datasetFromItem(Item);
   return !options.includeExpired && isExpired(record) ? undefined : record;
+}
+
+/** Writes (or rewrites, on redelivery) the dataset's last job failure; it expires after a week. */
+export async function putJobFailure(failure: JobFailureRecord): Promise<void> {
+  const { workspaceId, datasetId, ...fields } = failure;
+  await updateItem(jobFailureKey(workspaceId, datasetId), {
+    set: {
+      ...fields,
+      workspaceId,
+      datasetId,
+      expiresAt: nowSeconds(failure.failedAt) + JOB_FAILURE_RETENTION_SECONDS,
+    },
+  });
+}
+
+/** The dataset's last job failure, while it is kept. */
+export async function getJobFailure(
+  workspaceId: number,
+  datasetId: number,
+): Promise<JobFailureRecord | undefined> {
+  const item = await getItem(jobFailureKey(workspaceId, datasetId), false);
+  if (!item || isExpired(item as { expiresAt?: number })) return undefined;
+  return {
+    datasetId: Number(item.datasetId),
+    workspaceId: Number(item.workspaceId),
+    groupId: Number(item.groupId),
+    groupName: String(item.groupName),
+    userId: Number(item.userId),
+    jobId: String(item.jobId),
+    jobType: item.jobType as JobFailureRecord['jobType'],
+    error: String(item.error),
+    createdAt: Number(item.createdAt),
+    failedAt: Number(item.failedAt),
+  };
 }
 
 /** Creates the dataset item; it must not exist yet. */

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { externalIdSchema } from '#shared/external-ids/external-ids.ts';
 import { isoTimestamp, jsonObject } from '#shared/platform/response-schemas.ts';
+import { DATASET_JOB_STATUSES } from './list.ts';
 
 /** Response schemas of the dataset routes (field for field as list.ts, rows.ts and the handlers build them). */
 
@@ -26,6 +27,14 @@ export const datasetViewSchema = z
       is_deleted: z.boolean(),
     }),
     external_ids: z.array(externalIdSchema),
+    job_status: z.enum(DATASET_JOB_STATUSES).nullable().meta({
+      description:
+        'The last job that built this dataset (from-file, from-filter-params, a draft copy): RUNNING until it ends; null when no job built it',
+    }),
+    job_error: z.string().nullable().meta({
+      description:
+        'Why that job failed (job_status FAILED). A draft its failed job removed still answers GET /datasets/{dataset_id} for a week, with is_deleted true',
+    }),
   })
   .meta({ id: 'Dataset' });
 

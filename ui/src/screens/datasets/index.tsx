@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { ApiError, api, errorMessage } from '../../api/client.ts';
+import { api, errorMessage } from '../../api/client.ts';
 import { useApi } from '../../api/use-api.ts';
 import { EditOnly } from '../../components/edit-only.tsx';
 import { ErrorMessage, Loading } from '../../components/status.tsx';
@@ -18,6 +18,11 @@ export interface Dataset {
   created_at: string;
   updated_at: string;
   dataset_group: { id: number; name: string };
+  /** Removed by its failed job (GET by id answers such a draft for a week). */
+  is_deleted: boolean;
+  /** The last job that built it; null when none did. */
+  job_status: 'RUNNING' | 'SUCCESS' | 'FAILED' | null;
+  job_error: string | null;
 }
 interface Group {
   id: number;
@@ -66,7 +71,7 @@ export default function DatasetsScreen() {
     <section aria-labelledby="screen-title" class="datasets">
       <h1 id="screen-title">Datasets</h1>
       {fromFilter ? <FromFilter params={params} groups={groups} onStarted={reload} /> : null}
-      {jobId ? <JobProgress datasetId={jobId} onDone={reload} /> : null}
+      {jobId ? <JobProgress key={jobId} datasetId={jobId} onDone={reload} /> : null}
       <div class="datasets-layout">
         <nav class="datasets-groups" aria-label="Dataset groups">
           <h2>Groups</h2>
@@ -202,12 +207,18 @@ function GroupView({ group, versionId, onChanged }: { group: Group; versionId: n
               <span class="muted">
                 {' '}
                 · {dataset.row_count.toLocaleString('en-US')} rows · {format(dataset.updated_at)}
+                {dataset.job_status === 'RUNNING' ? ' · a job is building it' : ''}
               </span>
             </button>
           </li>
         ))}
       </ul>
-      {shown ? <RowsGrid key={`${shown.id}:${shown.row_count}`} datasetId={shown.id} /> : null}
+      {shown?.job_status === 'RUNNING' ? (
+        // Its rows arrive when the job ends (and a failed job may remove the draft).
+        <p class="muted">A job is building {versionName(shown).toLowerCase()}: its rows show when it ends.</p>
+      ) : shown ? (
+        <RowsGrid key={`${shown.id}:${shown.row_count}`} datasetId={shown.id} />
+      ) : null}
     </>
   );
 }
@@ -345,10 +356,7 @@ function FromFilter({
   );
 }
 
-/**
- * The state of the dataset a job is building, polled until it is a version. The public API names no job
- * state: a draft is "building" until its number is set; a draft the job made and removed (404) failed.
- */
+/** The state of the dataset a job is building (its `job_status`), polled until the job has ended. */
 function JobProgress({ datasetId, onDone }: { datasetId: number; onDone(): void }) {
   const [state, setState] = useState<{ dataset?: Dataset; failed?: string }>({});
   useEffect(() => {
@@ -360,19 +368,15 @@ function JobProgress({ datasetId, onDone }: { datasetId: number; onDone(): void 
           signal: controller.signal,
         });
         setState({ dataset });
-        if (dataset.version_number !== -1) {
+        if (dataset.job_status !== 'RUNNING') {
+          // A draft its failed job removed is no longer one to show.
+          if (dataset.is_deleted) setQuery({ version: null }, 'replace');
           onDone();
           return;
         }
       } catch (failure) {
         if (controller.signal.aborted) return;
-        setState({
-          failed:
-            failure instanceof ApiError && failure.status === 404
-              ? 'The job failed and its draft was removed (the file or filter could not be turned into rows).'
-              : errorMessage(failure),
-        });
-        onDone();
+        setState({ failed: errorMessage(failure) });
         return;
       }
       timer = setTimeout(poll, POLL_MS);
@@ -384,21 +388,29 @@ function JobProgress({ datasetId, onDone }: { datasetId: number; onDone(): void 
     };
   }, [datasetId]);
   const { dataset, failed } = state;
+  const rows = (dataset: Dataset) => dataset.row_count.toLocaleString('en-US');
   return (
     <div class="datasets-job" role="status">
       {failed ? (
         <p class="error">{failed}</p>
       ) : !dataset ? (
         <p>Starting the job…</p>
+      ) : dataset.job_status === 'FAILED' ? (
+        <p class="error">
+          The job building {dataset.dataset_group.name} failed: {dataset.job_error ?? 'no reason given'}
+          {dataset.is_deleted ? ' (its draft was removed)' : ''}
+        </p>
+      ) : dataset.job_status === 'RUNNING' ? (
+        <p>
+          Running: building the draft of {dataset.dataset_group.name}, {rows(dataset)} rows so far…
+        </p>
       ) : dataset.version_number === -1 ? (
         <p>
-          Building the draft of {dataset.dataset_group.name}: {dataset.row_count.toLocaleString('en-US')} rows
-          so far…
+          {dataset.dataset_group.name}: the draft is ready ({rows(dataset)} rows).
         </p>
       ) : (
         <p>
-          {dataset.dataset_group.name}: version {dataset.version_number} is ready (
-          {dataset.row_count.toLocaleString('en-US')} rows).
+          {dataset.dataset_group.name}: version {dataset.version_number} is ready ({rows(dataset)} rows).
         </p>
       )}
       <button type="button" onClick={() => setQuery({ job: null }, 'replace')}>

@@ -1,41 +1,39 @@
 import { useState } from 'preact/hooks';
-import { api, errorMessage } from '../../api/client.ts';
-import { setQuery } from '../../lib/url-state.ts';
+import { endSession, session } from '../../api/session.ts';
+import { basePath, setQuery } from '../../lib/url-state.ts';
 
-interface UploadUrl {
-  upload_url: string;
-  file_key: string;
-  max_bytes: number;
-}
+/** The upload route's limit (a Lambda request carries at most 6 MB); bigger files go through upload-url. */
+export const UPLOAD_MAX_BYTES = 5 * 1024 * 1024;
 
 /**
- * A CSV or JSON file becomes the group's next version: PUT to the presigned URL of `upload-url` (with
- * the upload's progress), then `from-file` with its key; the job's progress shows as for a filter.
+ * A CSV or JSON file becomes the group's next version: its bytes are the body of POST
+ * dataset-versions/upload (same origin: the CSP's connect-src allows no storage URL), which starts the
+ * from-file job; the job's state then shows as for a filter.
  */
 export function UploadFile({ groupId }: { groupId: number }) {
   const [progress, setProgress] = useState<number | null>(null);
   const [error, setError] = useState<string>();
   const upload = async (file: File) => {
     setError(undefined);
+    if (file.size > UPLOAD_MAX_BYTES) {
+      setError(
+        `${file.name} is larger than 5 MB: upload it with the API's upload-url (see the datasets documentation).`,
+      );
+      return;
+    }
     setProgress(0);
     try {
-      const target = await api<UploadUrl>('POST', '/api/public/v2/dataset-versions/upload-url', {
-        body: { file_name: file.name, file_size: file.size },
-      });
-      await put(target.upload_url, file, setProgress);
-      const started = await api<{ dataset_id: number }>('POST', '/api/public/v2/dataset-versions/from-file', {
-        body: { dataset_group_id: groupId, file_name: file.name, file_key: target.file_key },
-      });
-      setQuery({ version: String(started.dataset_id), job: String(started.dataset_id) });
+      const datasetId = await send(groupId, file, setProgress);
+      setQuery({ version: String(datasetId), job: String(datasetId) });
     } catch (failure) {
-      setError(errorMessage(failure));
+      setError(failure instanceof Error ? failure.message : String(failure));
     } finally {
       setProgress(null);
     }
   };
   return (
     <span class="datasets-upload">
-      <label for="datasets-upload-file">Upload a CSV or JSON file</label>
+      <label for="datasets-upload-file">Upload a CSV or JSON file (at most 5 MB)</label>
       <input
         id="datasets-upload-file"
         type="file"
@@ -43,6 +41,7 @@ export function UploadFile({ groupId }: { groupId: number }) {
         disabled={progress !== null}
         onChange={(event) => {
           const file = event.currentTarget.files?.[0];
+          event.currentTarget.value = '';
           if (file) void upload(file);
         }}
       />
@@ -60,19 +59,32 @@ export function UploadFile({ groupId }: { groupId: number }) {
   );
 }
 
-/** XMLHttpRequest, not fetch: only it reports an upload's progress. */
-function put(url: string, file: File, onProgress: (fraction: number) => void): Promise<void> {
+/** XMLHttpRequest, not fetch: only it reports an upload's progress. Answers the new dataset's id. */
+function send(groupId: number, file: File, onProgress: (fraction: number) => void): Promise<number> {
+  const url = new URL(`${basePath()}/api/public/v2/dataset-versions/upload`, location.origin);
+  url.searchParams.set('dataset_group_id', String(groupId));
+  url.searchParams.set('file_name', file.name);
   return new Promise((resolve, reject) => {
     const request = new XMLHttpRequest();
-    request.open('PUT', url);
+    request.open('POST', url);
+    const key = session.get()?.key;
+    if (key) request.setRequestHeader('X-API-KEY', key);
+    request.setRequestHeader('Content-Type', /\.json$/i.test(file.name) ? 'application/json' : 'text/csv');
+    request.responseType = 'json';
     request.upload.onprogress = (event) => {
       if (event.lengthComputable) onProgress(event.loaded / event.total);
     };
-    request.onload = () =>
-      request.status >= 200 && request.status < 300
-        ? resolve()
-        : reject(new Error(`The upload was refused (${request.status})`));
-    request.onerror = () => reject(new Error('The upload failed: the storage could not be reached'));
+    request.onload = () => {
+      const body = (request.response ?? {}) as { dataset_id?: number; message?: string };
+      if (request.status === 201 && body.dataset_id) {
+        onProgress(1);
+        resolve(body.dataset_id);
+      } else {
+        if (request.status === 401) endSession('Your session ended: sign in again.');
+        reject(new Error(body.message ?? `The upload was refused (${request.status})`));
+      }
+    };
+    request.onerror = () => reject(new Error('The upload failed: the service could not be reached'));
     request.send(file);
   });
 }

@@ -18,6 +18,7 @@ import { useFormatTime } from '../../lib/time.ts';
 import { dashboardUrl, navigate, setQuery, useQuery } from '../../lib/url-state.ts';
 import { COLUMNS, readHiddenColumns, writeHiddenColumns } from './columns.tsx';
 import { RequestDetail } from './detail/index.tsx';
+import { SelectCell, SelectionBar, useRowSelection } from './selection.tsx';
 import type { SearchAnswer } from './types.ts';
 
 export const PAGE_SIZE = 25;
@@ -104,6 +105,8 @@ export default function RequestsScreen() {
     document.querySelector('.requests-row-active')?.scrollIntoView({ block: 'nearest' });
   }, [activeIndex]);
 
+  const rowIds = rows.map((row) => row.id);
+  const selection = useRowSelection(rowIds, activeIndex);
   const [hidden, setHidden] = useState(readHiddenColumns);
   const columns = COLUMNS.filter((column) => !hidden.has(column.id));
   const formatTime = useFormatTime();
@@ -154,6 +157,7 @@ export default function RequestsScreen() {
           />
         )}
         {result.error && <ErrorMessage>{result.error}</ErrorMessage>}
+        <SelectionBar selection={selection} ids={rowIds} />
         <table class="requests-table" aria-busy={result.loading}>
           <caption class="visually-hidden">
             Request logs, page {page}
@@ -161,6 +165,9 @@ export default function RequestsScreen() {
           </caption>
           <thead>
             <tr>
+              <th scope="col">
+                <span class="visually-hidden">Select</span>
+              </th>
               {columns.map((column) => (
                 <th
                   key={column.id}
@@ -208,11 +215,12 @@ export default function RequestsScreen() {
                 ].join(' ')}
                 aria-current={String(row.id) === selected ? 'true' : undefined}
                 onClick={(event) => {
-                  if ((event.target as HTMLElement).closest('button, a')) return;
+                  if ((event.target as HTMLElement).closest('button, a, input')) return;
                   setActive(index);
                   open(row.id);
                 }}
               >
+                <SelectCell id={row.id} index={index} selection={selection} />
                 {columns.map((column) => (
                   <td key={column.id} class={column.numeric ? 'numeric' : undefined}>
                     {column.cell(row, { formatTime, onFilter })}
@@ -265,7 +273,7 @@ export default function RequestsScreen() {
         </nav>
         <p class="muted requests-keys">
           Keys: <kbd>j</kbd>/<kbd>k</kbd> move, <kbd>Enter</kbd> opens, <kbd>Esc</kbd> closes, <kbd>/</kbd>{' '}
-          searches.
+          searches, <kbd>x</kbd> or <kbd>Space</kbd> selects (shift-click selects a range).
         </p>
       </div>
       {selected && (
