@@ -52,6 +52,12 @@ export const WEBHOOK_ROUTES: readonly RouteDef[] = [
     table: 'read',
   },
   {
+    method: 'GET',
+    path: `${BASE}/{webhook_id}/deliveries/{delivery_id}`,
+    handler: 'functions/http/webhook-delivery-get.ts',
+    table: 'read',
+  },
+  {
     method: 'POST',
     path: `${BASE}/{webhook_id}/deliveries/{delivery_id}/retry`,
     handler: 'functions/http/webhook-delivery-retry.ts',
