@@ -157,3 +157,28 @@ export const deliveryListSchema = z.object({
   deliveries: z.array(deliveryViewSchema),
   ...pageFields,
 });
+
+export const eventTypeListSchema = z.object({
+  success: z.literal(true),
+  event_types: z.array(
+    z
+      .object({
+        event_type: z.enum(EVENT_TYPES as [EventType, ...EventType[]]),
+        subscribable: z.boolean().meta({
+          description: 'false for `webhook_test`, sent only by `POST /webhooks/{id}/test`.',
+        }),
+      })
+      .meta({ id: 'WebhookEventType' }),
+  ),
+});
+
+/** The event catalogue (docs/events.md), in its order: what a webhook's `event_types` may name. */
+export function eventTypeList(): z.infer<typeof eventTypeListSchema> {
+  return {
+    success: true,
+    event_types: EVENT_TYPES.map((type) => ({
+      event_type: type,
+      subscribable: (SUBSCRIBABLE_EVENT_TYPES as readonly EventType[]).includes(type),
+    })),
+  };
+}

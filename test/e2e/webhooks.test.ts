@@ -181,11 +181,25 @@ describe('registration', () => {
     await register({ url: 'https://example.com/again' }, key);
   });
 
+  it('lists the event catalogue: every type a webhook may subscribe to, and the test one', async () => {
+    const answer = await service.call('GET', '/api/public/v2/webhook-event-types');
+    expect(answer.status).toBe(200);
+    const types = answer.body.event_types as { event_type: string; subscribable: boolean }[];
+    expect(types).toContainEqual({ event_type: 'monitor_triggered', subscribable: true });
+    expect(types).toContainEqual({ event_type: 'webhook_test', subscribable: false });
+    // Each subscribable one is accepted by a registration.
+    const subscribable = types.filter((type) => type.subscribable).map((type) => type.event_type);
+    const { webhook } = await register({ url: `${receiverUrl}/catalogue`, event_types: subscribable });
+    expect(webhook.event_types).toEqual(subscribable);
+    await service.call('DELETE', `${WEBHOOKS}/${webhook.id}`);
+  });
+
   it('needs the webhooks permission', async () => {
     const none = await service.keyWithPermissions({ prompts: 'edit' });
     const reader = await service.keyWithPermissions({ webhooks: 'read' });
     expect((await service.call('GET', WEBHOOKS, { key: none })).status).toBe(403);
     expect((await service.call('GET', WEBHOOKS, { key: reader })).status).toBe(200);
+    expect((await service.call('GET', '/api/public/v2/webhook-event-types', { key: none })).status).toBe(403);
     expect(
       (await service.rejected('POST', WEBHOOKS, { key: reader, body: { url: 'https://e.com' } })).status,
     ).toBe(403);

@@ -10,22 +10,24 @@ import { type SignatureInput, type Verdict, verifySignature } from './verify-sig
 
 const WEBHOOKS = '/api/public/v2/webhooks';
 
-/** The subscribable event types (docs/events.md; `webhook_test` is sent with "Send a test event" only). */
-const EVENT_TYPES = [
-  'prompt_template_version_created',
-  'prompt_template_label_created',
-  'prompt_template_label_moved',
-  'prompt_template_label_deleted',
-  'dataset_version_created_by_file',
-  'dataset_version_created_by_file_failed',
-  'dataset_version_created_from_filter_params',
-  'dataset_version_created_from_filter_params_failed',
-  'agent_run_finished',
-  'report_finished',
-  'skill_collection_files_changed',
-  'monitor_triggered',
-  'monitor_resolved',
-] as const;
+/** The subscribable event types, from the service's catalogue (read once per page load). */
+let catalogue: Promise<string[]> | undefined;
+function useEventTypes(): string[] | undefined {
+  const answer = useApi(() => {
+    catalogue ??= api<{ event_types: { event_type: string; subscribable: boolean }[] }>(
+      'GET',
+      '/api/public/v2/webhook-event-types',
+    ).then(
+      ({ event_types }) => event_types.filter((type) => type.subscribable).map((type) => type.event_type),
+      (failure: unknown) => {
+        catalogue = undefined; // tried again by the next screen that needs it
+        throw failure;
+      },
+    );
+    return catalogue;
+  }, []);
+  return answer.data;
+}
 
 const POLL_MS = 2000;
 
@@ -128,6 +130,7 @@ export default function WebhooksScreen() {
 }
 
 function EndpointTable({ webhooks, selectedId }: { webhooks: Webhook[]; selectedId: string }) {
+  const eventTypes = useEventTypes();
   if (webhooks.length === 0) return <p class="muted">No endpoints yet.</p>;
   return (
     <table class="webhook-table">
@@ -147,7 +150,7 @@ function EndpointTable({ webhooks, selectedId }: { webhooks: Webhook[]; selected
               <code>{webhook.url}</code>
               {webhook.description ? <div class="muted">{webhook.description}</div> : null}
             </td>
-            <td>{webhook.event_types.length === EVENT_TYPES.length ? 'all' : webhook.event_types.length}</td>
+            <td>{webhook.event_types.length === eventTypes?.length ? 'all' : webhook.event_types.length}</td>
             <td>
               {webhook.is_active ? 'enabled' : 'disabled'}
               {webhook.disabled_reason ? <div class="muted">{webhook.disabled_reason}</div> : null}
@@ -169,10 +172,12 @@ function EndpointTable({ webhooks, selectedId }: { webhooks: Webhook[]; selected
 }
 
 function EventTypePicker(props: { legend: string; value: string[]; onChange(next: string[]): void }) {
+  const eventTypes = useEventTypes();
   return (
     <fieldset class="event-types">
       <legend>{props.legend}</legend>
-      {EVENT_TYPES.map((type) => (
+      {eventTypes === undefined ? <Loading what="Reading the event types" /> : null}
+      {eventTypes?.map((type) => (
         <label key={type}>
           <input
             type="checkbox"
