@@ -8,6 +8,12 @@ export const MONITOR_ROUTES: readonly RouteDef[] = [
   { method: 'GET', path: BASE, handler: 'functions/http/monitors-list.ts', table: 'read' },
   { method: 'GET', path: `${BASE}/{monitor_id}`, handler: 'functions/http/monitor-get.ts', table: 'read' },
   {
+    method: 'GET',
+    path: `${BASE}/{monitor_id}/state`,
+    handler: 'functions/http/monitor-state.ts',
+    table: 'read',
+  },
+  {
     method: 'PATCH',
     path: `${BASE}/{monitor_id}`,
     handler: 'functions/http/monitor-update.ts',

@@ -17,6 +17,13 @@ export const WEBHOOK_ROUTES: readonly RouteDef[] = [
     masterKey: true,
   },
   { method: 'GET', path: BASE, handler: 'functions/http/webhooks-list.ts', table: 'read' },
+  // The event catalogue (no table read but the key's).
+  {
+    method: 'GET',
+    path: '/api/public/v2/webhook-event-types',
+    handler: 'functions/http/webhook-event-types.ts',
+    table: 'read',
+  },
   { method: 'GET', path: `${BASE}/{webhook_id}`, handler: 'functions/http/webhook-get.ts', table: 'read' },
   {
     method: 'PATCH',
@@ -49,6 +56,12 @@ export const WEBHOOK_ROUTES: readonly RouteDef[] = [
     method: 'GET',
     path: `${BASE}/{webhook_id}/deliveries`,
     handler: 'functions/http/webhook-deliveries.ts',
+    table: 'read',
+  },
+  {
+    method: 'GET',
+    path: `${BASE}/{webhook_id}/deliveries/{delivery_id}`,
+    handler: 'functions/http/webhook-delivery-get.ts',
     table: 'read',
   },
   {

@@ -21,6 +21,12 @@ export const WORKFLOW_RUN_ROUTES: readonly RouteDef[] = [
   },
   {
     method: 'GET',
+    path: '/workflows/{workflow_name}/runs',
+    handler: 'functions/http/workflow-runs-list.ts',
+    table: 'read',
+  },
+  {
+    method: 'GET',
     path: '/workflow-version-execution-results',
     handler: 'functions/http/workflow-execution-results.ts',
     table: 'read',

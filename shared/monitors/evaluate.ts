@@ -8,12 +8,15 @@ import {
   activeMonitors,
   clearPendingEvent,
   type MonitorRecord,
-  readStates,
+  putEvaluationSummary,
+  readStatesAndSummary,
   type StoredGroupState,
   stateSortKey,
+  type TransitionEntry,
   writeTransition,
 } from './repository.ts';
 import { EMPTY_TOTALS, type RollupWindowReader, type WindowQuery, type WindowTotals } from './rollup-port.ts';
+import { evaluationPoint, nextSummary } from './summary.ts';
 
 /**
  * One evaluation of every active monitor (the `monitor-evaluation` schedule, each minute): per monitor,
@@ -85,9 +88,9 @@ export async function evaluateMonitor(
 ): Promise<MonitorEvaluation> {
   const toMs = windowEnd(now);
   const window = { fromMs: toMs - monitor.windowMinutes * MINUTE_MS, toMs };
-  const [filter, states] = await Promise.all([
+  const [filter, { states, summary }] = await Promise.all([
     rollupFilter(monitor),
-    readStates(monitor.workspaceId, monitor.id),
+    readStatesAndSummary(monitor.workspaceId, monitor.id),
   ]);
 
   // An event a crashed evaluation wrote on a state but never recorded goes first (same key, same id).
@@ -117,14 +120,17 @@ export async function evaluateMonitor(
   }
 
   let transitions = 0;
+  const values: { group: string | null; value: number | null }[] = [];
+  const made: TransitionEntry[] = [];
   for (const [group, totals] of observed) {
-    if (transitions === MAX_TRANSITIONS_PER_EVALUATION) break;
+    const value = metricValue(monitor.metric, totals);
+    values.push({ group, value });
+    if (transitions === MAX_TRANSITIONS_PER_EVALUATION) continue;
     const state: StoredGroupState = states.get(stateSortKey(group)) ?? {
       ...INITIAL_STATE,
       group,
       pendingEvent: null,
     };
-    const value = metricValue(monitor.metric, totals);
     const crossing = crosses(value, monitor.comparison, monitor.threshold);
     const transition = decideTransition(state, crossing, monitor.cooldownMinutes * MINUTE_MS, now);
     if (!transition) continue;
@@ -143,8 +149,15 @@ export async function evaluateMonitor(
     // Lost to an evaluation running at the same time: that one reports the transition.
     if (!won) continue;
     transitions++;
+    made.push({ transition, group, value, at: now });
     await recordEvent(monitor, group, state.seq + 1, event);
   }
+  // What the dashboard draws: this evaluation's value and transitions.
+  await putEvaluationSummary(
+    monitor.workspaceId,
+    monitor.id,
+    nextSummary(summary, evaluationPoint(values, monitor.comparison, now), made),
+  );
   return { transitions, rollupItemsRead: answer.itemsRead };
 }
 

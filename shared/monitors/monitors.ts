@@ -8,6 +8,7 @@ import {
   type MonitorChanges,
   type MonitorRecord,
   putMonitor,
+  readStatesAndSummary,
   releaseMonitorPlace,
   reserveMonitorPlace,
   updateMonitor,
@@ -18,7 +19,7 @@ import {
   monitorDefinitionIssue,
   type UpdateMonitorInput,
 } from './validation.ts';
-import { toMonitorView } from './views.ts';
+import { toMonitorStateView, toMonitorView } from './views.ts';
 
 /** Registration: create, read, change and delete a workspace's monitors. */
 export const monitorNotFound = () => notFound('Monitor not found');
@@ -76,6 +77,13 @@ export async function listWorkspaceMonitors(workspaceId: number) {
 
 export async function getMonitorView(workspaceId: number, id: number) {
   return { success: true as const, monitor: toMonitorView(await requireMonitor(workspaceId, id)) };
+}
+
+/** What the evaluator knows of it: triggered or not, its last and recent values, recent transitions. */
+export async function getMonitorState(workspaceId: number, id: number) {
+  await requireMonitor(workspaceId, id);
+  const { states, summary } = await readStatesAndSummary(workspaceId, id);
+  return { success: true as const, state: toMonitorStateView(states.values(), summary) };
 }
 
 export async function changeMonitor(workspaceId: number, id: number, input: UpdateMonitorInput) {

@@ -269,8 +269,71 @@ export async function readStates(
   workspaceId: number,
   monitorId: number,
 ): Promise<Map<string, StoredGroupState>> {
+  return (await readStatesAndSummary(workspaceId, monitorId)).states;
+}
+
+/**
+ * The group states and the evaluations' summary (`EVAL`, in the same partition: the evaluator's one
+ * Query reads both).
+ */
+export async function readStatesAndSummary(
+  workspaceId: number,
+  monitorId: number,
+): Promise<{ states: Map<string, StoredGroupState>; summary: EvaluationSummary }> {
   const items = await queryStateItems(workspaceId, monitorId);
-  return new Map(items.map((item) => [String(item.SK), stateFromItem(item)]));
+  const summaryItem = items.find((item) => item.SK === SUMMARY_SORT_KEY);
+  return {
+    states: new Map(
+      items.filter((item) => item !== summaryItem).map((item) => [String(item.SK), stateFromItem(item)]),
+    ),
+    summary: {
+      recent: (summaryItem?.recent as EvaluationPoint[] | undefined) ?? [],
+      transitions: (summaryItem?.transitions as TransitionEntry[] | undefined) ?? [],
+    },
+  };
+}
+
+// ---- the evaluations' summary (what the dashboard draws) ----
+
+/** Beside the group states; a group's sort key is `ALL`, `G#...` or `H#...`, never this. */
+const SUMMARY_SORT_KEY = 'EVAL';
+
+/** One evaluation: the monitor's value then (with a group_by, its group nearest to crossing). */
+export interface EvaluationPoint {
+  at: number;
+  value: number | null;
+  group: string | null;
+}
+
+/** One transition a group made. */
+export interface TransitionEntry {
+  transition: Transition;
+  group: string | null;
+  value: number | null;
+  at: number;
+}
+
+/** The newest evaluations and transitions of a monitor, oldest first (bounded by the evaluator). */
+export interface EvaluationSummary {
+  recent: EvaluationPoint[];
+  transitions: TransitionEntry[];
+}
+
+/**
+ * Replaces the summary (one write per evaluation). Evaluations that overlap may each write theirs:
+ * the last one wins, so one point can be missing. It is a picture; the events are the record.
+ */
+export async function putEvaluationSummary(
+  workspaceId: number,
+  monitorId: number,
+  summary: EvaluationSummary,
+): Promise<void> {
+  await dynamo.send(
+    new PutCommand({
+      TableName: table(),
+      Item: { PK: statePartition(workspaceId, monitorId), SK: SUMMARY_SORT_KEY, ...summary },
+    }),
+  );
 }
 
 export interface StateTransition {

@@ -1,7 +1,8 @@
 import * as z from 'zod';
 import { isoTimestamp } from '#shared/platform/response-schemas.ts';
 import { toIso } from '#shared/platform/time.ts';
-import type { MonitorRecord } from './repository.ts';
+import type { EvaluationSummary, MonitorRecord, StoredGroupState } from './repository.ts';
+import { MAX_RECENT_EVALUATIONS, MAX_RECENT_TRANSITIONS } from './summary.ts';
 import { COMPARISONS, METRICS } from './validation.ts';
 
 /** What the API answers for monitors, and the schemas of those answers. */
@@ -48,3 +49,63 @@ export function toMonitorView(monitor: MonitorRecord): MonitorView {
 
 export const monitorSchema = z.object({ success: z.literal(true), monitor: monitorViewSchema });
 export const monitorListSchema = z.object({ success: z.literal(true), monitors: z.array(monitorViewSchema) });
+
+const groupValue = z
+  .string()
+  .nullable()
+  .meta({ description: 'The group_by value it is about; null for a monitor without a group_by.' });
+
+export const monitorStateViewSchema = z
+  .object({
+    status: z.enum(['ok', 'triggered']).meta({ description: '`triggered` while any of its groups is.' }),
+    triggered_groups: z.int().meta({ description: 'How many groups are triggered now.' }),
+    last_evaluated_at: isoTimestamp.nullable().meta({ description: 'null: not evaluated yet.' }),
+    last_value: z.number().nullable().meta({
+      description:
+        'The value at the last evaluation (with a group_by, of the group nearest to crossing); null for no value (no request in the window).',
+    }),
+    last_group_value: groupValue,
+    recent_evaluations: z
+      .array(z.object({ evaluated_at: isoTimestamp, value: z.number().nullable(), group_value: groupValue }))
+      .meta({ description: `The newest ${MAX_RECENT_EVALUATIONS} evaluations, oldest first.` }),
+    recent_transitions: z
+      .array(
+        z.object({
+          transition: z.enum(['triggered', 'resolved']),
+          at: isoTimestamp,
+          value: z.number().nullable(),
+          group_value: groupValue,
+        }),
+      )
+      .meta({ description: `The newest ${MAX_RECENT_TRANSITIONS} triggers and resolves, oldest first.` }),
+  })
+  .meta({ id: 'MonitorState' });
+export type MonitorStateView = z.infer<typeof monitorStateViewSchema>;
+
+export function toMonitorStateView(
+  states: Iterable<StoredGroupState>,
+  summary: EvaluationSummary,
+): MonitorStateView {
+  const triggered = [...states].filter((state) => state.status === 'triggered').length;
+  const last = summary.recent.at(-1);
+  return {
+    status: triggered > 0 ? 'triggered' : 'ok',
+    triggered_groups: triggered,
+    last_evaluated_at: last ? toIso(last.at) : null,
+    last_value: last?.value ?? null,
+    last_group_value: last?.group ?? null,
+    recent_evaluations: summary.recent.map((point) => ({
+      evaluated_at: toIso(point.at),
+      value: point.value,
+      group_value: point.group,
+    })),
+    recent_transitions: summary.transitions.map((entry) => ({
+      transition: entry.transition,
+      at: toIso(entry.at),
+      value: entry.value,
+      group_value: entry.group,
+    })),
+  };
+}
+
+export const monitorStateSchema = z.object({ success: z.literal(true), state: monitorStateViewSchema });

@@ -18,7 +18,7 @@ import {
 } from './repository.ts';
 import { pythonJson } from './signing.ts';
 import type { DeliveryStatus } from './validation.ts';
-import { toDeliveryView } from './views.ts';
+import { toDeliveryDetailView, toDeliveryView } from './views.ts';
 import { requireWebhook } from './webhooks.ts';
 
 /**
@@ -125,6 +125,14 @@ export async function listDeliveries(
 }
 
 const deliveryNotFound = () => notFound('Delivery not found');
+
+/** One delivery with its body and its recorded attempts (the delivery inspector). */
+export async function getDeliveryDetail(workspaceId: number, webhookId: number, deliveryId: string) {
+  await requireWebhook(workspaceId, webhookId);
+  const delivery = await getDelivery(workspaceId, webhookId, deliveryId);
+  if (!delivery) throw deliveryNotFound();
+  return { success: true as const, delivery: toDeliveryDetailView(delivery) };
+}
 
 /** Sends a delivery again, whatever its status (a fresh message; its attempts keep counting). */
 export async function retryDelivery(workspaceId: number, webhookId: number, deliveryId: string) {

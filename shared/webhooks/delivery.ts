@@ -5,6 +5,7 @@ import { isConditionFailed } from '#shared/platform/dynamo.ts';
 import { clip } from '#shared/platform/errors.ts';
 import { logger } from '#shared/platform/logger.ts';
 import { OutboundError, type OutboundResponse, outboundRequest } from '#shared/platform/outbound-http.ts';
+import { deliveryAttempt } from './attempts.ts';
 import { MAX_DELIVERY_RECEIVES, retryDelaySeconds } from './backoff.ts';
 import { WEBHOOK_DELIVERY_QUEUE } from './deliveries.ts';
 import {
@@ -169,8 +170,10 @@ export async function attemptDelivery(received: ReceivedDelivery, now = Date.now
 
   let response: OutboundResponse | undefined;
   let failure: string | undefined;
+  let headers: Record<string, string> = {};
+  const startedAt = Date.now();
   try {
-    const headers = deliveryHeaders({
+    headers = deliveryHeaders({
       deliveryId: delivery.id,
       timestampSeconds: Math.floor(Date.now() / 1000),
       body: delivery.body,
@@ -188,12 +191,20 @@ export async function attemptDelivery(received: ReceivedDelivery, now = Date.now
     if (!(error instanceof OutboundError)) throw error;
     failure = `${error.code}: ${error.message}`;
   }
+  const attempt = deliveryAttempt({
+    startedAt,
+    finishedAt: Date.now(),
+    headers,
+    statusCode: response?.status ?? null,
+    excerpt: failure ?? response?.body.toString('utf8') ?? '',
+  });
 
   const { logKeys, label } = recipient;
   if (response && response.status >= 200 && response.status < 300) {
     await recordDeliveryOutcome(delivery, {
       status: 'delivered',
       attempted: true,
+      attempt,
       lastStatusCode: response.status,
       lastError: null,
       nextAttemptAt: null,
@@ -213,10 +224,12 @@ export async function attemptDelivery(received: ReceivedDelivery, now = Date.now
       LAST_ERROR_MAX_CHARS,
     ) ||
       null);
-  const recordFailed = () =>
+  const recordFailed = (deadLettered = false) =>
     recordDeliveryOutcome(delivery, {
       status: 'failed',
+      deadLettered,
       attempted: true,
+      attempt,
       lastStatusCode,
       lastError,
       nextAttemptAt: null,
@@ -230,7 +243,7 @@ export async function attemptDelivery(received: ReceivedDelivery, now = Date.now
   }
 
   if (received.receiveCount >= MAX_DELIVERY_RECEIVES) {
-    await recordFailed();
+    await recordFailed(true);
     logger.error(`${label} failed for the last time: on to the dead-letter queue`, {
       ...logKeys,
       status: lastStatusCode,
@@ -242,6 +255,7 @@ export async function attemptDelivery(received: ReceivedDelivery, now = Date.now
   await recordDeliveryOutcome(delivery, {
     status: 'pending',
     attempted: true,
+    attempt,
     lastStatusCode,
     lastError,
     nextAttemptAt: Date.now() + delay * 1000,
@@ -278,6 +292,7 @@ export async function failAfterError(received: ReceivedDelivery): Promise<void> 
       {
         status: 'failed',
         attempted: false,
+        deadLettered: true,
         lastError: 'internal error: the delivery could not be attempted',
         nextAttemptAt: null,
       },

@@ -49,6 +49,30 @@ export interface WebhookRecord {
   updatedAt: number;
 }
 
+/** The signature headers of an attempt (the secret is never kept: these are safe to show). */
+export const SIGNATURE_HEADERS = [
+  'webhook-id',
+  'webhook-timestamp',
+  'webhook-signature',
+  'x-promptlayer-signature',
+] as const;
+
+/** How many attempts a delivery keeps (the newest): 7 automatic ones and a few manual retries. */
+export const MAX_RECORDED_ATTEMPTS = 10;
+/** How much of a receiver's answer (or of the reason none came) an attempt keeps. */
+export const ATTEMPT_EXCERPT_MAX_CHARS = 2048;
+
+/** One HTTP attempt of a delivery, as the delivery worker made it. */
+export interface DeliveryAttempt {
+  startedAt: number;
+  latencyMs: number;
+  /** null: no answer came (a timeout, a refused address, a network error). */
+  statusCode: number | null;
+  /** The first 2 KB of the answer, or why no answer came. */
+  excerpt: string | null;
+  headers: Record<(typeof SIGNATURE_HEADERS)[number], string>;
+}
+
 /** What every delivery has, whoever it goes to: its attempts and the exact body they send. */
 export interface DeliveryState {
   id: string;
@@ -60,8 +84,12 @@ export interface DeliveryState {
   nextAttemptAt: number | null;
   createdAt: number;
   deliveredAt: number | null;
+  /** Failed on the last receive of its message, which went on to the dead-letter queue. */
+  deadLettered: boolean;
   /** The exact body every attempt sends. */
   body: string;
+  /** The newest attempts, oldest first (at most MAX_RECORDED_ATTEMPTS). */
+  attemptLog: DeliveryAttempt[];
 }
 
 /** A delivery not yet attempted, due now, with the exact bytes every attempt will send. */
@@ -76,7 +104,9 @@ export function pendingDelivery(id: string, workspaceId: number, body: string, n
     nextAttemptAt: now,
     createdAt: now,
     deliveredAt: null,
+    deadLettered: false,
     body,
+    attemptLog: [],
   };
 }
 
@@ -160,7 +190,9 @@ function deliveryStateFromItem(item: Item): DeliveryState {
     nextAttemptAt: optionalNumber(item.nextAttemptAt),
     createdAt: Number(item.createdAt),
     deliveredAt: optionalNumber(item.deliveredAt),
+    deadLettered: item.deadLettered === true,
     body: String(item.body),
+    attemptLog: (item.attemptLog as DeliveryAttempt[] | undefined) ?? [],
   };
 }
 
@@ -410,11 +442,19 @@ export interface DeliveryOutcome {
   lastError?: string | null;
   nextAttemptAt?: number | null;
   deliveredAt?: number | null;
+  /** Its message goes on to the dead-letter queue (a manual retry clears it). */
+  deadLettered?: boolean;
+  /** The HTTP attempt made, kept in the delivery's attempt log. */
+  attempt?: DeliveryAttempt;
 }
 
-/** Records what an attempt (or the decision not to make one) came to, releasing the claim. */
+/**
+ * Records what an attempt (or the decision not to make one) came to, releasing the claim. An
+ * `attempt` joins the log of the claimed `record` (the claim makes this the only writer of it), the
+ * oldest dropped beyond MAX_RECORDED_ATTEMPTS.
+ */
 export async function recordDeliveryOutcome(
-  record: DeliveryRef,
+  record: DeliveryRef & { attemptLog?: DeliveryAttempt[] },
   outcome: DeliveryOutcome,
   /** Only a delivery still pending changes (not one another attempt finished meanwhile). */
   onlyIfPending = false,
@@ -430,7 +470,17 @@ export async function recordDeliveryOutcome(
     values[':zero'] = 0;
     values[':one'] = 1;
   }
-  for (const field of ['lastStatusCode', 'lastError', 'nextAttemptAt', 'deliveredAt'] as const) {
+  if (outcome.attempt) {
+    sets.push('attemptLog = :attemptLog');
+    values[':attemptLog'] = [...(record.attemptLog ?? []), outcome.attempt].slice(-MAX_RECORDED_ATTEMPTS);
+  }
+  for (const field of [
+    'lastStatusCode',
+    'lastError',
+    'nextAttemptAt',
+    'deliveredAt',
+    'deadLettered',
+  ] as const) {
     if (outcome[field] !== undefined) {
       sets.push(`${field} = :${field}`);
       values[`:${field}`] = outcome[field];
@@ -462,7 +512,8 @@ export async function resetDeliveryForRetry(
       new UpdateCommand({
         TableName: table(),
         Key: deliveryKey(workspaceId, webhookId, deliveryId),
-        UpdateExpression: 'SET #status = :pending, GSI2PK = :gsi2, nextAttemptAt = :now REMOVE leaseUntil',
+        UpdateExpression:
+          'SET #status = :pending, GSI2PK = :gsi2, nextAttemptAt = :now REMOVE leaseUntil, deadLettered',
         // Not while an attempt holds it: a second message would post it twice at once.
         ConditionExpression:
           'attribute_exists(PK) AND (attribute_not_exists(leaseUntil) OR leaseUntil < :now)',

@@ -2,7 +2,13 @@ import * as z from 'zod';
 import { EVENT_TYPES, type EventType, SUBSCRIBABLE_EVENT_TYPES } from '#shared/events/catalogue.ts';
 import { isoTimestamp, pageFields } from '#shared/platform/response-schemas.ts';
 import { toIso } from '#shared/platform/time.ts';
-import type { DeliveryRecord, WebhookRecord } from './repository.ts';
+import {
+  ATTEMPT_EXCERPT_MAX_CHARS,
+  type DeliveryRecord,
+  MAX_RECORDED_ATTEMPTS,
+  SIGNATURE_HEADERS,
+  type WebhookRecord,
+} from './repository.ts';
 import { previousSecretExpiresAt } from './secrets.ts';
 import { DELIVERY_STATUSES } from './validation.ts';
 
@@ -64,6 +70,10 @@ export const deliveryViewSchema = z
     next_attempt_at: isoTimestamp.nullable(),
     created_at: isoTimestamp,
     delivered_at: isoTimestamp.nullable(),
+    dead_lettered: z.boolean().meta({
+      description:
+        'Failed on the last automatic attempt; its message went to the dead-letter queue (a retry clears it).',
+    }),
   })
   .meta({ id: 'WebhookDelivery' });
 export type DeliveryView = z.infer<typeof deliveryViewSchema>;
@@ -83,6 +93,48 @@ export function toDeliveryView(delivery: DeliveryRecord): DeliveryView {
     next_attempt_at: delivery.status === 'pending' ? isoOrNull(delivery.nextAttemptAt) : null,
     created_at: toIso(delivery.createdAt),
     delivered_at: isoOrNull(delivery.deliveredAt),
+    dead_lettered: delivery.deadLettered,
+  };
+}
+
+export const deliveryAttemptViewSchema = z
+  .object({
+    started_at: isoTimestamp,
+    latency_ms: z.int().meta({ description: 'From the start of the request to the end of its answer.' }),
+    status_code: z.int().nullable().meta({ description: 'null: no answer came (see `response_excerpt`).' }),
+    response_excerpt: z
+      .string()
+      .nullable()
+      .meta({
+        description: `The first ${ATTEMPT_EXCERPT_MAX_CHARS} characters of the answer, or why none came.`,
+      }),
+    headers: z.object(Object.fromEntries(SIGNATURE_HEADERS.map((name) => [name, z.string()]))).meta({
+      description: 'The signature headers sent, exactly (custom headers are not kept).',
+    }),
+  })
+  .meta({ id: 'WebhookDeliveryAttempt' });
+
+export const deliveryDetailViewSchema = deliveryViewSchema
+  .extend({
+    body: z.string().meta({ description: 'The exact body every attempt sends (and signs).' }),
+    attempt_log: z.array(deliveryAttemptViewSchema).meta({
+      description: `The newest ${MAX_RECORDED_ATTEMPTS} attempts, oldest first.`,
+    }),
+  })
+  .meta({ id: 'WebhookDeliveryDetail' });
+export type DeliveryDetailView = z.infer<typeof deliveryDetailViewSchema>;
+
+export function toDeliveryDetailView(delivery: DeliveryRecord): DeliveryDetailView {
+  return {
+    ...toDeliveryView(delivery),
+    body: delivery.body,
+    attempt_log: delivery.attemptLog.map((attempt) => ({
+      started_at: toIso(attempt.startedAt),
+      latency_ms: attempt.latencyMs,
+      status_code: attempt.statusCode,
+      response_excerpt: attempt.excerpt,
+      headers: attempt.headers,
+    })),
   };
 }
 
@@ -96,8 +148,37 @@ export const webhookCreatedSchema = z.object({
 export const webhookSchema = z.object({ success: z.literal(true), webhook: webhookViewSchema });
 export const webhookListSchema = z.object({ success: z.literal(true), webhooks: z.array(webhookViewSchema) });
 export const deliverySchema = z.object({ success: z.literal(true), delivery: deliveryViewSchema });
+export const deliveryDetailSchema = z.object({
+  success: z.literal(true),
+  delivery: deliveryDetailViewSchema,
+});
 export const deliveryListSchema = z.object({
   success: z.literal(true),
   deliveries: z.array(deliveryViewSchema),
   ...pageFields,
 });
+
+export const eventTypeListSchema = z.object({
+  success: z.literal(true),
+  event_types: z.array(
+    z
+      .object({
+        event_type: z.enum(EVENT_TYPES as [EventType, ...EventType[]]),
+        subscribable: z.boolean().meta({
+          description: 'false for `webhook_test`, sent only by `POST /webhooks/{id}/test`.',
+        }),
+      })
+      .meta({ id: 'WebhookEventType' }),
+  ),
+});
+
+/** The event catalogue (docs/events.md), in its order: what a webhook's `event_types` may name. */
+export function eventTypeList(): z.infer<typeof eventTypeListSchema> {
+  return {
+    success: true,
+    event_types: EVENT_TYPES.map((type) => ({
+      event_type: type,
+      subscribable: (SUBSCRIBABLE_EVENT_TYPES as readonly EventType[]).includes(type),
+    })),
+  };
+}

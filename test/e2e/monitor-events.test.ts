@@ -81,6 +81,17 @@ describe('a per-user spend monitor', () => {
       body: { url: `${receiver.url}/other`, event_types: ['monitor_triggered', 'monitor_resolved'] },
     });
     expect((await service.call('GET', MONITORS, { key: other })).body.monitors).toEqual([]);
+    const stateOf = async (key?: string) => service.call('GET', `${MONITORS}/${monitorId}/state`, { key });
+    expect((await stateOf(other)).status).toBe(404);
+    expect((await stateOf()).body.state).toEqual({
+      status: 'ok',
+      triggered_groups: 0,
+      last_evaluated_at: null,
+      last_value: null,
+      last_group_value: null,
+      recent_evaluations: [],
+      recent_transitions: [],
+    });
     await logFor('alice', 9, start - 10 * MINUTE, other);
 
     await logFor('alice', 3, start - 3 * HOUR);
@@ -119,6 +130,15 @@ describe('a per-user spend monitor', () => {
       timestamp: expect.any(String),
     });
 
+    // The evaluator's state: triggered by Alice, the value of the group nearest to crossing.
+    expect((await stateOf()).body.state).toMatchObject({
+      status: 'triggered',
+      triggered_groups: 1,
+      last_evaluated_at: new Date(start).toISOString(),
+      last_value: 5.75,
+      last_group_value: 'alice',
+    });
+
     // Still over the limit a minute later: no second event.
     vi.setSystemTime(start + MINUTE);
     await evaluate();
@@ -146,6 +166,25 @@ describe('a per-user spend monitor', () => {
     });
     await evaluate();
     expect(to('/monitors')).toHaveLength(2);
+    const state = (await stateOf()).body.state;
+    expect(state).toMatchObject({
+      status: 'ok',
+      triggered_groups: 0,
+      last_value: 0,
+      last_group_value: 'alice',
+    });
+    expect(state.recent_evaluations.map((point: { value: number }) => point.value)).toEqual([
+      5.75, 5.75, 0, 0,
+    ]);
+    expect(state.recent_transitions).toEqual([
+      { transition: 'triggered', at: new Date(start).toISOString(), value: 5.75, group_value: 'alice' },
+      {
+        transition: 'resolved',
+        at: new Date(start + 25 * HOUR).toISOString(),
+        value: 0,
+        group_value: 'alice',
+      },
+    ]);
     // The other workspace has no monitor: its webhook got nothing.
     expect(to('/other')).toEqual([]);
   });

@@ -181,11 +181,25 @@ describe('registration', () => {
     await register({ url: 'https://example.com/again' }, key);
   });
 
+  it('lists the event catalogue: every type a webhook may subscribe to, and the test one', async () => {
+    const answer = await service.call('GET', '/api/public/v2/webhook-event-types');
+    expect(answer.status).toBe(200);
+    const types = answer.body.event_types as { event_type: string; subscribable: boolean }[];
+    expect(types).toContainEqual({ event_type: 'monitor_triggered', subscribable: true });
+    expect(types).toContainEqual({ event_type: 'webhook_test', subscribable: false });
+    // Each subscribable one is accepted by a registration.
+    const subscribable = types.filter((type) => type.subscribable).map((type) => type.event_type);
+    const { webhook } = await register({ url: `${receiverUrl}/catalogue`, event_types: subscribable });
+    expect(webhook.event_types).toEqual(subscribable);
+    await service.call('DELETE', `${WEBHOOKS}/${webhook.id}`);
+  });
+
   it('needs the webhooks permission', async () => {
     const none = await service.keyWithPermissions({ prompts: 'edit' });
     const reader = await service.keyWithPermissions({ webhooks: 'read' });
     expect((await service.call('GET', WEBHOOKS, { key: none })).status).toBe(403);
     expect((await service.call('GET', WEBHOOKS, { key: reader })).status).toBe(200);
+    expect((await service.call('GET', '/api/public/v2/webhook-event-types', { key: none })).status).toBe(403);
     expect(
       (await service.rejected('POST', WEBHOOKS, { key: reader, body: { url: 'https://e.com' } })).status,
     ).toBe(403);
@@ -244,6 +258,7 @@ describe('delivery', () => {
         next_attempt_at: null,
         created_at: expect.any(String),
         delivered_at: expect.any(String),
+        dead_lettered: false,
       },
     ]);
     await service.call('DELETE', `${WEBHOOKS}/${webhook.id}`);
@@ -305,7 +320,7 @@ describe('delivery', () => {
       event_types: ['prompt_template_version_created'],
     });
     await publish(service, uniqueName('isolated'));
-    await eventually(() => requestsTo('/my-workspace')[0] ?? expect.fail('no request yet'));
+    const sent = await eventually(() => requestsTo('/my-workspace')[0] ?? expect.fail('no request yet'));
     // The fan-out had written every delivery of the event before the first one was posted.
     expect((await deliveries(other.webhook.id, {}, otherKey)).total).toBe(0);
     expect(requestsTo('/other-workspace')).toEqual([]);
@@ -319,6 +334,10 @@ describe('delivery', () => {
     expect((await service.rejected('POST', `${WEBHOOKS}/${id}/rotate-secret`)).status).toBe(404);
     expect((await service.rejected('POST', `${WEBHOOKS}/${id}/test`)).status).toBe(404);
     expect((await service.call('GET', `${WEBHOOKS}/${id}/deliveries`)).status).toBe(404);
+    // A delivery of mine read through the other workspace's key: not found either.
+    const mineDelivery = `${WEBHOOKS}/${mine.webhook.id}/deliveries/${sent.headers['webhook-id']}`;
+    expect((await service.call('GET', mineDelivery)).status).toBe(200);
+    expect((await service.call('GET', mineDelivery, { key: otherKey })).status).toBe(404);
     expect(
       (await service.call('GET', WEBHOOKS)).body.webhooks.map((w: { id: number }) => w.id),
     ).not.toContain(id);
@@ -367,7 +386,7 @@ describe('delivery', () => {
   });
 
   it('a receiver that answers 500 twice then 200: delivered on the third attempt, same webhook-id', async () => {
-    const { webhook } = await register({ url: `${receiverUrl}/flaky`, event_types: QUIET });
+    const { webhook, secret } = await register({ url: `${receiverUrl}/flaky`, event_types: QUIET });
     const test = await service.call('POST', `${WEBHOOKS}/${webhook.id}/test`);
     const delivered = await eventually(async () => {
       const page = await deliveries(webhook.id);
@@ -386,6 +405,39 @@ describe('delivery', () => {
       new Set([delivered.id]),
     );
     expect(new Set(attempts.map((request) => request.body)).size).toBe(1);
+
+    // The inspector's view: each attempt with its answer and the exact signature headers sent.
+    const detail = await service.call('GET', `${WEBHOOKS}/${webhook.id}/deliveries/${delivered.id}`);
+    expect(detail.status).toBe(200);
+    expect(detail.body.delivery).toMatchObject({ ...delivered, body: attempts[0]?.body });
+    const log = detail.body.delivery.attempt_log as {
+      status_code: number | null;
+      response_excerpt: string | null;
+      latency_ms: number;
+      started_at: string;
+      headers: Record<string, string>;
+    }[];
+    expect(log.map((attempt) => [attempt.status_code, attempt.response_excerpt])).toEqual([
+      [500, 'boom'],
+      [500, 'boom'],
+      [200, 'ok'],
+    ]);
+    log.forEach((attempt, index) => {
+      const sent = attempts[index]?.headers ?? {};
+      expect(attempt.headers).toEqual({
+        'webhook-id': sent['webhook-id'],
+        'webhook-timestamp': sent['webhook-timestamp'],
+        'webhook-signature': sent['webhook-signature'],
+        'x-promptlayer-signature': sent['x-promptlayer-signature'],
+      });
+      expect(attempt.latency_ms).toBeGreaterThanOrEqual(0);
+      expect(Date.parse(attempt.started_at)).not.toBeNaN();
+      // What the answer shows is enough to verify the attempt, with the secret the owner keeps.
+      expect(new Webhook(secret).verify(detail.body.delivery.body, attempt.headers)).toBeTruthy();
+    });
+    expect(JSON.stringify(detail.body)).not.toContain(secret.slice('whsec_'.length));
+    const unknown = await service.call('GET', `${WEBHOOKS}/${webhook.id}/deliveries/msg_unknown`);
+    expect(unknown.status).toBe(404);
   });
 
   it('a 410 turns the webhook off and fails the delivery', async () => {

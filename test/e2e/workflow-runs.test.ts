@@ -273,6 +273,61 @@ describe('POST /workflows/{workflow_name}/run and the results', () => {
   });
 });
 
+describe('GET /workflows/{workflow_name}/runs', () => {
+  it("lists a workflow's runs newest first with their status, a page at a time after a cursor", async () => {
+    const id = await createWorkflow('listed', [
+      { name: 'human', node_type: 'HUMAN', configuration: {}, dependencies: [], is_output_node: false },
+      variable('out', 'ok', { is_output_node: true }),
+    ]);
+    const ids: number[] = [];
+    for (let i = 0; i < 3; i++) ids.push((await runToEnd('listed')).started.workflow_version_execution_id);
+    // A run whose output fails: FAILED.
+    await createWorkflow('listed', [
+      { name: 'human', node_type: 'HUMAN', configuration: {}, dependencies: [], is_output_node: true },
+    ]);
+    ids.push((await runToEnd('listed')).started.workflow_version_execution_id);
+
+    const list = (
+      query: Record<string, string | number> = {},
+      key?: string,
+      name: string | number = 'listed',
+    ) => service.call('GET', `/workflows/${name}/runs`, { query, key });
+    const first = await list({ per_page: 3 });
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    expect(first.body.runs[0]).toEqual({
+      workflow_version_execution_id: ids[3],
+      workflow_version_id: expect.any(Number),
+      version_number: 2,
+      status: 'FAILED',
+      created_at: expect.any(String),
+      finished_at: expect.any(String),
+    });
+    expect(first.body.runs.map((r: { status: string }) => r.status)).toEqual([
+      'FAILED',
+      'SUCCESS',
+      'SUCCESS',
+    ]);
+    expect(first.body.next_cursor).toEqual(expect.any(String));
+    const second = await list({ per_page: 3, cursor: first.body.next_cursor }, undefined, id);
+    const seen = [...first.body.runs, ...second.body.runs].map(
+      (r: { workflow_version_execution_id: number }) => r.workflow_version_execution_id,
+    );
+    expect(seen).toEqual([...ids].reverse());
+    expect(second.body.next_cursor).toBeNull();
+
+    expect(
+      (await service.rejected('GET', '/workflows/listed/runs', { query: { cursor: 'nope' } })).status,
+    ).toBe(422);
+    expect(
+      (await service.rejected('GET', '/workflows/listed/runs', { query: { per_page: 101 } })).status,
+    ).toBe(422);
+    expect((await list({}, undefined, 'never-made')).status).toBe(404);
+    const other = await service.otherWorkspaceKey('workflow-run-list-other');
+    expect((await list({}, other)).status).toBe(404);
+    expect((await list({}, other, id)).status).toBe(404);
+  });
+});
+
 describe('a run with a callback_url', () => {
   it('answers 202 with the callback secret, then POSTs the signed result there', async () => {
     const receiver = await startReceiver();

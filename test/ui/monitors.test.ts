@@ -62,6 +62,18 @@ describeUi('dashboard monitors and settings', (ui) => {
     await expect
       .poll(() => page.locator('.monitor-state').textContent())
       .toMatch(/^TRIGGERED: \$0\.1500 > threshold/);
+    // The evaluator's own state: triggered, its value, a chart of its evaluations, the trigger listed.
+    await ui.service.runSchedules();
+    await page.getByRole('button', { name: 'Refresh value' }).click();
+    await expect
+      .poll(() => page.locator('.monitor-evaluator').textContent())
+      .toMatch(/^TRIGGERED · last evaluated .+ · value \$0\.1500$/);
+    expect(await page.getByRole('img', { name: /^The last 2 evaluations/ }).getAttribute('aria-label')).toBe(
+      'The last 2 evaluations, from $0.1500 to $0.1500; threshold $0.1000',
+    );
+    expect(await page.locator('.monitor-transitions tbody tr').allTextContents()).toEqual([
+      expect.stringMatching(/triggered\$0\.1500$/),
+    ]);
     expect(await checkA11y(page, 'monitors-triggered')).toEqual([]);
 
     // Reload keeps the selected monitor; a higher threshold is no longer crossed.

@@ -83,31 +83,44 @@ describeUi(
       expect(new URL(page.url()).searchParams.get('delivery')).toBe(sent.headers['webhook-id']);
       expect(await page.locator('.webhook-id').textContent()).toBe(sent.headers['webhook-id']);
 
-      // The verifier gets the delivery id; the rest is pasted from what the receiver logged.
+      // The attempt shows the signature headers the receiver got; "Verify" fills the verifier with
+      // them and the body, and the owner types the secret.
+      const attempts = page.locator('.attempt-table tbody tr');
+      await expect.poll(() => attempts.count(), poll).toBe(1);
+      expect(await attempts.locator('.attempt-code').textContent()).toBe('200');
+      const shownHeaders = await attempts.locator('.attempt-headers dd').allTextContents();
+      expect(shownHeaders).toEqual([
+        sent.headers['webhook-id'],
+        sent.headers['webhook-timestamp'],
+        sent.headers['webhook-signature'],
+        sent.headers['x-promptlayer-signature'],
+      ]);
+      await attempts.getByRole('button', { name: 'Verify attempt 1' }).click();
       expect(await page.getByLabel('webhook-id').inputValue()).toBe(sent.headers['webhook-id']);
-      await page.getByLabel('Body (exactly as received)').fill(sent.body);
-      await page.getByLabel('webhook-timestamp').fill(String(sent.headers['webhook-timestamp']));
-      await page.getByLabel('webhook-signature').fill(String(sent.headers['webhook-signature']));
-      await page.getByLabel('Secret (whsec_...)').fill(secret);
-      await page.getByRole('button', { name: 'Verify' }).click();
+      expect(await page.getByLabel('Body (exactly as received)').inputValue()).toBe(sent.body);
+      expect(await page.getByLabel('webhook-timestamp').inputValue()).toBe(sent.headers['webhook-timestamp']);
+      expect(await page.getByLabel('webhook-signature').inputValue()).toBe(sent.headers['webhook-signature']);
+      await page.keyboard.type(secret); // the secret field has the focus
+      expect(await page.getByLabel('Secret (whsec_...)').inputValue()).toBe(secret);
+      await page.getByRole('button', { name: 'Verify', exact: true }).click();
       await expect.poll(() => page.locator('.verdict').textContent()).toMatch(/^Valid/);
       expect(await checkA11y(page, 'webhooks')).toEqual([]);
 
       await page
         .getByLabel('Body (exactly as received)')
         .fill(sent.body.replace('webhook_test', 'webhook_tost'));
-      await page.getByRole('button', { name: 'Verify' }).click();
+      await page.getByRole('button', { name: 'Verify', exact: true }).click();
       await expect.poll(() => page.locator('.verdict').textContent()).toMatch(/^Wrong signature/);
 
       await page.getByLabel('Body (exactly as received)').fill(sent.body);
       await page
         .getByLabel('webhook-timestamp')
         .fill(String(Number(sent.headers['webhook-timestamp']) - 3600));
-      await page.getByRole('button', { name: 'Verify' }).click();
+      await page.getByRole('button', { name: 'Verify', exact: true }).click();
       await expect.poll(() => page.locator('.verdict').textContent()).toMatch(/^Timestamp too old/);
 
       await page.getByLabel('webhook-signature').fill('not a signature');
-      await page.getByRole('button', { name: 'Verify' }).click();
+      await page.getByRole('button', { name: 'Verify', exact: true }).click();
       await expect.poll(() => page.locator('.verdict').textContent()).toMatch(/^Malformed/);
       await page.close();
     });
@@ -126,6 +139,9 @@ describeUi(
       await expect
         .poll(() => page.locator('.response-excerpt').textContent(), poll)
         .toContain('boom <img src=x onerror=alert(1)>');
+      await expect
+        .poll(() => page.locator('.attempt-table .attempt-excerpt').first().textContent(), poll)
+        .toBe('boom <img src=x onerror=alert(1)>');
       expect(await page.locator('.delivery-details img').count()).toBe(0);
       expect(await checkA11y(page, 'webhooks-failed')).toEqual([]);
 
@@ -133,9 +149,16 @@ describeUi(
       await page.getByRole('button', { name: 'Retry delivery' }).click();
       await page.getByRole('status').filter({ hasText: 'Retry queued.' }).waitFor();
       await deliveryRow(page, /webhook_test.*delivered.*200/);
+      // Both attempts, the failed one and the one that delivered it.
+      await expect
+        .poll(() => page.locator('.attempt-table .attempt-code').allTextContents(), poll)
+        .toEqual(['500', '200']);
       // Reload keeps the endpoint and the delivery inspected.
       await page.reload();
       await page.getByRole('heading', { name: /^Delivery / }).waitFor();
+      await expect
+        .poll(() => page.locator('.attempt-table .attempt-code').allTextContents(), poll)
+        .toEqual(['500', '200']);
       await page.close();
     });
 

@@ -109,4 +109,47 @@ describeUi('dashboard workflows', (ui) => {
     await page.locator('[data-node="node-two"]').waitFor();
     await page.close();
   });
+
+  it("lists past runs newest first and opens one on its version's graph with its node states", async () => {
+    const nodes = (value: string) => [
+      pass(`node-${value}`, ['topic'], { is_output_node: true }),
+      { name: 'review', node_type: 'HUMAN', configuration: {}, dependencies: [], is_output_node: false },
+    ];
+    for (const value of ['one', 'two']) {
+      const created = await ui.service.call('POST', '/rest/workflows', {
+        body: { name: 'with-runs', nodes: nodes(value), required_input_variables: { topic: 'string' } },
+      });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+    }
+    const runIds: number[] = [];
+    for (const version of [1, 2]) {
+      const started = await ui.service.call('POST', '/workflows/with-runs/run', {
+        body: { workflow_version_number: version, input_variables: { topic: `run of v${version}` } },
+      });
+      expect(started.status, JSON.stringify(started.body)).toBe(201);
+      runIds.push(started.body.workflow_version_execution_id);
+    }
+    await ui.service.messaging.idle();
+
+    const page = await ui.newPage();
+    await page.goto('/ui/workflows/with-runs');
+    await signIn(page, ui.service.apiKey);
+    const rows = page.locator('.workflow-runs-table tbody tr');
+    await expect.poll(() => rows.count(), { timeout: 20_000 }).toBe(2);
+    expect(await rows.locator('td:first-child').allTextContents()).toEqual([...runIds].reverse().map(String));
+    expect(await rows.first().textContent()).toContain('v2SUCCESS');
+
+    // The older run opens on version 1's graph, its nodes coloured by the run's results.
+    await page.getByRole('button', { name: `Open run ${runIds[0]}` }).click();
+    await page.locator('[data-node="node-one"][data-status="SUCCESS"]').waitFor({ timeout: 20_000 });
+    expect(await page.locator('[data-node="review"]').getAttribute('data-status')).toBe('FAILED');
+    const url = new URL(page.url());
+    expect([url.searchParams.get('version'), url.searchParams.get('run')]).toEqual(['1', String(runIds[0])]);
+    await page.locator('[data-node="node-one"]').click();
+    await expect.poll(() => page.locator('.node-pane').textContent()).toContain('run of v1');
+    expect(await checkA11y(page, 'workflows-past-runs')).toEqual([]);
+    await page.reload();
+    await page.locator('[data-node="node-one"][data-status="SUCCESS"]').waitFor({ timeout: 20_000 });
+    await page.close();
+  });
 });

@@ -170,6 +170,21 @@ describe('delivery', () => {
       batchItemFailures: [{ itemIdentifier: 'm' }],
     });
     expect(outcome()).toMatchObject({ ':status': 'pending', ':lastStatusCode': 503, ':lastError': 'down' });
+    // The attempt joins the delivery's log: its answer and the signature headers sent, no secret.
+    expect(outcome()[':attemptLog']).toEqual([
+      {
+        startedAt: expect.any(Number),
+        latencyMs: expect.any(Number),
+        statusCode: 503,
+        excerpt: 'down',
+        headers: {
+          'webhook-id': delivery.id,
+          'webhook-timestamp': expect.stringMatching(/^\d+$/),
+          'webhook-signature': expect.stringMatching(/^v1,/),
+          'x-promptlayer-signature': expect.stringMatching(/^[0-9a-f]{64}$/),
+        },
+      },
+    ]);
     expect(sqs).toHaveReceivedCommandWith(ChangeMessageVisibilityCommand, {
       QueueUrl: 'https://sqs/webhook-delivery',
       ReceiptHandle: 'm',
@@ -189,6 +204,7 @@ describe('delivery', () => {
       ':status': 'failed',
       ':lastStatusCode': null,
       ':lastError': 'timeout: no answer within 15000 ms',
+      ':deadLettered': true,
     });
     expect(sqs).toHaveReceivedCommandTimes(ChangeMessageVisibilityCommand, 0);
     expect(errorLog).toHaveBeenCalledOnce();

@@ -196,13 +196,15 @@ export async function reportRun(run: Pick<RunContext, 'ws' | 'executionId' | 'de
   const execution = await readExecution(run.ws, run.executionId);
   if (!execution) return;
   const nodes = await resolveValues(execution.nodes);
-  const succeeded = nodes.some((node) => node.is_output_node && node.status === 'SUCCESS');
+  const status = nodes.some((node) => node.is_output_node && node.status === 'SUCCESS')
+    ? 'SUCCESS'
+    : 'FAILED';
   await run.deps.finished({
     meta: execution.meta,
-    status: succeeded ? 'SUCCESS' : 'FAILED',
+    status,
     finalOutput: executionResults(nodes, execution.meta.returnAllOutputs).body,
   });
-  await markNotified(run.ws, run.executionId, run.deps.now());
+  await markNotified(run.ws, run.executionId, run.deps.now(), status);
 }
 
 async function reportFinished({ meta, status, finalOutput }: FinishedRun): Promise<void> {

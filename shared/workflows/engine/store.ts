@@ -20,7 +20,8 @@ import type { FinalStatus, NodeStatus } from './readiness.ts';
  *   PK `W#<ws>#WFX#<executionId>`  SK `N#<node name>`  one node (status, fan-in counters, lease, value)
  *
  * While the run is unfinished (and until its end is reported) the META item sits in a sparse index,
- * GSI1 `WFXOPEN#<shard>` ordered by creation, which the watchdog reads. Values and input variables
+ * GSI1 `WFXOPEN#<shard>` ordered by creation, which the watchdog reads. Every META is also in GSI2
+ * `W#<ws>#WFRUNS#<workflowId>` ordered by creation (`<ISO time>#<executionId>`): a workflow's runs. Values and input variables
  * over 64 KB live in S3 under `workflow-executions/<ws>/<executionId>/`. Everything expires after
  * EXECUTION_RETENTION_DAYS (the bucket's lifecycle rule does the same for the objects).
  */
@@ -60,6 +61,8 @@ export interface ExecutionMeta {
   finishedAt?: number;
   /** Set once `agent_run_finished` and the callback are handed over; the META leaves the index then. */
   notifiedAt?: number;
+  /** What was reported with it (absent: a run the watchdog gave up on). */
+  outcome?: FinalStatus;
 }
 
 export interface NodeItem {
@@ -92,6 +95,69 @@ const openIndexKeys = (meta: Pick<ExecutionMeta, 'executionId' | 'workspaceId' |
   GSI1SK: `${new Date(meta.createdAt).toISOString()}#${meta.workspaceId}#${meta.executionId}`,
 });
 
+const runListPartition = (ws: number, workflowId: number) => `W#${ws}#WFRUNS#${workflowId}`;
+const runListSortKey = (createdAt: number, executionId: number) =>
+  `${new Date(createdAt).toISOString()}#${String(executionId).padStart(16, '0')}`;
+const runListKeys = (
+  meta: Pick<ExecutionMeta, 'executionId' | 'workspaceId' | 'workflowId' | 'createdAt'>,
+) => ({
+  GSI2PK: runListPartition(meta.workspaceId, meta.workflowId),
+  GSI2SK: runListSortKey(meta.createdAt, meta.executionId),
+});
+
+/** Where a page of a workflow's runs ends: the next page starts after this run. */
+export interface RunListPosition {
+  createdAt: number;
+  executionId: number;
+}
+
+/** The fields of a run a list shows (not its inputs, which may be 64 KB). */
+export type ListedRun = Pick<
+  ExecutionMeta,
+  | 'executionId'
+  | 'versionId'
+  | 'versionNumber'
+  | 'status'
+  | 'createdAt'
+  | 'finishedAt'
+  | 'notifiedAt'
+  | 'outcome'
+>;
+
+/** A workflow's runs, newest first, `limit` at a time after `after` (one Query). */
+export async function listExecutions(
+  ws: number,
+  workflowId: number,
+  limit: number,
+  after?: RunListPosition,
+): Promise<{ runs: ListedRun[]; next: RunListPosition | null }> {
+  const result = await dynamo.send(
+    new QueryCommand({
+      TableName: table(),
+      IndexName: 'GSI2',
+      KeyConditionExpression: 'GSI2PK = :pk',
+      ExpressionAttributeValues: { ':pk': runListPartition(ws, workflowId) },
+      ProjectionExpression:
+        'PK, SK, GSI2PK, GSI2SK, executionId, versionId, versionNumber, #status, createdAt, finishedAt, notifiedAt, outcome',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ScanIndexForward: false,
+      Limit: limit,
+      ExclusiveStartKey: after && {
+        ...metaKey(ws, after.executionId),
+        GSI2PK: runListPartition(ws, workflowId),
+        GSI2SK: runListSortKey(after.createdAt, after.executionId),
+      },
+    }),
+  );
+  const runs = (result.Items ?? []) as ListedRun[];
+  const last = runs.at(-1);
+  return {
+    runs,
+    next:
+      result.LastEvaluatedKey && last ? { createdAt: last.createdAt, executionId: last.executionId } : null,
+  };
+}
+
 export const nodeValue = (item: NodeItem) => loadJson({ json: item.valueJson, key: item.valueKey });
 export const executionInputs = async (meta: ExecutionMeta) =>
   ((await loadJson({ json: meta.inputsJson, key: meta.inputsKey })) ?? {}) as Record<string, unknown>;
@@ -120,6 +186,7 @@ export async function createExecution(meta: ExecutionMeta, nodes: NodeItem[]): P
         ...metaKey(meta.workspaceId, meta.executionId),
         ...meta,
         ...openIndexKeys(meta),
+        ...runListKeys(meta),
         expiresAt: ttl,
       },
       ConditionExpression: 'attribute_not_exists(PK)',
@@ -381,16 +448,21 @@ export async function completeExecution(ws: number, executionId: number, now: nu
   return result !== undefined;
 }
 
-/** The run's end was reported: the META leaves the watchdog's index. */
-export async function markNotified(ws: number, executionId: number, now: number): Promise<void> {
+/** The run's end was reported (with its outcome): the META leaves the watchdog's index. */
+export async function markNotified(
+  ws: number,
+  executionId: number,
+  now: number,
+  outcome?: FinalStatus,
+): Promise<void> {
   await unlessConditionFails(
     dynamo.send(
       new UpdateCommand({
         TableName: table(),
         Key: metaKey(ws, executionId),
-        UpdateExpression: 'SET notifiedAt = :now REMOVE GSI1PK, GSI1SK',
+        UpdateExpression: `SET notifiedAt = :now${outcome ? ', outcome = :outcome' : ''} REMOVE GSI1PK, GSI1SK`,
         ConditionExpression: 'attribute_exists(PK)',
-        ExpressionAttributeValues: { ':now': now },
+        ExpressionAttributeValues: { ':now': now, ...(outcome ? { ':outcome': outcome } : {}) },
       }),
     ),
   );

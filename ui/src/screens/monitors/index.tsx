@@ -15,6 +15,7 @@ import {
   type Metric,
   type Monitor,
 } from './current-value.ts';
+import { EvaluatorState } from './evaluator.tsx';
 
 const MONITORS = '/api/public/v2/monitors';
 const METRICS: Record<Metric, string> = {
@@ -177,6 +178,8 @@ function MonitorDetail({
           <ValueBar monitor={monitor} value={value.data ?? null} over={over} />
         </>
       )}
+      <h3>Evaluator</h3>
+      <EvaluatorState monitor={monitor} refresh={refresh} />
       <p class="muted">
         Triggers and resolves are sent as <code>monitor_triggered</code> / <code>monitor_resolved</code>{' '}
         webhook events: see the workspace's webhook deliveries.

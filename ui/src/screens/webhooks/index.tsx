@@ -1,34 +1,34 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, errorMessage } from '../../api/client.ts';
 import { useCanEdit } from '../../api/session.ts';
 import { useApi } from '../../api/use-api.ts';
 import { EditOnly } from '../../components/edit-only.tsx';
 import { ErrorMessage, Loading } from '../../components/status.tsx';
-import { useFormatTime } from '../../lib/time.ts';
+import { formatDuration, useFormatTime } from '../../lib/time.ts';
 import { setQuery, useQueryParam } from '../../lib/url-state.ts';
-import { type Verdict, verifySignature } from './verify-signature.ts';
+import { type SignatureInput, type Verdict, verifySignature } from './verify-signature.ts';
 
 const WEBHOOKS = '/api/public/v2/webhooks';
 
-/** The subscribable event types (docs/events.md; `webhook_test` is sent with "Send a test event" only). */
-const EVENT_TYPES = [
-  'prompt_template_version_created',
-  'prompt_template_label_created',
-  'prompt_template_label_moved',
-  'prompt_template_label_deleted',
-  'dataset_version_created_by_file',
-  'dataset_version_created_by_file_failed',
-  'dataset_version_created_from_filter_params',
-  'dataset_version_created_from_filter_params_failed',
-  'agent_run_finished',
-  'report_finished',
-  'skill_collection_files_changed',
-  'monitor_triggered',
-  'monitor_resolved',
-] as const;
+/** The subscribable event types, from the service's catalogue (read once per page load). */
+let catalogue: Promise<string[]> | undefined;
+function useEventTypes(): string[] | undefined {
+  const answer = useApi(() => {
+    catalogue ??= api<{ event_types: { event_type: string; subscribable: boolean }[] }>(
+      'GET',
+      '/api/public/v2/webhook-event-types',
+    ).then(
+      ({ event_types }) => event_types.filter((type) => type.subscribable).map((type) => type.event_type),
+      (failure: unknown) => {
+        catalogue = undefined; // tried again by the next screen that needs it
+        throw failure;
+      },
+    );
+    return catalogue;
+  }, []);
+  return answer.data;
+}
 
-/** A delivery failed this many times went to the dead-letter queue (1 try + 6 retries). */
-const DEAD_LETTER_ATTEMPTS = 7;
 const POLL_MS = 2000;
 
 interface Webhook {
@@ -52,7 +52,28 @@ interface Delivery {
   next_attempt_at: string | null;
   created_at: string;
   delivered_at: string | null;
+  dead_lettered: boolean;
 }
+
+/** One attempt of a delivery, as `GET .../deliveries/{id}` answers it. */
+interface Attempt {
+  started_at: string;
+  latency_ms: number;
+  status_code: number | null;
+  response_excerpt: string | null;
+  headers: Record<
+    'webhook-id' | 'webhook-timestamp' | 'webhook-signature' | 'x-promptlayer-signature',
+    string
+  >;
+}
+
+interface DeliveryDetail extends Delivery {
+  body: string;
+  attempt_log: Attempt[];
+}
+
+/** What an attempt gives the verifier: all of it but the secret, which only its owner has. */
+type VerifyPrefill = Omit<SignatureInput, 'secret'>;
 
 interface DeliveryPage {
   deliveries: Delivery[];
@@ -76,6 +97,7 @@ export default function WebhooksScreen() {
   const [webhookId] = useQueryParam('webhook');
   const [tick, refresh] = useRefresh();
   const [secret, setSecret] = useState<{ url: string; secret: string } | null>(null);
+  const [prefill, setPrefill] = useState<VerifyPrefill | null>(null);
   const list = useApi((signal) => api<{ webhooks: Webhook[] }>('GET', WEBHOOKS, { signal }), [tick]);
   const selected = list.data?.webhooks.find((webhook) => String(webhook.id) === webhookId);
   return (
@@ -99,14 +121,16 @@ export default function WebhooksScreen() {
           webhook={selected}
           onChanged={refresh}
           onSecret={(created) => setSecret({ url: selected.url, secret: created })}
+          onVerify={setPrefill}
         />
       ) : null}
-      <VerifySignature />
+      <VerifySignature prefill={prefill} />
     </section>
   );
 }
 
 function EndpointTable({ webhooks, selectedId }: { webhooks: Webhook[]; selectedId: string }) {
+  const eventTypes = useEventTypes();
   if (webhooks.length === 0) return <p class="muted">No endpoints yet.</p>;
   return (
     <table class="webhook-table">
@@ -126,7 +150,7 @@ function EndpointTable({ webhooks, selectedId }: { webhooks: Webhook[]; selected
               <code>{webhook.url}</code>
               {webhook.description ? <div class="muted">{webhook.description}</div> : null}
             </td>
-            <td>{webhook.event_types.length === EVENT_TYPES.length ? 'all' : webhook.event_types.length}</td>
+            <td>{webhook.event_types.length === eventTypes?.length ? 'all' : webhook.event_types.length}</td>
             <td>
               {webhook.is_active ? 'enabled' : 'disabled'}
               {webhook.disabled_reason ? <div class="muted">{webhook.disabled_reason}</div> : null}
@@ -148,10 +172,12 @@ function EndpointTable({ webhooks, selectedId }: { webhooks: Webhook[]; selected
 }
 
 function EventTypePicker(props: { legend: string; value: string[]; onChange(next: string[]): void }) {
+  const eventTypes = useEventTypes();
   return (
     <fieldset class="event-types">
       <legend>{props.legend}</legend>
-      {EVENT_TYPES.map((type) => (
+      {eventTypes === undefined ? <Loading what="Reading the event types" /> : null}
+      {eventTypes?.map((type) => (
         <label key={type}>
           <input
             type="checkbox"
@@ -235,7 +261,12 @@ function SecretDialog({ shown, onClose }: { shown: { url: string; secret: string
   );
 }
 
-function Endpoint(props: { webhook: Webhook; onChanged(): void; onSecret(secret: string): void }) {
+function Endpoint(props: {
+  webhook: Webhook;
+  onChanged(): void;
+  onSecret(secret: string): void;
+  onVerify(prefill: VerifyPrefill): void;
+}) {
   const { webhook } = props;
   const canEdit = useCanEdit('webhooks');
   const format = useFormatTime();
@@ -332,14 +363,15 @@ function Endpoint(props: { webhook: Webhook; onChanged(): void; onSecret(secret:
       )}
       {message ? <p role="status">{message}</p> : null}
       {error ? <ErrorMessage>{error}</ErrorMessage> : null}
-      <Deliveries webhookId={webhook.id} tick={tick} />
+      <Deliveries webhookId={webhook.id} tick={tick} onVerify={props.onVerify} />
     </section>
   );
 }
 
 const STATUSES = ['pending', 'delivered', 'failed', 'skipped'] as const;
 
-function Deliveries({ webhookId, tick }: { webhookId: number; tick: number }) {
+function Deliveries(props: { webhookId: number; tick: number; onVerify(prefill: VerifyPrefill): void }) {
+  const { webhookId, tick } = props;
   const [status] = useQueryParam('status');
   const [deliveryId] = useQueryParam('delivery');
   const [page, setPage] = useQueryParam('page', '1');
@@ -449,6 +481,7 @@ function Deliveries({ webhookId, tick }: { webhookId: number; tick: number }) {
           webhookId={webhookId}
           delivery={selected}
           onRetried={() => setPoll((value) => value + 1)}
+          onVerify={props.onVerify}
         />
       ) : null}
     </section>
@@ -456,21 +489,35 @@ function Deliveries({ webhookId, tick }: { webhookId: number; tick: number }) {
 }
 
 function StatusText({ delivery }: { delivery: Delivery }) {
-  const deadLettered = delivery.status === 'failed' && delivery.attempts >= DEAD_LETTER_ATTEMPTS;
   return (
     <span class={`delivery-status ${delivery.status}`}>
       {delivery.status}
       {delivery.status === 'pending' && delivery.last_status_code !== null ? ' (retrying)' : ''}
-      {deadLettered ? ' (dead-lettered)' : ''}
+      {delivery.dead_lettered ? ' (dead-lettered)' : ''}
     </span>
   );
 }
 
-function DeliveryDetails(props: { webhookId: number; delivery: Delivery; onRetried(): void }) {
+function DeliveryDetails(props: {
+  webhookId: number;
+  delivery: Delivery;
+  onRetried(): void;
+  onVerify(prefill: VerifyPrefill): void;
+}) {
   const { delivery } = props;
   const format = useFormatTime();
   const [error, setError] = useState<string | null>(null);
   const [message, setMessage] = useState<string | null>(null);
+  // Read again whenever the list shows it changed (another attempt, another status).
+  const detail = useApi(
+    (signal) =>
+      api<{ delivery: DeliveryDetail }>(
+        'GET',
+        `${WEBHOOKS}/${props.webhookId}/deliveries/${encodeURIComponent(delivery.id)}`,
+        { signal },
+      ),
+    [props.webhookId, delivery.id, delivery.attempts, delivery.status],
+  );
   return (
     <aside class="delivery-details" aria-labelledby="delivery-title">
       <header>
@@ -509,11 +556,22 @@ function DeliveryDetails(props: { webhookId: number; delivery: Delivery; onRetri
       </dl>
       <h4>Last answer or error</h4>
       <pre class="response-excerpt">{delivery.last_error ?? '(none)'}</pre>
-      <p class="muted">
-        The service keeps the last attempt only; <code>webhook-timestamp</code> and{' '}
-        <code>webhook-signature</code> change on every attempt: check them with "Verify a signature" below
-        from what your receiver logged.
-      </p>
+      {detail.error ? <ErrorMessage>{detail.error}</ErrorMessage> : null}
+      {detail.data ? (
+        <Attempts
+          detail={detail.data.delivery}
+          onVerify={(attempt) =>
+            props.onVerify({
+              body: detail.data!.delivery.body,
+              id: attempt.headers['webhook-id'],
+              timestamp: attempt.headers['webhook-timestamp'],
+              signature: attempt.headers['webhook-signature'],
+            })
+          }
+        />
+      ) : (
+        <Loading />
+      )}
       <EditOnly entity="webhooks">
         <button
           type="button"
@@ -541,8 +599,60 @@ function DeliveryDetails(props: { webhookId: number; delivery: Delivery; onRetri
   );
 }
 
-function VerifySignature() {
+/** The delivery's recorded attempts (the newest 10), each with the signature headers it sent. */
+function Attempts(props: { detail: DeliveryDetail; onVerify(attempt: Attempt): void }) {
+  const format = useFormatTime();
+  const attempts = props.detail.attempt_log;
+  if (attempts.length === 0) return <p class="muted">No attempt yet.</p>;
+  return (
+    <table class="attempt-table">
+      <caption>Attempts (the newest 10 are kept)</caption>
+      <thead>
+        <tr>
+          <th scope="col">Time</th>
+          <th scope="col">Code</th>
+          <th scope="col">Latency</th>
+          <th scope="col">Answer or error</th>
+          <th scope="col">Signature headers sent</th>
+          <th scope="col">Verify</th>
+        </tr>
+      </thead>
+      <tbody>
+        {attempts.map((attempt, index) => (
+          <tr key={attempt.started_at + attempt.headers['webhook-timestamp']}>
+            <td>{format(attempt.started_at, 'ms')}</td>
+            <td class="attempt-code">{attempt.status_code ?? 'no answer'}</td>
+            <td>{formatDuration(attempt.latency_ms)}</td>
+            <td>
+              <pre class="attempt-excerpt">{attempt.response_excerpt ?? ''}</pre>
+            </td>
+            <td>
+              <dl class="attempt-headers">
+                {Object.entries(attempt.headers).map(([name, value]) => (
+                  <div key={name}>
+                    <dt>{name}</dt>
+                    <dd>
+                      <code>{value}</code>
+                    </dd>
+                  </div>
+                ))}
+              </dl>
+            </td>
+            <td>
+              <button type="button" onClick={() => props.onVerify(attempt)}>
+                Verify <span class="visually-hidden">attempt {index + 1}</span>
+              </button>
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+function VerifySignature({ prefill }: { prefill: VerifyPrefill | null }) {
   const [deliveryId] = useQueryParam('delivery');
+  const secretRef = useRef<HTMLInputElement>(null);
   const [fields, setFields] = useState({
     body: '',
     id: deliveryId,
@@ -555,6 +665,13 @@ function VerifySignature() {
   useEffect(() => {
     if (deliveryId) setFields((previous) => ({ ...previous, id: deliveryId }));
   }, [deliveryId]);
+  // An attempt chosen in the inspector fills in all but the secret, which its owner types.
+  useEffect(() => {
+    if (!prefill) return;
+    setVerdict(null);
+    setFields((previous) => ({ ...previous, ...prefill }));
+    secretRef.current?.focus();
+  }, [prefill]);
   const field = (name: keyof typeof fields, label: string, multiline = false) => {
     const id = `verify-${name}`;
     const onInput = (event: { currentTarget: HTMLInputElement | HTMLTextAreaElement }) => {
@@ -567,7 +684,14 @@ function VerifySignature() {
         {multiline ? (
           <textarea id={id} rows={5} spellcheck={false} value={fields[name]} onInput={onInput} />
         ) : (
-          <input id={id} autocomplete="off" spellcheck={false} value={fields[name]} onInput={onInput} />
+          <input
+            id={id}
+            ref={name === 'secret' ? secretRef : undefined}
+            autocomplete="off"
+            spellcheck={false}
+            value={fields[name]}
+            onInput={onInput}
+          />
         )}
       </div>
     );

@@ -8,6 +8,7 @@ import { ErrorMessage, Loading } from '../../components/status.tsx';
 import { useFormatTime } from '../../lib/time.ts';
 import { dashboardUrl, navigate, setQuery, useLocation, useQueryParam } from '../../lib/url-state.ts';
 import type { WorkflowGraphProps } from './graph.tsx';
+import { PastRuns } from './runs.tsx';
 import type { GraphEdge, GraphNode, NodeStatus } from './types.ts';
 
 interface WorkflowListItem {
@@ -198,6 +199,7 @@ function WorkflowPage({ name }: { name: string }) {
           </EditOnly>
           {runId ? <RunStatus runId={runId} results={results} /> : null}
           <GraphView version={data} results={results.data} />
+          <PastRuns name={name} reload={`${runId}:${results.data && isFinal(results.data) ? 'done' : ''}`} />
         </>
       ) : null}
     </section>
