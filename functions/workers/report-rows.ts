@@ -1,10 +1,6 @@
 import { sqsBatchHandler } from '#shared/platform/sqs-worker.ts';
-import { REPORT_ROWS_QUEUE } from '#shared/reports/run/queue.ts';
-import {
-  defaultRowWorkerDeps,
-  processReportRowsMessage,
-  reportRowsMessageSchema,
-} from '#shared/reports/run/worker.ts';
+import { REPORT_ROWS_QUEUE, reportRowsMessageSchema } from '#shared/reports/run/queue.ts';
+import { defaultRowWorkerDeps, processReportRowsMessage } from '#shared/reports/run/worker.ts';
 
 /**
  * Queue `report-rows`: the first message of a run (which sends one message per batch of rows) and the

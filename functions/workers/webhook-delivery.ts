@@ -1,6 +1,4 @@
-import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { loggedHandler, logger, withLogKeys } from '#shared/platform/logger.ts';
-import { recordLogKeys } from '#shared/platform/sqs-worker.ts';
+import { sqsBatchHandler } from '#shared/platform/sqs-worker.ts';
 import { MAX_DELIVERY_RECEIVES } from '#shared/webhooks/backoff.ts';
 import { attemptDelivery, failAfterError } from '#shared/webhooks/delivery.ts';
 
@@ -9,38 +7,14 @@ import { attemptDelivery, failAfterError } from '#shared/webhooks/delivery.ts';
  * a record to try again, or one that threw, is reported as a batch item failure. Each record's lines
  * carry its message id.
  */
-export const handler = loggedHandler(async (event: SQSEvent): Promise<SQSBatchResponse> => {
-  const results = await Promise.all(
-    event.Records.map((record) =>
-      withLogKeys(recordLogKeys(record), async () => {
-        const received = {
-          body: record.body,
-          receiptHandle: record.receiptHandle,
-          receiveCount: Number(record.attributes?.ApproximateReceiveCount ?? 1),
-        };
-        try {
-          const result = await attemptDelivery(received);
-          return result === 'retry' ? record.messageId : undefined;
-        } catch (error) {
-          const last = received.receiveCount >= MAX_DELIVERY_RECEIVES;
-          const keys = { error: error as Error };
-          if (!last) {
-            logger.warn('Webhook delivery message failed; it will be delivered again', keys);
-            return record.messageId;
-          }
-          logger.error(
-            'Webhook delivery message failed for the last time: on to the dead-letter queue',
-            keys,
-          );
-          await failAfterError(received).catch((markError: unknown) =>
-            logger.error('Could not mark the delivery failed', { error: markError as Error }),
-          );
-          return record.messageId;
-        }
-      }),
-    ),
-  );
-  return {
-    batchItemFailures: results.filter((id) => id !== undefined).map((itemIdentifier) => ({ itemIdentifier })),
-  };
-});
+export const handler = sqsBatchHandler(
+  async ({ record, receiveCount }) =>
+    attemptDelivery({ body: record.body, receiptHandle: record.receiptHandle, receiveCount }),
+  {
+    maxReceiveCount: MAX_DELIVERY_RECEIVES,
+    concurrent: true,
+    label: 'Webhook delivery message',
+    onLastFailure: ({ record, receiveCount }) =>
+      failAfterError({ body: record.body, receiptHandle: record.receiptHandle, receiveCount }),
+  },
+);

@@ -161,7 +161,7 @@ async function benchWorkerRss(
 ): Promise<ChildResult> {
   const { startReportRun } = await import('#shared/reports/run/start.ts');
   const { defaultCompletionDeps } = await import('#shared/reports/run/complete.ts');
-  const { getReport } = await import('#shared/reports/store.ts');
+  const { getReport } = await import('#shared/reports/head.ts');
   const reportId = await reportOver(call, service.messaging, 10_000);
   const { runNumber } = await startReportRun(
     service.workspaceId,

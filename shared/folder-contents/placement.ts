@@ -5,8 +5,8 @@ import { type ExternalId, listExternalIds } from '#shared/external-ids/external-
 import { batchGetItems } from '#shared/platform/batch.ts';
 import { isUuid } from '#shared/platform/schemas.ts';
 import { promptStore } from '#shared/prompts/kind.ts';
+import { listReportHeads } from '#shared/reports/head.ts';
 import { reportKey } from '#shared/reports/keys.ts';
-import { listReportHeads } from '#shared/reports/store.ts';
 import { skillStore } from '#shared/skills/collection.ts';
 import { toolStore } from '#shared/tools/registry.ts';
 import type { TableKey } from '#shared/versions/keys.ts';

@@ -104,9 +104,16 @@ export async function releaseLease(key: Key, attempt: number): Promise<void> {
  * Renews a lease every `everyMs` until the answered stop function is called (a timer that does not
  * keep the process alive); a failed renewal is logged, the next one tries again.
  */
-export function keepLeased(renew: () => Promise<void>, everyMs: number, what = 'work item'): () => void {
+export function keepLeased(
+  renew: () => Promise<void>,
+  everyMs: number,
+  what = 'work item',
+  keys: Record<string, unknown> = {},
+): () => void {
   const timer = setInterval(() => {
-    renew().catch((error: unknown) => logger.warn('Lease not renewed', { what, error: error as Error }));
+    renew().catch((error: unknown) =>
+      logger.warn('Lease not renewed', { what, ...keys, error: error as Error }),
+    );
   }, everyMs);
   timer.unref();
   return () => clearInterval(timer);

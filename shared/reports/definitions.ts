@@ -2,9 +2,11 @@ import { getDataset } from '#shared/datasets/repository.ts';
 import { claimExternalIds, uniqueExternalIds } from '#shared/external-ids/external-ids.ts';
 import { requireFolder } from '#shared/folders/require.ts';
 import { badRequest, notFound } from '#shared/platform/errors.ts';
+import { reportForEdit, retryColumnEdit, withColumnsLocked } from './column-lock.ts';
 import { columnReferences, placeColumn, supportedColumnType, validateColumns } from './columns.ts';
 import { generatedName, publishedVersion } from './dataset-version.ts';
 import { REPORT_MAPPINGS } from './external-ids.ts';
+import { reportRunning } from './head.ts';
 import type { ReportColumn, ReportRecord } from './records.ts';
 import type { ColumnDefinition, CreateColumnBody, CreateReportBody, PatchColumnBody } from './schemas.ts';
 import { scoreConfigurationOf } from './score-configuration.ts';
@@ -16,11 +18,7 @@ import {
   type NewColumn,
   newColumnId,
   newReportId,
-  reportForEdit,
-  reportRunning,
-  retryColumnEdit,
   updateColumn,
-  withColumnsLocked,
   writeColumnOrder,
 } from './store.ts';
 import { columnView } from './views.ts';

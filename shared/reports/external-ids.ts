@@ -1,8 +1,8 @@
 import type { KindExternalId } from '#shared/entities/kinds.ts';
 import { type ExternalId, listExternalIds } from '#shared/external-ids/external-ids.ts';
 import { externalIdOperations } from '#shared/external-ids/operations.ts';
+import { reportDeleted, reportExists, requireReport, updateReportHead } from './head.ts';
 import type { ReportRecord } from './records.ts';
-import { reportDeleted, reportExists, requireReport, updateReportHead } from './store.ts';
 
 /**
  * The external ids of reports. A create claims them before the report exists, so one that crashed in

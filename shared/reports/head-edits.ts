@@ -1,6 +1,6 @@
 import { AppError, clip, notFound } from '#shared/platform/errors.ts';
+import { listReportHeads, requireReport, updateReportHead } from './head.ts';
 import type { RenameReportBody } from './schemas.ts';
-import { listReportHeads, requireReport, updateReportHead } from './store.ts';
 
 /** The head's own edits: name and tags, soft delete (by id or by name). */
 

@@ -5,10 +5,10 @@ import { checkWorkspaceParam } from '#shared/platform/errors.ts';
 import { paginate } from '#shared/platform/pagination.ts';
 import { headComparator, inTimeBounds } from '#shared/versions/list.ts';
 import { reportExternalIdsOf } from './external-ids.ts';
+import { listReportHeads } from './head.ts';
 import { withinListBudget } from './list-budget.ts';
 import type { ReportRecord } from './records.ts';
 import type { ListEvaluationsQuery } from './schemas.ts';
-import { listReportHeads } from './store.ts';
 import { reportWithStatus } from './views.ts';
 
 /**

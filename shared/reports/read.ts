@@ -1,5 +1,6 @@
 import { reportExternalIdsOf } from './external-ids.ts';
-import { listColumns, requireReport } from './store.ts';
+import { requireReport } from './head.ts';
+import { listColumns } from './store.ts';
 import { columnScore, columnView, reportFieldsView, reportWithStatus } from './views.ts';
 
 /** GET /reports/{report_id}: the report, its status and cell counts, and its columns with their scores. */

@@ -3,11 +3,12 @@ import { getDataset } from '#shared/datasets/repository.ts';
 import { rowWindow } from '#shared/datasets/rows.ts';
 import { ANSWER_BUDGET_BYTES, valuesToOmit } from '#shared/platform/answer-limit.ts';
 import { checkWorkspaceParam } from '#shared/platform/errors.ts';
+import { requireReport } from './head.ts';
 import type { ReportRecord, ReportScore } from './records.ts';
 import type { EvaluationRowsPage } from './result-schemas.ts';
 import { type Cell, readRowCells } from './run/cells.ts';
 import { failedCustomScore, noScore } from './score.ts';
-import { listColumns, requireReport } from './store.ts';
+import { listColumns } from './store.ts';
 
 /** What a client reads of a report's latest run: its score and its rows (docs/reports.md). */
 

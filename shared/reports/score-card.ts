@@ -1,12 +1,14 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo, table, unlessConditionFails } from '#shared/platform/dynamo.ts';
 import { badRequest } from '#shared/platform/errors.ts';
+import { reportForEdit, withColumnsLocked } from './column-lock.ts';
+import { updateReportHead } from './head.ts';
 import { reportKey } from './keys.ts';
 import { type ReportColumn, type ReportRecord, type ReportScore, scoreForStorage } from './records.ts';
 import type { ScoreCardBody } from './result-schemas.ts';
 import { computeReportScore, ScoreError } from './score.ts';
 import { scoreConfigurationOf } from './score-configuration.ts';
-import { listColumns, reportForEdit, updateColumn, updateReportHead, withColumnsLocked } from './store.ts';
+import { listColumns, updateColumn } from './store.ts';
 
 /**
  * PATCH /reports/{report_id}/score-card: which columns are part of the built-in score, and the custom

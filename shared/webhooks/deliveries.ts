@@ -1,4 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
+import * as z from 'zod';
 import type { EventEnvelope } from '#shared/events/catalogue.ts';
 import type { EventActor } from '#shared/events/emit.ts';
 import { conflict, notFound } from '#shared/platform/errors.ts';
@@ -27,9 +28,24 @@ import { requireWebhook } from './webhooks.ts';
  */
 export const WEBHOOK_DELIVERY_QUEUE = WEBHOOK_QUEUE_SETTINGS.delivery.name;
 
-export type DeliveryMessage =
-  | { v: 1; type: 'webhook_delivery'; workspace_id: number; webhook_id: number; delivery_id: string }
-  | { v: 1; type: 'run_callback'; workspace_id: number; execution_id: number; delivery_id: string };
+/** One attempt of one delivery: to a webhook, or to a workflow run's callback URL. */
+export const deliveryMessageSchema = z.discriminatedUnion('type', [
+  z.object({
+    v: z.literal(1),
+    type: z.literal('webhook_delivery'),
+    workspace_id: z.number().int().positive(),
+    webhook_id: z.number().int().positive(),
+    delivery_id: z.string().min(1),
+  }),
+  z.object({
+    v: z.literal(1),
+    type: z.literal('run_callback'),
+    workspace_id: z.number().int().positive(),
+    execution_id: z.number().int().positive(),
+    delivery_id: z.string().min(1),
+  }),
+]);
+export type DeliveryMessage = z.infer<typeof deliveryMessageSchema>;
 
 /** A delivery id (the `webhook-id` header) that is a function of what is delivered, never random. */
 export function stableDeliveryId(key: string): string {

@@ -1,16 +1,16 @@
 import { ChangeMessageVisibilityCommand, SQSClient } from '@aws-sdk/client-sqs';
-import * as z from 'zod';
 import { ENV, queueUrlEnv, requireEnv } from '#shared/platform/config.ts';
 import { isConditionFailed } from '#shared/platform/dynamo.ts';
-import { clip } from '#shared/platform/errors.ts';
+import { clipError, runLeasedWork } from '#shared/platform/leased-work.ts';
 import { logger } from '#shared/platform/logger.ts';
 import { OutboundError, type OutboundResponse, outboundRequest } from '#shared/platform/outbound-http.ts';
 import { deliveryAttempt } from './attempts.ts';
 import { MAX_DELIVERY_RECEIVES, retryDelaySeconds } from './backoff.ts';
-import { WEBHOOK_DELIVERY_QUEUE } from './deliveries.ts';
+import { type DeliveryMessage, deliveryMessageSchema, WEBHOOK_DELIVERY_QUEUE } from './deliveries.ts';
 import {
   type AnyDeliveryRecord,
   claimDeliveryAt,
+  type DeliveryAttempt,
   type DeliveryRecord,
   type DeliveryRef,
   getWebhook,
@@ -34,24 +34,7 @@ export const LAST_ERROR_MAX_CHARS = 2048;
 /** How long one attempt holds its delivery: past the outbound timeout, within the worker's. */
 export const ATTEMPT_LEASE_MS = 60_000;
 
-const messageSchema = z.discriminatedUnion('type', [
-  z.object({
-    v: z.literal(1),
-    type: z.literal('webhook_delivery'),
-    workspace_id: z.number().int().positive(),
-    webhook_id: z.number().int().positive(),
-    delivery_id: z.string().min(1),
-  }),
-  z.object({
-    v: z.literal(1),
-    type: z.literal('run_callback'),
-    workspace_id: z.number().int().positive(),
-    execution_id: z.number().int().positive(),
-    delivery_id: z.string().min(1),
-  }),
-]);
-
-function refOf(message: z.infer<typeof messageSchema>): DeliveryRef {
+function refOf(message: DeliveryMessage): DeliveryRef {
   return message.type === 'webhook_delivery'
     ? { workspaceId: message.workspace_id, webhookId: message.webhook_id, id: message.delivery_id }
     : { workspaceId: message.workspace_id, executionId: message.execution_id, id: message.delivery_id };
@@ -104,14 +87,16 @@ function callbackRecipient(delivery: RunCallbackDeliveryRecord): Recipient {
   };
 }
 
+interface ClaimedDelivery {
+  delivery: AnyDeliveryRecord;
+  recipient: Recipient;
+}
+
 /**
- * Claims the delivery for one attempt, with where it goes (or why it is skipped); undefined when there
- * is nothing to do (see `attemptDelivery`).
+ * Claims the delivery for one attempt, with where it goes; undefined when there is nothing to do (see
+ * `attemptDelivery`), or nowhere to go (the delivery is recorded skipped, and why).
  */
-async function claim(
-  ref: DeliveryRef,
-  now: number,
-): Promise<{ delivery: AnyDeliveryRecord; recipient: Recipient | string } | undefined> {
+async function claim(ref: DeliveryRef, now: number): Promise<ClaimedDelivery | undefined> {
   const leaseUntil = now + ATTEMPT_LEASE_MS;
   // A webhook's both at once: the webhook read is wasted only for a message that has nothing to do.
   const [delivery, webhook] = await Promise.all([
@@ -119,10 +104,17 @@ async function claim(
     ref.webhookId === undefined ? undefined : getWebhook(ref.workspaceId, ref.webhookId),
   ]);
   if (!delivery) return undefined;
-  return {
-    delivery,
-    recipient: isRunCallback(delivery) ? callbackRecipient(delivery) : webhookRecipient(delivery, webhook),
-  };
+  const recipient = isRunCallback(delivery)
+    ? callbackRecipient(delivery)
+    : webhookRecipient(delivery, webhook);
+  if (typeof recipient !== 'string') return { delivery, recipient };
+  await recordDeliveryOutcome(delivery, {
+    status: 'skipped',
+    attempted: false,
+    lastError: recipient,
+    nextAttemptAt: null,
+  });
+  return undefined;
 }
 
 export interface ReceivedDelivery {
@@ -153,21 +145,37 @@ function header(response: OutboundResponse, name: string): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-export async function attemptDelivery(received: ReceivedDelivery, now = Date.now()): Promise<AttemptResult> {
-  const claimed = await claim(refOf(messageSchema.parse(JSON.parse(received.body))), now);
-  // Already delivered, failed or skipped, expired, or being attempted by another message: nothing to do.
-  if (!claimed) return 'done';
-  const { delivery, recipient } = claimed;
-  if (typeof recipient === 'string') {
-    await recordDeliveryOutcome(delivery, {
-      status: 'skipped',
-      attempted: false,
-      lastError: recipient,
-      nextAttemptAt: null,
-    });
-    return 'done';
-  }
+/** The receiver's answer to one attempt, or why it could not be reached. */
+interface AttemptOutcome {
+  response?: OutboundResponse;
+  failure?: string;
+  /** What the delivery's attempt log keeps of it (the inspector's row). */
+  attempt: DeliveryAttempt;
+}
 
+/**
+ * One attempt on the leased-work runner: claim (the delivery's lease outlasts the outbound timeout,
+ * so it needs no renewal), POST, record. A throw goes on to the queue's handler, which marks the
+ * delivery failed on the last receive (`failAfterError`).
+ */
+export async function attemptDelivery(received: ReceivedDelivery, now = Date.now()): Promise<AttemptResult> {
+  const ref = refOf(deliveryMessageSchema.parse(JSON.parse(received.body)));
+  const result = await runLeasedWork<ClaimedDelivery, AttemptOutcome, AttemptResult>({
+    what: 'Webhook delivery',
+    logKeys: { deliveryId: ref.id },
+    delivery: received,
+    maxReceiveCount: MAX_DELIVERY_RECEIVES,
+    claim: () => claim(ref, now),
+    execute: ({ delivery, recipient }) => post(delivery, recipient),
+    finish: ({ delivery, recipient }, outcome) => recordAttempt(delivery, recipient, outcome, received),
+  });
+  // Already delivered, failed or skipped, expired, being attempted by another message, or skipped now:
+  // nothing (more) to do.
+  return result ?? 'done';
+}
+
+/** The signed POST: the receiver's answer, or why it could not be reached. */
+async function post(delivery: AnyDeliveryRecord, recipient: Recipient): Promise<AttemptOutcome> {
   let response: OutboundResponse | undefined;
   let failure: string | undefined;
   let headers: Record<string, string> = {};
@@ -198,7 +206,16 @@ export async function attemptDelivery(received: ReceivedDelivery, now = Date.now
     statusCode: response?.status ?? null,
     excerpt: failure ?? response?.body.toString('utf8') ?? '',
   });
+  return { response, failure, attempt };
+}
 
+/** Records an attempt: delivered, failed for good (410, the last receive) or pending its backoff. */
+async function recordAttempt(
+  delivery: AnyDeliveryRecord,
+  recipient: Recipient,
+  { response, failure, attempt }: AttemptOutcome,
+  received: ReceivedDelivery,
+): Promise<AttemptResult> {
   const { logKeys, label } = recipient;
   if (response && response.status >= 200 && response.status < 300) {
     await recordDeliveryOutcome(delivery, {
@@ -219,7 +236,7 @@ export async function attemptDelivery(received: ReceivedDelivery, now = Date.now
   // A redirect usually has no body: say why it counts as a failure.
   const lastError =
     failure ??
-    (clip(
+    (clipError(
       isRedirect ? `redirect not followed (use the final URL)${answered ? `: ${answered}` : ''}` : answered,
       LAST_ERROR_MAX_CHARS,
     ) ||
@@ -280,9 +297,9 @@ export async function attemptDelivery(received: ReceivedDelivery, now = Date.now
  * staying pending for ever. A body that is not a delivery message has no delivery to mark.
  */
 export async function failAfterError(received: ReceivedDelivery): Promise<void> {
-  let message: z.infer<typeof messageSchema>;
+  let message: DeliveryMessage;
   try {
-    message = messageSchema.parse(JSON.parse(received.body));
+    message = deliveryMessageSchema.parse(JSON.parse(received.body));
   } catch {
     return;
   }

@@ -558,7 +558,8 @@ describe('GET /api/public/v2/evaluations', () => {
     const id = created.report_id as number;
     const caller = { userId: 1 };
     // Loaded on use, after the service has set the environment the domain code reads.
-    const { copyReport, requireReport } = await import('#shared/reports/store.ts');
+    const { copyReport } = await import('#shared/reports/store.ts');
+    const { requireReport } = await import('#shared/reports/head.ts');
     const source = await requireReport(
       (await service.call('GET', `/reports/${id}`, { key: listKey })).body.report.workspace_id,
       id,

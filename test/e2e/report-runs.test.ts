@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { getReport } from '#shared/reports/head.ts';
 import { readRowCells } from '#shared/reports/run/cells.ts';
-import { getReport } from '#shared/reports/store.ts';
 import { startTestService, type TestService } from '#test/support/local-service.ts';
 import { uniqueName } from '#test/support/prompts.ts';
 import { type Receiver, startReceiver } from '#test/support/receiver.ts';

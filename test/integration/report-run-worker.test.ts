@@ -6,19 +6,19 @@ import { listObjectKeys, putObject } from '#shared/platform/blob-store.ts';
 import { dynamo, table } from '#shared/platform/dynamo.ts';
 import { claimLease, heldBy, keepLeased, releaseLease, renewLease } from '#shared/platform/lease.ts';
 import { loadJson } from '#shared/platform/stored-json.ts';
+import { listReportHeads, readHead } from '#shared/reports/head.ts';
 import { batchKey, columnKey, reportKey } from '#shared/reports/keys.ts';
 import type { ReportColumn, ReportRecord, ReportScore } from '#shared/reports/records.ts';
+import { getBatch, queryBatches } from '#shared/reports/run/batches.ts';
 import { readRowCells } from '#shared/reports/run/cells.ts';
 import type { RowsMessage, RunStartMessage } from '#shared/reports/run/queue.ts';
 import { STALLED_START_MS, startReportRun } from '#shared/reports/run/start.ts';
-import { getBatch, queryBatches, readHead } from '#shared/reports/run/store.ts';
 import {
   CELLS_INLINE_BYTES,
   INTERNAL_ERROR_MESSAGE,
   processReportRowsMessage,
   type RowWorkerDeps,
 } from '#shared/reports/run/worker.ts';
-import { listReportHeads } from '#shared/reports/store.ts';
 import { executeNode } from '#shared/workflows/nodes/registry.ts';
 import { NodeFailure } from '#shared/workflows/nodes/types.ts';
 import { startTestService, type TestService } from '#test/support/local-service.ts';

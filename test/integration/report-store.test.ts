@@ -14,6 +14,8 @@ let m: {
   definitions: typeof import('#shared/reports/definitions.ts');
   headEdits: typeof import('#shared/reports/head-edits.ts');
   store: typeof import('#shared/reports/store.ts');
+  head: typeof import('#shared/reports/head.ts');
+  lock: typeof import('#shared/reports/column-lock.ts');
 };
 let sent: SentCommand[];
 let groupId: number;
@@ -24,6 +26,8 @@ beforeAll(async () => {
     definitions: await import('#shared/reports/definitions.ts'),
     headEdits: await import('#shared/reports/head-edits.ts'),
     store: await import('#shared/reports/store.ts'),
+    head: await import('#shared/reports/head.ts'),
+    lock: await import('#shared/reports/column-lock.ts'),
   };
   const group = await service.call('POST', '/api/public/v2/dataset-groups', { body: { name: 'store' } });
   groupId = group.body.dataset_group.id;
@@ -70,7 +74,7 @@ describe('report store write order', () => {
       { workspaceId: ws, userId: 1, userEmail: null },
       { dataset_group_id: groupId, columns: [column('a'), column('b')] },
     );
-    const copy = await m.store.copyReport(await m.store.requireReport(ws, created.report_id), 'copy', {
+    const copy = await m.store.copyReport(await m.head.requireReport(ws, created.report_id), 'copy', {
       userId: 1,
     });
     const all = writes();
@@ -199,11 +203,11 @@ describe('the column lease', () => {
       { workspaceId: ws, userId: 1, userEmail: null },
       { dataset_group_id: groupId, columns: [column('a')] },
     );
-    const { report, revision } = await m.store.reportForEdit(ws, created.report_id);
+    const { report, revision } = await m.lock.reportForEdit(ws, created.report_id);
     const current = await m.store.listColumns(ws, report.id, { consistent: true });
     let second: Promise<unknown> | undefined;
     // This edit holds the lease; the other one starts after the revision moved but before the column exists.
-    await m.store.withColumnsLocked(ws, report, revision, async () => {
+    await m.lock.withColumnsLocked(ws, report, revision, async () => {
       second = m.definitions.addColumn(ws, { report_id: report.id, ...column('same') } as never).then(
         () => 'added',
         (error: { statusCode?: number; code?: string }) => error.code ?? error.statusCode,
@@ -223,12 +227,12 @@ describe('the column lease', () => {
       { workspaceId: ws, userId: 1, userEmail: null },
       { dataset_group_id: groupId, columns: [column('a')] },
     );
-    const { report, revision } = await m.store.reportForEdit(ws, created.report_id);
-    let midEdit: Awaited<ReturnType<typeof m.store.reportForEdit>> | undefined;
-    await m.store.withColumnsLocked(ws, report, revision, async () => {
-      midEdit = await m.store.reportForEdit(ws, report.id);
+    const { report, revision } = await m.lock.reportForEdit(ws, created.report_id);
+    let midEdit: Awaited<ReturnType<typeof m.lock.reportForEdit>> | undefined;
+    await m.lock.withColumnsLocked(ws, report, revision, async () => {
+      midEdit = await m.lock.reportForEdit(ws, report.id);
     });
-    const late = m.store.withColumnsLocked(ws, midEdit!.report, midEdit!.revision, async () => 'written');
+    const late = m.lock.withColumnsLocked(ws, midEdit!.report, midEdit!.revision, async () => 'written');
     await expect(late).rejects.toMatchObject({ code: 'concurrent_change' });
   });
 
@@ -238,8 +242,8 @@ describe('the column lease', () => {
       { workspaceId: ws, userId: 1, userEmail: null },
       { dataset_group_id: groupId, columns: [column('a')] },
     );
-    const { report, revision } = await m.store.reportForEdit(ws, created.report_id);
-    const { beginRun } = await import('#shared/reports/run/store.ts');
+    const { report, revision } = await m.lock.reportForEdit(ws, created.report_id);
+    const { beginRun } = m.head;
     const run = {
       number: 1,
       status: 'RUNNING' as const,
@@ -256,11 +260,29 @@ describe('the column lease', () => {
     };
     const dataset = { id: report.datasetId, versionNumber: report.datasetVersionNumber };
     const outcomes: string[] = [];
-    await m.store.withColumnsLocked(ws, report, revision, async () => {
-      outcomes.push(await beginRun(ws, report.id, run, dataset, new Date().toISOString(), revision + 1));
+    await m.lock.withColumnsLocked(ws, report, revision, async () => {
+      outcomes.push(
+        await beginRun(
+          ws,
+          report.id,
+          run,
+          dataset,
+          new Date().toISOString(),
+          m.lock.columnsUnlocked(revision + 1, Date.now()),
+        ),
+      );
     });
-    outcomes.push(await beginRun(ws, report.id, run, dataset, new Date().toISOString(), revision));
+    outcomes.push(
+      await beginRun(
+        ws,
+        report.id,
+        run,
+        dataset,
+        new Date().toISOString(),
+        m.lock.columnsUnlocked(revision, Date.now()),
+      ),
+    );
     expect(outcomes).toEqual(['changed', 'changed']);
-    expect((await m.store.requireReport(ws, report.id)).run).toBeUndefined();
+    expect((await m.head.requireReport(ws, report.id)).run).toBeUndefined();
   });
 });

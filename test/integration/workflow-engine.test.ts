@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureWorkspace } from '#shared/auth/api-keys.ts';
+import { MAX_ERROR_CHARS } from '#shared/platform/leased-work.ts';
 import type { WorkflowEdge, WorkflowNode } from '#shared/workflows/definition.ts';
 import type { FinishedRun } from '#shared/workflows/engine/progress.ts';
 import { NODE_LEASE_MS, type NodeMessage } from '#shared/workflows/engine/queue.ts';
@@ -13,11 +14,7 @@ import {
   readExecution,
 } from '#shared/workflows/engine/store.ts';
 import { sweepWorkflowRuns } from '#shared/workflows/engine/watchdog.ts';
-import {
-  MAX_NODE_ERROR_CHARS,
-  processNodeMessage,
-  type WorkerDeps,
-} from '#shared/workflows/engine/worker.ts';
+import { processNodeMessage, type WorkerDeps } from '#shared/workflows/engine/worker.ts';
 import { executeNode } from '#shared/workflows/nodes/registry.ts';
 import { NodeFailure } from '#shared/workflows/nodes/types.ts';
 import type { WorkflowVersion } from '#shared/workflows/store.ts';
@@ -340,8 +337,8 @@ describe('the workflow engine on dynalite', () => {
     const { body } = await getExecutionResults(ws, executionId, false);
     expect(body.huge).toMatchObject({ status: 'FAILED', value: null });
     expect(body.huge!.error_message).toMatch(/^x{100}/);
-    expect(body.huge!.error_message!.length).toBeLessThanOrEqual(MAX_NODE_ERROR_CHARS);
-    expect(body.huge!.raw_error_message!.length).toBeLessThanOrEqual(MAX_NODE_ERROR_CHARS);
+    expect(body.huge!.error_message!.length).toBeLessThanOrEqual(MAX_ERROR_CHARS);
+    expect(body.huge!.raw_error_message!.length).toBeLessThanOrEqual(MAX_ERROR_CHARS);
   });
 
   it('keeps values and input variables over 64 KB in S3 and reads them back', async () => {

@@ -1,6 +1,6 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { handler as realHandler } from '#functions/workers/report-rows.ts';
-import { claimBatch } from '#shared/reports/run/store.ts';
+import { claimBatch } from '#shared/reports/run/batches.ts';
 
 /**
  * Fixture worker of the `report-rows` queue that dies on every batch: it fans a run out as the real

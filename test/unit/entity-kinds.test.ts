@@ -18,7 +18,7 @@ import { ENTITY_TYPES } from '#shared/platform/auth-context.ts';
 import { AppError } from '#shared/platform/errors.ts';
 import { PROMPT_KIND } from '#shared/prompts/kind.ts';
 import { REPORT_MAPPINGS } from '#shared/reports/external-ids.ts';
-import { reportFromItem } from '#shared/reports/store.ts';
+import { reportFromItem } from '#shared/reports/head.ts';
 import { WORKFLOW_KIND } from '#shared/workflows/registry.ts';
 
 /** The one registry of entity kinds and the vocabularies derived from it. */

@@ -26,7 +26,7 @@ vi.mock('#shared/platform/blob-store.ts', () => ({
 const ROWS = 12;
 const BATCH = 4;
 /** Row r's cell of column 1 is inline; column 2's is in S3 (`{v, e}` of 1,000 + r bytes of text). */
-vi.mock('#shared/reports/run/store.ts', () => ({
+vi.mock('#shared/reports/run/batches.ts', () => ({
   batchOfKey: (sk: string) => Number(sk.slice(2)),
   queryBatches: async () =>
     Array.from({ length: ROWS / BATCH }, (_, batch) => ({
@@ -39,9 +39,9 @@ vi.mock('#shared/reports/run/store.ts', () => ({
         })),
       ),
     })),
-  readHead: async () => undefined,
-  loadSnapshot: async () => ({ columns: [] }),
 }));
+vi.mock('#shared/reports/head.ts', () => ({ readHead: async () => undefined }));
+vi.mock('#shared/reports/run/objects.ts', () => ({ loadSnapshot: async () => ({ columns: [] }) }));
 
 const report = {
   id: 1,

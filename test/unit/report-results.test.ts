@@ -11,10 +11,8 @@ const state = vi.hoisted(() => ({
   reads: [] as string[],
 }));
 
-vi.mock('#shared/reports/store.ts', () => ({
-  requireReport: async () => state.report,
-  listColumns: async () => state.columns,
-}));
+vi.mock('#shared/reports/head.ts', () => ({ requireReport: async () => state.report }));
+vi.mock('#shared/reports/store.ts', () => ({ listColumns: async () => state.columns }));
 vi.mock('#shared/reports/run/cells.ts', () => ({
   readRowCells: async (_report: unknown, from: number, count: number) => {
     state.reads.push(`cells ${from}+${count}`);

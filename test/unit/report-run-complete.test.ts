@@ -7,7 +7,7 @@ import { ScoreError } from '#shared/reports/score.ts';
 
 const stored = vi.hoisted(() => ({ outcomes: [] as unknown[], events: [] as unknown[] }));
 
-vi.mock('#shared/reports/run/store.ts', () => ({
+vi.mock('#shared/reports/head.ts', () => ({
   readHead: async () => ({
     id: 7,
     name: 'nightly',
@@ -16,12 +16,12 @@ vi.mock('#shared/reports/run/store.ts', () => ({
     userId: 1,
     run: { number: 2, status: 'RUNNING', cellCount: 4, completedCells: 3, failedCells: 1 },
   }),
-  loadSnapshot: async () => ({ columns: [] }),
   markRunCompleted: async (_ws: number, _id: number, _run: number, outcome: unknown) => {
     stored.outcomes.push(outcome);
     return true;
   },
 }));
+vi.mock('#shared/reports/run/objects.ts', () => ({ loadSnapshot: async () => ({ columns: [] }) }));
 vi.mock('#shared/events/emit.ts', () => ({
   emitEvents: async (_ws: number, events: unknown[]) => {
     stored.events.push(...events);

@@ -1,14 +1,9 @@
 import { getObjectText, headObject } from '#shared/platform/blob-store.ts';
 import { forEachLimited } from '#shared/platform/concurrency.ts';
+import { readHead, type StoredRunState } from '../head.ts';
 import type { CellStatus, ReportRecord } from '../records.ts';
-import {
-  batchOfKey,
-  loadSnapshot,
-  queryBatches,
-  readHead,
-  type StoredCell,
-  type StoredRunState,
-} from './store.ts';
+import { batchOfKey, queryBatches, type StoredCell } from './batches.ts';
+import { loadSnapshot } from './objects.ts';
 
 /**
  * The cells of a report's latest run, as the rows endpoint and the score read them.

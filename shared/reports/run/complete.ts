@@ -1,8 +1,9 @@
 import { emitEvents } from '#shared/events/emit.ts';
 import { logger } from '#shared/platform/logger.ts';
+import { markRunCompleted, readHead, type StoredRunState } from '../head.ts';
 import type { ReportColumn, ReportRecord, ReportScore } from '../records.ts';
 import { computeReportScore, ScoreError } from '../score.ts';
-import { loadSnapshot, markRunCompleted, readHead, type StoredRunState } from './store.ts';
+import { loadSnapshot } from './objects.ts';
 
 /** The score error stored when the score could not be computed for a reason of the service's own. */
 export const INTERNAL_SCORE_ERROR = 'internal error: the score could not be computed';

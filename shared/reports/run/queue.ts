@@ -1,3 +1,5 @@
+import * as z from 'zod';
+
 /**
  * Settings of the `report-rows` queue that both the route table and the row worker read, and the
  * messages it carries (pointers, never values).
@@ -30,23 +32,27 @@ export const MIN_BATCH_ROWS = 10;
 export const MAX_BATCHES = 1000;
 export const batchSizeFor = (rowCount: number) => Math.max(MIN_BATCH_ROWS, Math.ceil(rowCount / MAX_BATCHES));
 
-/** Sends one message per batch of a run (the run route sends it; redelivery sends them again, harmless). */
-export type RunStartMessage = {
-  v: 1;
-  type: 'report-run-start';
-  ws: number;
-  reportId: number;
-  run: number;
+const runMessageFields = {
+  v: z.literal(1),
+  ws: z.number().int(),
+  reportId: z.number().int(),
+  run: z.number().int(),
 };
+
+/** Sends one message per batch of a run (the run route sends it; redelivery sends them again, harmless). */
+const runStartMessageSchema = z.object({ ...runMessageFields, type: z.literal('report-run-start') });
+export type RunStartMessage = z.infer<typeof runStartMessageSchema>;
 
 /** One batch of rows of a run. */
-export type RowsMessage = {
-  v: 1;
-  type: 'report-rows';
-  ws: number;
-  reportId: number;
-  run: number;
-  batch: number;
-};
+const rowsMessageSchema = z.object({
+  ...runMessageFields,
+  type: z.literal('report-rows'),
+  batch: z.number().int().min(0),
+});
+export type RowsMessage = z.infer<typeof rowsMessageSchema>;
 
-export type ReportRowsQueueMessage = RunStartMessage | RowsMessage;
+export const reportRowsMessageSchema = z.discriminatedUnion('type', [
+  runStartMessageSchema,
+  rowsMessageSchema,
+]);
+export type ReportRowsQueueMessage = z.infer<typeof reportRowsMessageSchema>;

@@ -6,11 +6,13 @@ import { deleteObject } from '#shared/platform/blob-store.ts';
 import { badRequest, conflict, notFound } from '#shared/platform/errors.ts';
 import { wellFormedString } from '#shared/platform/schemas.ts';
 import { storeJson } from '#shared/platform/stored-json.ts';
+import { columnsUnlocked, reportForEdit } from '../column-lock.ts';
+import { abandonRun, beginRun, reportRunning, type StoredRunState, updateReportHead } from '../head.ts';
 import type { ReportRecord, ReportRunState } from '../records.ts';
-import { copyReport, listColumns, reportForEdit, reportRunning, updateReportHead } from '../store.ts';
+import { copyReport, listColumns } from '../store.ts';
 import { type CompletionDeps, completeRunIfDone, defaultCompletionDeps } from './complete.ts';
+import { deleteRunObjects, type RunSnapshot, snapshotObjectKey } from './objects.ts';
 import { batchSizeFor, type RunStartMessage } from './queue.ts';
-import { abandonRun, beginRun, type RunSnapshot, type StoredRunState, snapshotObjectKey } from './store.ts';
 
 /** The run body (PromptLayer's fields; every one optional here: without `name` the report runs in place). */
 export const runReportBodySchema = z
@@ -84,7 +86,8 @@ export async function startReportRun(
     ...(stored.json !== undefined ? { snapshotJson: stored.json } : { snapshotKey: stored.key }),
   };
   // A copy is new: no edit has touched its columns (revision 0).
-  const outcome = await beginRun(ws, report.id, run, dataset, now, report === source ? revision : 0);
+  const unlocked = columnsUnlocked(report === source ? revision : 0, Date.parse(now));
+  const outcome = await beginRun(ws, report.id, run, dataset, now, unlocked);
   // Refused: the snapshot this request stored is nobody's.
   if (outcome !== 'started' && stored.key !== undefined) await deleteObject(stored.key);
   if (outcome === 'gone') throw notFound(`Report ${report.id} not found`);
@@ -99,6 +102,7 @@ export async function startReportRun(
     // Nothing would ever run (or end) this run, and the report would answer 409 for good: the head
     // goes back to the run before it, and a copy made for it goes away (the request failed as a whole).
     if (await abandonRun(ws, report.id, number, report)) {
+      await deleteRunObjects(ws, report.id, number);
       if (report !== source) await updateReportHead(ws, report.id, { deleted: true }, { touch: false });
     }
     throw error;

@@ -1,17 +1,27 @@
-import * as z from 'zod';
 import { readManifest } from '#shared/datasets/manifest.ts';
 import { keepingChunkReader, rowWindow } from '#shared/datasets/rows.ts';
 import { forEachLimited } from '#shared/platform/concurrency.ts';
-import { clip } from '#shared/platform/errors.ts';
-import { keepLeased, releaseLease, renewLease } from '#shared/platform/lease.ts';
+import { releaseLease, renewLease } from '#shared/platform/lease.ts';
+import { clipError, type Delivery, runLeasedWork, workDeadline } from '#shared/platform/leased-work.ts';
 import { logger } from '#shared/platform/logger.ts';
 import { storeJson } from '#shared/platform/stored-json.ts';
 import type { NodeContext, NodePorts } from '#shared/workflows/nodes/types.ts';
 import { NodeFailure } from '#shared/workflows/nodes/types.ts';
 import { columnDependencies } from '../columns.ts';
+import { addStartedCells, countBatch, readHead } from '../head.ts';
 import { batchKey } from '../keys.ts';
 import type { ReportColumn } from '../records.ts';
+import {
+  abandonBatch,
+  type BatchItem,
+  claimBatch,
+  deleteRun,
+  finishBatch,
+  getBatch,
+  type StoredCell,
+} from './batches.ts';
 import { type CompletionDeps, completeRunIfDone, defaultCompletionDeps } from './complete.ts';
+import { cellObjectKey, loadSnapshot, type RunSnapshot } from './objects.ts';
 import {
   MAX_BATCH_ATTEMPTS,
   REPORT_LEASE_MS,
@@ -21,21 +31,6 @@ import {
   ROWS_IN_FLIGHT,
   type RowsMessage,
 } from './queue.ts';
-import {
-  abandonBatch,
-  addStartedCells,
-  type BatchItem,
-  cellObjectKey,
-  claimBatch,
-  countBatch,
-  deleteRun,
-  finishBatch,
-  getBatch,
-  loadSnapshot,
-  type RunSnapshot,
-  readHead,
-  type StoredCell,
-} from './store.ts';
 
 /**
  * The row worker: one delivery of a batch message claims the batch (conditional, with a lease), reads
@@ -73,39 +68,12 @@ export async function defaultRowWorkerDeps(): Promise<RowWorkerDeps> {
   };
 }
 
-export const reportRowsMessageSchema = z.discriminatedUnion('type', [
-  z.object({
-    v: z.literal(1),
-    type: z.literal('report-run-start'),
-    ws: z.number().int(),
-    reportId: z.number().int(),
-    run: z.number().int(),
-  }),
-  z.object({
-    v: z.literal(1),
-    type: z.literal('report-rows'),
-    ws: z.number().int(),
-    reportId: z.number().int(),
-    run: z.number().int(),
-    batch: z.number().int().min(0),
-  }),
-]);
-
-/** A cell's error message keeps at most this many characters (user code may throw anything). */
-export const MAX_CELL_ERROR_CHARS = 4096;
 /**
  * The cells of a batch as stored on its item stay under this many bytes (DynamoDB's item limit is
  * 400 KB); beyond it the largest cells move to S3, one object each, until they fit.
  */
 export const CELLS_INLINE_BYTES = 300 * 1024;
-/** Room left before the worker's own timeout for writing the cells and counting them. */
-const WRITE_MARGIN_MS = 15_000;
 export const INTERNAL_ERROR_MESSAGE = 'internal error: the row could not be run';
-
-export interface Delivery {
-  receiveCount: number;
-  maxReceiveCount?: number;
-}
 
 export async function processReportRowsMessage(
   message: ReportRowsQueueMessage,
@@ -120,83 +88,91 @@ export async function processReportRowsMessage(
   const rows = rowsOf(message.batch, run.batchSize, run.rowCount);
   const cellCount = rows.count * snapshot.columns.length;
   const now = deps.now();
-  const claimed = await claimBatch(
-    message.ws,
-    message.reportId,
-    message.run,
-    message.batch,
-    now,
-    REPORT_LEASE_MS,
-  );
-  if (!claimed) {
-    const item = await getBatch(message.ws, message.reportId, message.run, message.batch);
-    if (item?.status === 'DONE') await afterBatch(message, item, deps);
-    // Held under a live lease: this may be the message of a worker that died holding it (a restart), or
-    // a second delivery while its worker runs. Either way a copy comes back once the lease would have
-    // lapsed: it finds the batch DONE, or takes it over.
-    else if (item?.status === 'RUNNING')
-      await deps.sendLater(message, Math.max(1, (Number(item.leaseUntil ?? 0) - now) / 1000) + 1);
-    return;
-  }
-  const attempt = Number(claimed.attempt);
-  if (attempt === 1 && !(await addStartedCells(message.ws, message.reportId, message.run, cellCount))) {
-    // A late message of a run that was replaced since (this process still knew it): nothing to run,
-    // and the item this claim created would be left in the replaced run's partition.
-    await abandonBatch(message.ws, message.reportId, message.run, message.batch, attempt);
-    return;
-  }
+  const key = batchKey(message.ws, message.reportId, message.run, message.batch);
+  type Claim = { attempt: number };
   // Whether this attempt's cells are stored: a failure after that (the count, the completion) on the last
   // delivery must not end this delivery without the batch counted.
   let written = false;
-  const finish = async (cells: Record<string, StoredCell>[]) => {
-    const outcome = { cells: JSON.stringify(cells), ...countCells(cells) };
-    written ||= await finishBatch(
-      message.ws,
-      message.reportId,
-      message.run,
-      message.batch,
-      attempt,
-      outcome,
-      deps.now(),
-    );
-    // Not written: a newer attempt took the batch over, and counts it.
-    if (written) await afterBatch(message, outcome, deps);
-  };
-  if (attempt > MAX_BATCH_ATTEMPTS) {
-    logger.error('Report batch given up after repeated attempts', { batch: message.batch, attempt });
-    return finish(
-      failedCells(snapshot.columns, rows.count, `${INTERNAL_ERROR_MESSAGE} (${attempt - 1} attempts)`),
-    );
-  }
-
-  const key = batchKey(message.ws, message.reportId, message.run, message.batch);
-  const stopRenewal = keepLeased(
-    () => renewLease(key, attempt, deps.now() + REPORT_LEASE_MS),
-    REPORT_LEASE_RENEW_MS,
-    `report batch ${message.batch}`,
-  );
-  try {
-    const values = await datasetRows(snapshot, rows.from, rows.count);
-    const deadline = now + REPORT_ROWS_QUEUE.timeoutSeconds * 1000 - WRITE_MARGIN_MS;
-    const cells: Record<string, StoredCell>[] = new Array(rows.count);
-    await forEachLimited(values, ROWS_IN_FLIGHT, async (row, index) => {
-      cells[index] = await runRow(
-        snapshot,
-        row,
-        { ws: message.ws, reportId: message.reportId, run: message.run, deadline },
-        deps,
+  await runLeasedWork<Claim, Record<string, StoredCell>[], void>({
+    what: 'Report batch',
+    logKeys: { batch: message.batch },
+    delivery,
+    maxReceiveCount: REPORT_ROWS_QUEUE.maxReceiveCount,
+    claim: async () => {
+      const claimed = await claimBatch(
+        message.ws,
+        message.reportId,
+        message.run,
+        message.batch,
+        now,
+        REPORT_LEASE_MS,
       );
-    });
-    await finish(await fitCells(cells, message, attempt, rows.from));
-  } catch (error) {
-    const lastDelivery =
-      delivery.receiveCount >= (delivery.maxReceiveCount ?? REPORT_ROWS_QUEUE.maxReceiveCount);
-    if (!lastDelivery) {
-      // The next delivery may claim the batch at once instead of waiting out this lease.
-      await releaseLease(key, attempt);
-      throw error;
-    }
-    if (written) {
+      if (!claimed) {
+        const item = await getBatch(message.ws, message.reportId, message.run, message.batch);
+        if (item?.status === 'DONE') await afterBatch(message, item, deps);
+        // Held under a live lease: this may be the message of a worker that died holding it (a
+        // restart), or a second delivery while its worker runs. Either way a copy comes back once the
+        // lease would have lapsed: it finds the batch DONE, or takes it over.
+        else if (item?.status === 'RUNNING')
+          await deps.sendLater(message, Math.max(1, (Number(item.leaseUntil ?? 0) - now) / 1000) + 1);
+        return undefined;
+      }
+      const attempt = Number(claimed.attempt);
+      if (attempt === 1 && !(await addStartedCells(message.ws, message.reportId, message.run, cellCount))) {
+        // A late message of a run that was replaced since (this process still knew it): nothing to
+        // run, and the item this claim created would be left in the replaced run's partition.
+        await abandonBatch(message.ws, message.reportId, message.run, message.batch, attempt);
+        return undefined;
+      }
+      return { attempt };
+    },
+    attempts: {
+      of: (claim) => claim.attempt,
+      max: MAX_BATCH_ATTEMPTS,
+      givenUp: (attempt) =>
+        failedCells(snapshot.columns, rows.count, `${INTERNAL_ERROR_MESSAGE} (${attempt - 1} attempts)`),
+    },
+    lease: {
+      renewEveryMs: REPORT_LEASE_RENEW_MS,
+      renew: ({ attempt }) => renewLease(key, attempt, deps.now() + REPORT_LEASE_MS),
+      release: ({ attempt }) => releaseLease(key, attempt),
+    },
+    execute: async ({ attempt }) => {
+      const values = await datasetRows(snapshot, rows.from, rows.count);
+      const deadline = workDeadline(now, REPORT_ROWS_QUEUE.timeoutSeconds);
+      const cells: Record<string, StoredCell>[] = new Array(rows.count);
+      await forEachLimited(values, ROWS_IN_FLIGHT, async (row, index) => {
+        cells[index] = await runRow(
+          snapshot,
+          row,
+          { ws: message.ws, reportId: message.reportId, run: message.run, deadline },
+          deps,
+        );
+      });
+      return fitCells(cells, message, attempt, rows.from);
+    },
+    finish: async ({ attempt }, cells) => {
+      const outcome = { cells: JSON.stringify(cells), ...countCells(cells) };
+      written ||= await finishBatch(
+        message.ws,
+        message.reportId,
+        message.run,
+        message.batch,
+        attempt,
+        outcome,
+        deps.now(),
+      );
+      // Not written: a newer attempt took the batch over, and counts it.
+      if (written) await afterBatch(message, outcome, deps);
+    },
+    lastFailure: async (_claim, error) => {
+      if (!written) {
+        logger.error('Report batch failed on its last delivery: its cells are FAILED', {
+          batch: message.batch,
+          error: error as Error,
+        });
+        return failedCells(snapshot.columns, rows.count, INTERNAL_ERROR_MESSAGE);
+      }
       // The cells are stored; counting them or completing the run failed: once more, as SQS will not.
       logger.error('Report batch not counted on its last delivery: counting it again', {
         batch: message.batch,
@@ -204,16 +180,9 @@ export async function processReportRowsMessage(
       });
       const item = await getBatch(message.ws, message.reportId, message.run, message.batch);
       if (item?.status === 'DONE') await afterBatch(message, item, deps);
-      return;
-    }
-    logger.error('Report batch failed on its last delivery: its cells are FAILED', {
-      batch: message.batch,
-      error: error as Error,
-    });
-    await finish(failedCells(snapshot.columns, rows.count, INTERNAL_ERROR_MESSAGE));
-  } finally {
-    stopRenewal();
-  }
+      return undefined;
+    },
+  });
 }
 
 interface RunInfo {
@@ -330,7 +299,7 @@ async function runRow(
         cell = { s: 'COMPLETED', v: value ?? null };
       } catch (error) {
         if (!(error instanceof NodeFailure)) throw error;
-        cell = { s: 'FAILED', v: null, e: clip(error.message, MAX_CELL_ERROR_CHARS) };
+        cell = { s: 'FAILED', v: null, e: clipError(error.message) };
       }
     }
     if (cell.s === 'FAILED') failed.add(column.name);

@@ -1,3 +1,5 @@
+import * as z from 'zod';
+
 /**
  * Settings of the `workflow-node` queue that both the route table and the engine read: the worker's
  * timeout bounds a node's lease, the receive count bounds its attempts.
@@ -26,12 +28,13 @@ export const NODE_LEASE_RENEW_MS = 20_000;
 export const MAX_NODE_ATTEMPTS = WORKFLOW_NODE_QUEUE.maxReceiveCount;
 
 /** One message per ready node: a pointer, never a value. */
-export type NodeMessage = {
-  v: 1;
-  type: 'workflow-node';
-  ws: number;
-  executionId: number;
-  workflowId: number;
-  versionNumber: number;
-  node: string;
-};
+export const nodeMessageSchema = z.object({
+  v: z.literal(1),
+  type: z.literal('workflow-node'),
+  ws: z.number().int(),
+  executionId: z.number().int(),
+  workflowId: z.number().int(),
+  versionNumber: z.number().int(),
+  node: z.string(),
+});
+export type NodeMessage = z.infer<typeof nodeMessageSchema>;

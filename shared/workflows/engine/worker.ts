@@ -1,6 +1,4 @@
-import * as z from 'zod';
-import { clip } from '#shared/platform/errors.ts';
-import { keepLeased } from '#shared/platform/lease.ts';
+import { clipError, type Delivery, runLeasedWork, workDeadline } from '#shared/platform/leased-work.ts';
 import { logger } from '#shared/platform/logger.ts';
 import { storeJson } from '#shared/platform/stored-json.ts';
 import { isEdgeTaken } from '../edges.ts';
@@ -53,31 +51,6 @@ export async function defaultWorkerDeps(): Promise<WorkerDeps> {
   return { ...defaultProgressDeps, execute: executeNode, ports: NODE_PORTS };
 }
 
-export const nodeMessageSchema = z.object({
-  v: z.literal(1),
-  type: z.literal('workflow-node'),
-  ws: z.number().int(),
-  executionId: z.number().int(),
-  workflowId: z.number().int(),
-  versionNumber: z.number().int(),
-  node: z.string(),
-});
-
-/**
- * A failure's `error_message` and `raw_error_message` keep at most this many characters each: what an
- * executor fails with may come from user code (a CODE_EXECUTION node's thrown message) and must not make
- * the node's item pass DynamoDB's 400 KB limit (the write would fail on every delivery).
- */
-export const MAX_NODE_ERROR_CHARS = 4096;
-
-/** Room left before the worker's own timeout for writing the outcome and moving on. */
-const WRITE_MARGIN_MS = 15_000;
-
-export interface Delivery {
-  receiveCount: number;
-  maxReceiveCount?: number;
-}
-
 export async function processNodeMessage(
   message: NodeMessage,
   delivery: Delivery,
@@ -97,135 +70,141 @@ export async function processNodeMessage(
     plan,
     deps,
   };
-  const lastDelivery =
-    delivery.receiveCount >= (delivery.maxReceiveCount ?? WORKFLOW_NODE_QUEUE.maxReceiveCount);
   const now = deps.now();
   const dependencyNodes = nodePlan.node.dependencies.filter((name) => plan.nodes.has(name));
-  // The claim and the read of the inputs go together: one round trip on the path of every node.
-  const [claimed, inputs] = await Promise.all([
-    claimNode(run.ws, run.executionId, message.node, now, NODE_LEASE_MS),
-    getMetaAndNodes(run.ws, run.executionId, dependencyNodes),
-  ]);
-  if (!claimed) {
-    const item = await getNode(run.ws, run.executionId, message.node);
-    if (item && isFinal(item.status))
-      await afterFinal(run, item.name, item.status, item.takenTo ?? new Set());
-    // Not ready yet: the last predecessor's count sends it again. Held by a live lease: that worker's
-    // own message comes back if the worker dies.
-    return;
-  }
-  const attempt = Number(claimed.attempt);
-  const finish = async (outcome: NodeOutcome) => {
-    if (await finishNode(run.ws, run.executionId, message.node, outcome, { attempt }, deps.now())) {
-      await afterFinal(run, message.node, outcome.status, outcome.takenTo ?? new Set());
-    }
-  };
+  type Claim = { item: NodeItem; attempt: number; inputs: Awaited<ReturnType<typeof getMetaAndNodes>> };
+  const internalFailure = (error_message: string): NodeOutcome => ({
+    status: 'FAILED',
+    valueJson: 'null',
+    error_message,
+  });
 
-  if (attempt > MAX_NODE_ATTEMPTS) {
-    logger.error('Workflow node given up after repeated attempts', { node: message.node, attempt });
-    return finish({
-      status: 'FAILED',
-      valueJson: 'null',
-      error_message: `internal error: the node did not finish after ${MAX_NODE_ATTEMPTS} attempts`,
-    });
-  }
-  // A message sent before the node was settled (the watchdog's) may find a node to skip.
-  if (Number(claimed.pending) <= 0) {
-    const skip = skipIfDue(run, claimed);
-    if (skip) return finish(skip);
-  }
-  const meta = inputs.meta;
-  if (!meta) throw new Error('the execution has no META item');
-  if (now >= meta.deadline) {
-    return finish({
-      status: 'FAILED',
-      valueJson: 'null',
-      error_message: `timed out: the run did not finish within ${meta.timeoutSeconds} s`,
-    });
-  }
+  await runLeasedWork<Claim, NodeOutcome, void>({
+    what: 'Workflow node',
+    logKeys: { node: message.node },
+    delivery,
+    maxReceiveCount: WORKFLOW_NODE_QUEUE.maxReceiveCount,
+    claim: async () => {
+      // The claim and the read of the inputs go together: one round trip on the path of every node.
+      const [claimed, inputs] = await Promise.all([
+        claimNode(run.ws, run.executionId, message.node, now, NODE_LEASE_MS),
+        getMetaAndNodes(run.ws, run.executionId, dependencyNodes),
+      ]);
+      if (claimed) return { item: claimed, attempt: Number(claimed.attempt), inputs };
+      const item = await getNode(run.ws, run.executionId, message.node);
+      if (item && isFinal(item.status))
+        await afterFinal(run, item.name, item.status, item.takenTo ?? new Set());
+      // Not ready yet: the last predecessor's count sends it again. Held by a live lease: that worker's
+      // own message comes back if the worker dies.
+      return undefined;
+    },
+    attempts: {
+      of: (claim) => claim.attempt,
+      max: MAX_NODE_ATTEMPTS,
+      givenUp: () =>
+        internalFailure(`internal error: the node did not finish after ${MAX_NODE_ATTEMPTS} attempts`),
+    },
+    settle: ({ item, inputs }) => {
+      // A message sent before the node was settled (the watchdog's) may find a node to skip.
+      const skip = Number(item.pending) <= 0 ? skipIfDue(run, item) : undefined;
+      if (skip) return skip;
+      if (!inputs.meta) throw new Error('the execution has no META item');
+      if (now >= inputs.meta.deadline)
+        return internalFailure(`timed out: the run did not finish within ${inputs.meta.timeoutSeconds} s`);
+      return undefined;
+    },
+    lease: {
+      renewEveryMs: NODE_LEASE_RENEW_MS,
+      renew: ({ attempt }) =>
+        renewLease(run.ws, run.executionId, message.node, attempt, deps.now() + NODE_LEASE_MS),
+      release: ({ attempt }) => releaseLease(run.ws, run.executionId, message.node, attempt),
+    },
+    execute: ({ attempt, inputs }) => runNode(run, deps, nodePlan, { attempt, now, inputs, version }),
+    finish: async ({ attempt }, outcome) => {
+      if (await finishNode(run.ws, run.executionId, message.node, outcome, { attempt }, deps.now())) {
+        await afterFinal(run, message.node, outcome.status, outcome.takenTo ?? new Set());
+      }
+    },
+    lastFailure: async (_claim, error) => {
+      logger.error('Workflow node failed on its last delivery: marked FAILED', {
+        node: message.node,
+        error: error as Error,
+      });
+      return internalFailure('internal error: the node could not be run');
+    },
+  });
+}
 
-  // The lease lives as long as this worker: renewed until the node is final, so that a worker that
-  // dies is taken over once its last renewal lapses.
-  const stopRenewal = keepLeased(
-    () => renewLease(run.ws, run.executionId, message.node, attempt, deps.now() + NODE_LEASE_MS),
-    NODE_LEASE_RENEW_MS,
-    `workflow node ${message.node}`,
-  );
-  try {
-    const values: Record<string, unknown> = { ...(await executionInputs(meta)) };
-    await Promise.all(
-      dependencyNodes.map(async (name) => {
-        const item = inputs.nodes.get(name);
-        Object.defineProperty(values, name, {
+/** Runs a claimed node's executor on its inputs: its outcome (a NodeFailure is a FAILED outcome). */
+async function runNode(
+  run: RunContext,
+  deps: WorkerDeps,
+  nodePlan: NodePlan,
+  claim: {
+    attempt: number;
+    now: number;
+    inputs: Awaited<ReturnType<typeof getMetaAndNodes>>;
+    version: { workflow_id: number; version_number: number };
+  },
+): Promise<NodeOutcome> {
+  const name = nodePlan.node.name;
+  const meta = claim.inputs.meta!;
+  const values: Record<string, unknown> = { ...(await executionInputs(meta)) };
+  await Promise.all(
+    nodePlan.node.dependencies
+      .filter((dependency) => run.plan.nodes.has(dependency))
+      .map(async (dependency) => {
+        const item = claim.inputs.nodes.get(dependency);
+        Object.defineProperty(values, dependency, {
           value: item?.status === 'SUCCESS' ? await nodeValue(item) : null,
           enumerable: true,
           writable: true,
           configurable: true,
         });
       }),
+  );
+  const context: NodeContext = {
+    workspaceId: run.ws,
+    inputs: values,
+    deadline: Math.min(meta.deadline, workDeadline(claim.now, WORKFLOW_NODE_QUEUE.timeoutSeconds)),
+    ports: deps.ports,
+    origin: {
+      workflowId: claim.version.workflow_id,
+      workflowVersionNumber: claim.version.version_number,
+      executionId: run.executionId,
+      nodeName: name,
+    },
+  };
+  try {
+    const value = await deps.execute(nodePlan.node, context);
+    const stored = await storeJson(
+      valueObjectKey(run.ws, run.executionId, name, claim.attempt),
+      value,
+      INLINE_VALUE_LIMIT_BYTES,
     );
-    const context: NodeContext = {
-      workspaceId: run.ws,
-      inputs: values,
-      deadline: Math.min(meta.deadline, now + WORKFLOW_NODE_QUEUE.timeoutSeconds * 1000 - WRITE_MARGIN_MS),
-      ports: deps.ports,
-      origin: {
-        workflowId: version.workflow_id,
-        workflowVersionNumber: version.version_number,
-        executionId: run.executionId,
-        nodeName: message.node,
-      },
-    };
-    let outcome: NodeOutcome;
-    try {
-      const value = await deps.execute(nodePlan.node, context);
-      const stored = await storeJson(
-        valueObjectKey(run.ws, run.executionId, message.node, attempt),
-        value,
-        INLINE_VALUE_LIMIT_BYTES,
-      );
-      const upstream = await upstreamValues(run, nodePlan, values);
-      const valueByName = (name: string) =>
-        name === message.node
-          ? (value ?? null)
-          : Object.hasOwn(values, name)
-            ? values[name]
-            : (upstream.get(name) ?? null);
-      const takenTo = new Set(
-        nodePlan.successors.filter((successor) =>
-          (plan.nodes.get(successor)?.inEdges ?? []).some(
-            (edge) => edge.source_node_name === message.node && isEdgeTaken(edge, valueByName),
-          ),
+    const upstream = await upstreamValues(run, nodePlan, values);
+    const valueByName = (source: string) =>
+      source === name
+        ? (value ?? null)
+        : Object.hasOwn(values, source)
+          ? values[source]
+          : (upstream.get(source) ?? null);
+    const takenTo = new Set(
+      nodePlan.successors.filter((successor) =>
+        (run.plan.nodes.get(successor)?.inEdges ?? []).some(
+          (edge) => edge.source_node_name === name && isEdgeTaken(edge, valueByName),
         ),
-      );
-      outcome = { status: 'SUCCESS', valueJson: stored.json, valueKey: stored.key, takenTo };
-    } catch (error) {
-      if (!(error instanceof NodeFailure)) throw error;
-      outcome = {
-        status: 'FAILED',
-        valueJson: 'null',
-        error_message: clip(error.message, MAX_NODE_ERROR_CHARS),
-        raw_error_message: error.raw === null ? null : clip(error.raw, MAX_NODE_ERROR_CHARS),
-      };
-    }
-    await finish(outcome);
+      ),
+    );
+    return { status: 'SUCCESS', valueJson: stored.json, valueKey: stored.key, takenTo };
   } catch (error) {
-    if (!lastDelivery) {
-      // The next delivery may claim the node at once instead of waiting out this lease.
-      await releaseLease(run.ws, run.executionId, message.node, attempt);
-      throw error;
-    }
-    logger.error('Workflow node failed on its last delivery: marked FAILED', {
-      node: message.node,
-      error: error as Error,
-    });
-    await finish({
+    if (!(error instanceof NodeFailure)) throw error;
+    return {
       status: 'FAILED',
       valueJson: 'null',
-      error_message: 'internal error: the node could not be run',
-    });
-  } finally {
-    stopRenewal();
+      error_message: clipError(error.message),
+      raw_error_message: error.raw === null ? null : clipError(error.raw),
+    };
   }
 }
 
