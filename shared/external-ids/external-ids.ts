@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { EXTERNAL_ID_TYPES, type ExternalIdType } from '#shared/entities/kinds.ts';
-import { dynamo, isConditionFailed, queryIndexPartition, table } from '#shared/platform/dynamo.ts';
+import { dynamo, queryIndexPartition, table, unlessConditionFails } from '#shared/platform/dynamo.ts';
 import { conflict, notFound } from '#shared/platform/errors.ts';
 import { wellFormedString } from '#shared/platform/schemas.ts';
 
@@ -126,8 +126,8 @@ async function claimMapping(
   const key = mappingKey(workspaceId, entity, mapping);
   const createdAt = Date.now();
   for (;;) {
-    try {
-      await dynamo.send(
+    const put = await unlessConditionFails(
+      dynamo.send(
         new PutCommand({
           TableName: table(),
           Item: {
@@ -143,11 +143,9 @@ async function claimMapping(
           },
           ConditionExpression: 'attribute_not_exists(PK)',
         }),
-      );
-      return { owner: entityId, created: true };
-    } catch (error) {
-      if (!isConditionFailed(error)) throw error;
-    }
+      ),
+    );
+    if (put) return { owner: entityId, created: true };
     const held = await readMapping(workspaceId, entity, mapping);
     if (!held) continue; // detached between the put and the read
     if (held.entityId === entityId) return { owner: entityId, created: false };
@@ -266,18 +264,15 @@ export async function detachExternalId(
   entityId: number,
   mapping: ExternalId,
 ): Promise<boolean> {
-  try {
-    await dynamo.send(
+  const deleted = await unlessConditionFails(
+    dynamo.send(
       new DeleteCommand({
         TableName: table(),
         Key: mappingKey(workspaceId, entity, mapping),
         ConditionExpression: 'entity_id = :id',
         ExpressionAttributeValues: { ':id': entityId },
       }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailed(error)) return false;
-    throw error;
-  }
+    ),
+  );
+  return deleted !== undefined;
 }

@@ -1,7 +1,7 @@
 import { ChangeMessageVisibilityCommand, SQSClient } from '@aws-sdk/client-sqs';
 import * as z from 'zod';
 import { ENV, queueUrlEnv, requireEnv } from '#shared/platform/config.ts';
-import { isConditionFailed } from '#shared/platform/dynamo.ts';
+import { unlessConditionFails } from '#shared/platform/dynamo.ts';
 import { clip } from '#shared/platform/errors.ts';
 import { logger } from '#shared/platform/logger.ts';
 import { OutboundError, type OutboundResponse, outboundRequest } from '#shared/platform/outbound-http.ts';
@@ -272,8 +272,8 @@ export async function failAfterError(received: ReceivedDelivery): Promise<void> 
   } catch {
     return;
   }
-  try {
-    await recordDeliveryOutcome(
+  await unlessConditionFails(
+    recordDeliveryOutcome(
       refOf(message),
       {
         status: 'failed',
@@ -282,8 +282,6 @@ export async function failAfterError(received: ReceivedDelivery): Promise<void> 
         nextAttemptAt: null,
       },
       true,
-    );
-  } catch (error) {
-    if (!isConditionFailed(error)) throw error;
-  }
+    ),
+  );
 }

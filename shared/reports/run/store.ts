@@ -1,7 +1,7 @@
 import { DeleteCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { batchWriteItems } from '#shared/platform/batch.ts';
 import { deletePrefix } from '#shared/platform/blob-store.ts';
-import { dynamo, isConditionFailed, table, unlessConditionFails } from '#shared/platform/dynamo.ts';
+import { dynamo, table, unlessConditionFails } from '#shared/platform/dynamo.ts';
 import { claimLease, heldBy } from '#shared/platform/lease.ts';
 import { loadJson } from '#shared/platform/stored-json.ts';
 import { batchKey, reportKey, runPartition } from '../keys.ts';
@@ -131,8 +131,8 @@ export async function beginRun(
   columnsRevision: number,
 ): Promise<BeginOutcome> {
   const previous = run.number - 1;
-  try {
-    await dynamo.send(
+  const started = await unlessConditionFails(
+    dynamo.send(
       new UpdateCommand({
         TableName: table(),
         Key: reportKey(ws, reportId),
@@ -160,14 +160,12 @@ export async function beginRun(
           ...(previous === 0 ? {} : { ':previous': previous, ':running': 'RUNNING' }),
         },
       }),
-    );
-    return 'started';
-  } catch (error) {
-    if (!isConditionFailed(error)) throw error;
-    const head = await readHead(ws, reportId);
-    if (!head || head.deleted) return 'gone';
-    return head.run?.status === 'RUNNING' ? 'running' : 'changed';
-  }
+    ),
+  );
+  if (started) return 'started';
+  const head = await readHead(ws, reportId);
+  if (!head || head.deleted) return 'gone';
+  return head.run?.status === 'RUNNING' ? 'running' : 'changed';
 }
 
 /**
