@@ -2,7 +2,7 @@ import type { AppError } from './errors.ts';
 import { deleteItem, getItem, putNewItem } from './items.ts';
 
 /**
- * Names unique within a scope (a workspace's skill collections, a folder's subfolders) without
+ * Names unique within a scope (a workspace's skill collections and dataset groups, a folder's subfolders) without
  * transactions: one claim item per name, `{<owner attribute>: owner, claimed_at}`, taken with a
  * conditional put before the entity carries the name and given up after it stops carrying it. A claim
  * is held while its owner carries the name (`holds`), or for NAME_CLAIM_GRACE_MS after it was taken (a
@@ -17,6 +17,8 @@ export interface NameClaim<O extends number | string> {
   key: { PK: string; SK: string };
   /** The claim item's attribute naming its owner. */
   ownerAttribute: string;
+  /** The claim item's attribute holding when it was taken (epoch ms; default `claimed_at`). */
+  claimedAtAttribute?: string;
   /** Whether that owner (still) carries the name. */
   holds(owner: O): Promise<boolean>;
   /** The 409 for a name another owner holds. */
@@ -41,16 +43,17 @@ export async function claimUniqueName<O extends number | string>(
   owner: O,
 ): Promise<void> {
   const attribute = claim.ownerAttribute;
+  const claimedAt = claim.claimedAtAttribute ?? 'claimed_at';
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    if (await putNewItem({ ...claim.key, [attribute]: owner, claimed_at: Date.now() })) return;
+    if (await putNewItem({ ...claim.key, [attribute]: owner, [claimedAt]: Date.now() })) return;
     const held = await getItem(claim.key);
     if (!held) continue; // given up between the put and the read
     if (held[attribute] === owner) return;
     if (await live(claim, held)) throw claim.taken();
     // Stale: removed only as it was read, so a claim taken meanwhile stays.
-    await deleteItem(claim.key, `#${attribute} = :owner AND #claimed_at = :at`, {
+    await deleteItem(claim.key, `#${attribute} = :owner AND #${claimedAt} = :at`, {
       ':owner': held[attribute],
-      ':at': held.claimed_at,
+      ':at': held[claimedAt],
     });
   }
   throw claim.taken();
@@ -69,7 +72,7 @@ async function live<O extends number | string>(
   item: Record<string, unknown>,
 ): Promise<boolean> {
   return (
-    Date.now() - Number(item.claimed_at) < NAME_CLAIM_GRACE_MS ||
+    Date.now() - Number(item[claim.claimedAtAttribute ?? 'claimed_at']) < NAME_CLAIM_GRACE_MS ||
     (await claim.holds(item[claim.ownerAttribute] as O))
   );
 }
