@@ -20,6 +20,7 @@ import { Construct } from 'constructs';
 import { DASHBOARD_HOME, DASHBOARD_REDIRECT_PATHS, SECURITY_HEADERS } from '#shared/dashboard/site.ts';
 import { keyCheckedByHandler } from '#shared/platform/auth-context.ts';
 import { AUTHORIZER_CACHE_TTL_SECONDS, BINARY_MEDIA_TYPES } from '#shared/platform/config.ts';
+import { GATEWAY_ERRORS, type GatewayError } from '../gateway-errors.ts';
 import { API_STAGE_NAME, type RouteDef } from '../routes.ts';
 import { pascalCase, routeId } from './naming.ts';
 import { ServiceFunction, type ServiceResources } from './service-function.ts';
@@ -36,42 +37,11 @@ export interface Throttle {
 export const DEFAULT_THROTTLE: Throttle = { rateLimit: 100, burstLimit: 200 };
 
 /**
- * API Gateway's own error answers, rewritten to the service's error body. Gateway response templates
- * only substitute variables (no VTL), so each body is a fixed JSON text; `$context.error.messageString`
- * is API Gateway's message already quoted and escaped as a JSON string, so it goes in without quotes.
+ * API Gateway's own error answers (infra/gateway-errors.ts), rewritten to the service's error body.
+ * Gateway response templates only substitute variables (no VTL), so each body is a fixed JSON text;
+ * `$context.error.messageString` is API Gateway's message already quoted and escaped as a JSON string,
+ * so it goes in without quotes.
  */
-export interface GatewayError {
-  type: ResponseType;
-  /** Omitted: keep the status API Gateway chose (the DEFAULT_* families). */
-  statusCode?: string;
-  /** Either a fixed message or API Gateway's own (`$context.error.messageString`). */
-  message: string | { fromContext: true };
-  error: string;
-}
-
-export const GATEWAY_ERRORS: readonly GatewayError[] = [
-  // The X-API-KEY header is absent: API Gateway answers without calling the authorizer.
-  { type: ResponseType.UNAUTHORIZED, statusCode: '401', message: 'Missing API key', error: 'unauthorized' },
-  // The authorizer returned a Deny policy: an unknown or revoked key.
-  { type: ResponseType.ACCESS_DENIED, statusCode: '401', message: 'Invalid API key', error: 'unauthorized' },
-  { type: ResponseType.THROTTLED, statusCode: '429', message: 'Too many requests', error: 'throttled' },
-  {
-    type: ResponseType.REQUEST_TOO_LARGE,
-    statusCode: '413',
-    message: 'Request body too large',
-    error: 'payload_too_large',
-  },
-  // API Gateway answers an unknown path or method with 403 "Missing Authentication Token".
-  {
-    type: ResponseType.MISSING_AUTHENTICATION_TOKEN,
-    statusCode: '404',
-    message: 'Not found',
-    error: 'not_found',
-  },
-  { type: ResponseType.DEFAULT_5XX, message: 'Internal error', error: 'internal_error' },
-  { type: ResponseType.DEFAULT_4XX, message: { fromContext: true }, error: 'bad_request' },
-];
-
 /** The response body template of a gateway error. */
 export function gatewayErrorTemplate({ message, error }: Pick<GatewayError, 'message' | 'error'>): string {
   const messageJson = typeof message === 'string' ? JSON.stringify(message) : '$context.error.messageString';
@@ -220,10 +190,10 @@ export class HttpApi extends Construct {
     });
     this.acknowledgeNagFindings();
 
-    for (const gatewayError of GATEWAY_ERRORS) {
-      this.api.addGatewayResponse(`Gateway${pascalCase(gatewayError.type.responseType.toLowerCase())}`, {
-        type: gatewayError.type,
-        statusCode: gatewayError.statusCode,
+    for (const gatewayError of Object.values(GATEWAY_ERRORS)) {
+      this.api.addGatewayResponse(`Gateway${pascalCase(gatewayError.type.toLowerCase())}`, {
+        type: ResponseType.of(gatewayError.type),
+        statusCode: 'statusCode' in gatewayError ? String(gatewayError.statusCode) : undefined,
         responseHeaders: { 'Content-Type': "'application/json'" },
         templates: { 'application/json': gatewayErrorTemplate(gatewayError) },
       });

@@ -1,6 +1,7 @@
 import type { Stage } from 'aws-cdk-lib/aws-apigateway';
 import { CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
+import { bodyTooLarge } from '../gateway-errors.ts';
 
 /**
  * A regular expression matching a decimal `content-length` strictly greater than `limit`: any longer
@@ -60,11 +61,7 @@ export class RequestSizeGuard extends Construct {
       customResponseBodies: {
         [TOO_LARGE_BODY_KEY]: {
           contentType: 'APPLICATION_JSON',
-          content: JSON.stringify({
-            success: false,
-            message: `Request body exceeds ${props.maxBodyBytes} bytes`,
-            error: 'payload_too_large',
-          }),
+          content: JSON.stringify(bodyTooLarge(props.maxBodyBytes)),
         },
       },
       rules: [

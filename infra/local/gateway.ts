@@ -12,6 +12,7 @@ import type {
 import { keyCheckedByHandler } from '#shared/platform/auth-context.ts';
 import { BINARY_MEDIA_TYPES } from '#shared/platform/config.ts';
 import { TtlCache } from '#shared/platform/ttl-cache.ts';
+import { bodyTooLarge, GATEWAY_ERRORS, gatewayErrorBody } from '../gateway-errors.ts';
 import type { RouteDef } from '../routes.ts';
 
 /**
@@ -189,11 +190,7 @@ export class LocalGateway {
     const match = this.match(method, url.pathname);
     if (!match) {
       await drain(req);
-      return send(res, 404, {
-        success: false,
-        message: `No route for ${method} ${url.pathname}`,
-        error: 'not_found',
-      });
+      return send(res, GATEWAY_ERRORS.noRoute.statusCode, gatewayErrorBody(GATEWAY_ERRORS.noRoute));
     }
 
     const declared = Number(req.headers['content-length'] ?? 0);
@@ -202,11 +199,11 @@ export class LocalGateway {
       // read what it sends, up to a bound, then answer.
       if (declared <= DISCARD_BEFORE_ANSWER_BYTES) await drain(req);
       else req.resume();
-      return send(res, 413, tooLarge(this.options.maxBodyBytes), { Connection: 'close' });
+      return send(res, 413, bodyTooLarge(this.options.maxBodyBytes), { Connection: 'close' });
     }
     const body = await readBody(req, this.options.maxBodyBytes);
     if (body === undefined)
-      return send(res, 413, tooLarge(this.options.maxBodyBytes), { Connection: 'close' });
+      return send(res, 413, bodyTooLarge(this.options.maxBodyBytes), { Connection: 'close' });
 
     const headers = flattenHeaders(req);
     // A body-key or Basic-auth route has no authorizer, as in the stack: its handler checks the key. Public
@@ -215,10 +212,10 @@ export class LocalGateway {
     if (!keyCheckedByHandler(match.def.auth) && !match.def.site) {
       const apiKey = headerValue(headers, 'x-api-key');
       if (!apiKey)
-        return send(res, 401, { success: false, message: 'Missing API key', error: 'unauthorized' });
+        return send(res, GATEWAY_ERRORS.missingKey.statusCode, gatewayErrorBody(GATEWAY_ERRORS.missingKey));
       decision = await this.authorize(apiKey, method, match.def.path);
       if (!decision.context)
-        return send(res, 401, { success: false, message: 'Invalid API key', error: 'unauthorized' });
+        return send(res, GATEWAY_ERRORS.invalidKey.statusCode, gatewayErrorBody(GATEWAY_ERRORS.invalidKey));
     }
 
     const handler = await this.options.loadHandler(match.def.handler);
@@ -238,7 +235,7 @@ export class LocalGateway {
       this.options.onError?.(
         new Error(`${match.def.handler} answered more than ${this.options.maxPayloadBytes} bytes`),
       );
-      return send(res, 502, { success: false, message: 'Internal error', error: 'internal_error' });
+      return send(res, 502, gatewayErrorBody(GATEWAY_ERRORS.internal));
     }
     const resultBody = result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body;
     const mismatch = match.def.site
@@ -443,12 +440,6 @@ export function lambdaContext(
     succeed: () => undefined,
   };
 }
-
-const tooLarge = (limit: number) => ({
-  success: false,
-  message: `Request body exceeds ${limit} bytes`,
-  error: 'payload_too_large',
-});
 
 /**
  * The body fits its limit but the event carrying it does not: the limit hit is Lambda's invoke payload,

@@ -4,6 +4,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { HttpResponse } from '@smithy/core/protocols';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { setSandboxGuard } from '#shared/sandbox/sandbox.ts';
+import type { ResourceAccess } from '../route-types.ts';
 import { TABLE_READ_ACTIONS, TABLE_WRITE_ACTIONS } from '../table-actions.ts';
 
 /**
@@ -16,22 +17,11 @@ import { TABLE_READ_ACTIONS, TABLE_WRITE_ACTIONS } from '../table-actions.ts';
  * gateway, the queue runner, the schedule runner); the check sits at the one place every AWS SDK v3
  * client sends through, `NodeHttpHandler.prototype.handle`. Code outside any invocation (the runtime's
  * own seeding and set-up, the tests' helpers) is not restricted.
+ *
+ * The grants are the row's own `ResourceAccess` (infra/route-types.ts), the type the stack grants from:
+ * one declaration of what a function may touch.
  */
-export interface Grants {
-  /** None: the function may not touch the table (the dashboard's files). */
-  table?: 'read' | 'write';
-  bucket?: 'read' | 'write';
-  /** Job queues the function may send to. */
-  queues?: readonly string[];
-  /** May put events on the project bus. */
-  events?: boolean;
-  /** May read the master-key secret. */
-  masterKey?: boolean;
-  /** Runs user code in the sandbox (its Lambda asset carries the sandbox's files). */
-  sandbox?: boolean;
-  /** May read the deployment's provider credentials secret. */
-  providerCredentials?: boolean;
-}
+export type Grants = ResourceAccess;
 
 /** The resources of one local service, which the grants are on (as IAM grants are on ARNs). */
 export interface GrantedResources {

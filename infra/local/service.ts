@@ -31,6 +31,7 @@ import {
 import { type ChangeHandler, LocalChangeFeed } from './change-feed.ts';
 import { dashboardRedirects } from './dashboard.ts';
 import { type Emulator, ensureBucket, ensureTable, startDynalite, startS3rver } from './emulators.ts';
+import type { LocalEvent } from './event-router.ts';
 import { type AccessLogEntry, type AuthorizerHandler, LocalGateway, type RouteHandler } from './gateway.ts';
 import {
   AUTHORIZER_GRANTS,
@@ -39,10 +40,11 @@ import {
   installGrantCheck,
   invokeWith,
 } from './grants.ts';
-import { type LocalEvent, LocalMessaging, type WorkerHandler } from './messaging.ts';
+import { LocalMessaging } from './messaging.ts';
 import { ENDPOINTS_FILE, LOCAL_TABLE_NAME } from './names.ts';
 import { RUN_UPDATES_PATH, RunUpdatesSocket } from './run-updates-socket.ts';
 import { LocalSchedules, type ScheduleHandler } from './schedules.ts';
+import type { WorkerHandler } from './sqs-queues.ts';
 
 /**
  * The whole service on one machine: embedded emulators, in-process queues and events, the route table

@@ -1,6 +1,6 @@
 import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGetItems } from '#shared/platform/batch.ts';
-import { dynamo, isConditionFailed, table } from '#shared/platform/dynamo.ts';
+import { dynamo, table, unlessConditionFails } from '#shared/platform/dynamo.ts';
 import { TTL_ATTRIBUTE } from '#shared/platform/table-schema.ts';
 import {
   bucketStart,
@@ -150,24 +150,25 @@ async function applyToItem(item: PendingItem, first: Record<string, unknown> | u
             [TTL_ATTRIBUTE]: Math.ceil((item.start + GRANULARITY_MS['5m'] + FIVE_MINUTE_RETENTION_MS) / 1000),
           }
         : {};
-    try {
-      await dynamo.send(
+    const written = await unlessConditionFails(
+      dynamo.send(
         new PutCommand({
           TableName: table(),
           Item: { ...item.key, d: content.encode(), v: version + 1, sq: marks, ...expires },
           ConditionExpression: current ? 'v = :read' : 'attribute_not_exists(PK)',
           ExpressionAttributeValues: current ? { ':read': version } : undefined,
         }),
+      ),
+    );
+    if (written) return true;
+    if (attempt >= MAX_WRITE_ATTEMPTS)
+      throw new Error(
+        `Rollup item ${item.key.PK} ${item.key.SK} written by other batches ${attempt} times in a row`,
       );
-      return true;
-    } catch (error) {
-      if (!isConditionFailed(error) || attempt >= MAX_WRITE_ATTEMPTS) throw error;
-      // Another shard's batch wrote the item since it was read: read it again and redo.
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(200, 5 * 2 ** attempt)));
-      current = (
-        await dynamo.send(new GetCommand({ TableName: table(), Key: item.key, ConsistentRead: true }))
-      ).Item;
-    }
+    // Another shard's batch wrote the item since it was read: read it again and redo.
+    await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(200, 5 * 2 ** attempt)));
+    current = (await dynamo.send(new GetCommand({ TableName: table(), Key: item.key, ConsistentRead: true })))
+      .Item;
   }
 }
 

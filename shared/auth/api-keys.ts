@@ -8,7 +8,7 @@ import {
   type Permissions,
   sameEmail,
 } from '#shared/platform/auth-context.ts';
-import { dynamo, isConditionFailed, table } from '#shared/platform/dynamo.ts';
+import { dynamo, table, unlessConditionFails } from '#shared/platform/dynamo.ts';
 import { nextId } from '#shared/platform/ids.ts';
 
 /**
@@ -213,18 +213,16 @@ export async function ensureWorkspace(name: string): Promise<{ workspaceId: numb
   );
   if (existing.Item) return { workspaceId: existing.Item.workspaceId as number, created: false };
   const workspaceId = await nextId('workspace');
-  try {
-    await dynamo.send(
+  const claimed = await unlessConditionFails(
+    dynamo.send(
       new PutCommand({
         TableName: table(),
         Item: { ...nameKey, workspaceId },
         ConditionExpression: 'attribute_not_exists(PK)',
       }),
-    );
-  } catch (error) {
-    if (isConditionFailed(error)) return ensureWorkspace(name); // another caller claimed the name first
-    throw error;
-  }
+    ),
+  );
+  if (!claimed) return ensureWorkspace(name); // another caller claimed the name first
   await dynamo.send(
     new PutCommand({
       TableName: table(),

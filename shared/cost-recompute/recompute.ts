@@ -4,7 +4,7 @@ import * as z from 'zod';
 import { costOf, type PricedRequest } from '#shared/costs/cost.ts';
 import { listOverrides, type ModelPriceOverride } from '#shared/costs/overrides.ts';
 import { forEachLimited } from '#shared/platform/concurrency.ts';
-import { dynamo, isConditionFailed, table } from '#shared/platform/dynamo.ts';
+import { dynamo, table, unlessConditionFails } from '#shared/platform/dynamo.ts';
 import { conflict, notFound } from '#shared/platform/errors.ts';
 import { deleteItem, getItem, updateItem } from '#shared/platform/items.ts';
 import { sendJob } from '#shared/platform/jobs.ts';
@@ -120,17 +120,17 @@ export async function startRecompute(workspaceId: number, query: RecomputeQuery)
     finishedAt: null,
     leaseUntil: now + LEASE_MS,
   };
-  try {
-    await dynamo.send(
+  const locked = await unlessConditionFails(
+    dynamo.send(
       new PutCommand({
         TableName: table(),
         Item: { ...lockKey(workspaceId), jobId: job.id, leaseUntil: job.leaseUntil },
         ConditionExpression: 'attribute_not_exists(PK) OR leaseUntil < :now',
         ExpressionAttributeValues: { ':now': now },
       }),
-    );
-  } catch (error) {
-    if (!isConditionFailed(error)) throw error;
+    ),
+  );
+  if (!locked) {
     const lock = await getItem(lockKey(workspaceId));
     throw conflict(
       `A cost recompute is already running in this workspace${lock ? ` (job ${String(lock.jobId)})` : ''}; wait for it to end`,

@@ -4,17 +4,17 @@ import { externalIdOperations } from '#shared/external-ids/operations.ts';
 import { requireFolder } from '#shared/folders/require.ts';
 import { conflict, notFound } from '#shared/platform/errors.ts';
 import { nextId } from '#shared/platform/ids.ts';
+import { claimUniqueName, type NameClaim } from '#shared/platform/name-claims.ts';
 import { createDraft, newDraft } from './drafts.ts';
 import { groupKey, groupNameKey } from './keys.ts';
 import type { DatasetGroupRecord, DatasetRecord } from './records.ts';
-import { deleteItem, getGroup, getItem, putNewItem } from './repository.ts';
+import { getGroup, putNewItem } from './repository.ts';
 
 /**
- * Dataset groups. A name is taken by a conditional put of a name item before the group is written; a
- * crash between the two leaves a name item whose group is missing, which is stale after a grace
+ * Dataset groups. A name is claimed (shared/platform/name-claims.ts) before the group is written; a
+ * crash between the two leaves a claim whose group is missing, which is stale after the claims' grace
  * period and then taken over by the next group of that name.
  */
-const NAME_GRACE_MS = 60_000;
 
 export async function requireGroup(workspaceId: number, groupId: number): Promise<DatasetGroupRecord> {
   const group = await getGroup(workspaceId, groupId);
@@ -35,18 +35,14 @@ const GROUP_MAPPINGS = {
 
 export const groupExternalIds = externalIdOperations(GROUP_MAPPINGS);
 
-async function claimName(workspaceId: number, name: string, groupId: number): Promise<void> {
-  const key = groupNameKey(workspaceId, name);
-  for (let attempt = 0; attempt < 2; attempt++) {
-    if (await putNewItem({ ...key, groupId, createdAt: Date.now() })) return;
-    const taken = await getItem(key);
-    if (!taken) continue; // released meanwhile
-    const owner = await getGroup(workspaceId, Number(taken.groupId));
-    if (owner || Date.now() - Number(taken.createdAt) < NAME_GRACE_MS) break;
-    await deleteItem(key, '#groupId = :group', { ':group': taken.groupId });
-  }
-  throw conflict(`A dataset group named ${JSON.stringify(name)} already exists`, 'name_taken');
-}
+/** The claim of a group name in the workspace (its item: `groupId`, `createdAt`). */
+const groupNameClaim = (workspaceId: number, name: string): NameClaim<number> => ({
+  key: groupNameKey(workspaceId, name),
+  ownerAttribute: 'groupId',
+  claimedAtAttribute: 'createdAt',
+  holds: async (groupId) => (await getGroup(workspaceId, groupId))?.name === name,
+  taken: () => conflict(`A dataset group named ${JSON.stringify(name)} already exists`, 'name_taken'),
+});
 
 /**
  * Creates a group with its first draft, empty, in a folder of the workspace (404 when it is none) or at
@@ -76,7 +72,7 @@ export async function createDatasetGroup(
     lastVersion: 0,
   };
   try {
-    await claimName(workspaceId, input.name, groupId);
+    await claimUniqueName(groupNameClaim(workspaceId, input.name), groupId);
     await putNewItem({ ...groupKey(workspaceId, groupId), ...group });
   } catch (error) {
     // No group was made: its mappings must not outlive it.

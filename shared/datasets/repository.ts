@@ -1,5 +1,5 @@
 import { GetCommand, QueryCommand, type QueryCommandOutput, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { dynamo, isConditionFailed, table } from '#shared/platform/dynamo.ts';
+import { dynamo, table, unlessConditionFails } from '#shared/platform/dynamo.ts';
 import { deleteItem, getItem, type ItemChange, putNewItem, updateItem } from '#shared/platform/items.ts';
 import {
   datasetIndexKeys,
@@ -220,8 +220,8 @@ export async function reserveVersionNumber(
   groupId: number,
   datasetId: number,
 ): Promise<number | undefined> {
-  try {
-    const { Attributes } = await dynamo.send(
+  const reserved = await unlessConditionFails(
+    dynamo.send(
       new UpdateCommand({
         TableName: table(),
         Key: groupKey(workspaceId, groupId),
@@ -232,15 +232,13 @@ export async function reserveVersionNumber(
         ExpressionAttributeValues: { ':zero': 0, ':one': 1, ':ds': datasetId },
         ReturnValues: 'UPDATED_NEW',
       }),
-    );
-    return Number(Attributes?.lastVersion);
-  } catch (error) {
-    if (!isConditionFailed(error)) throw error;
-    const { Item } = await dynamo.send(
-      new GetCommand({ TableName: table(), Key: groupKey(workspaceId, groupId), ConsistentRead: true }),
-    );
-    return Item?.lastVersionDataset === datasetId ? Number(Item.lastVersion) : undefined;
-  }
+    ),
+  );
+  if (reserved) return Number(reserved.Attributes?.lastVersion);
+  const { Item } = await dynamo.send(
+    new GetCommand({ TableName: table(), Key: groupKey(workspaceId, groupId), ConsistentRead: true }),
+  );
+  return Item?.lastVersionDataset === datasetId ? Number(Item.lastVersion) : undefined;
 }
 
 // The generic single-item writes datasets are built from (shared with other features).

@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { batchWriteItems } from '#shared/platform/batch.ts';
-import { dynamo, isConditionFailed, table, unlessConditionFails } from '#shared/platform/dynamo.ts';
+import { dynamo, table, unlessConditionFails } from '#shared/platform/dynamo.ts';
 import type { BusEventDetail } from './bus-message.ts';
 
 /**
@@ -57,19 +57,16 @@ function toItem(detail: BusEventDetail, createdAt: number) {
 export async function recordEvents(details: BusEventDetail[], now = Date.now()): Promise<BusEventDetail[]> {
   if (details.length === 1) {
     const [detail] = details as [BusEventDetail];
-    try {
-      await dynamo.send(
+    const written = await unlessConditionFails(
+      dynamo.send(
         new PutCommand({
           TableName: table(),
           Item: toItem(detail, now),
           ConditionExpression: 'attribute_not_exists(PK)',
         }),
-      );
-      return details;
-    } catch (error) {
-      if (isConditionFailed(error)) return [];
-      throw error;
-    }
+      ),
+    );
+    return written ? details : [];
   }
   await batchWriteItems(details.map((detail) => ({ PutRequest: { Item: toItem(detail, now) } })));
   return details;
@@ -98,8 +95,8 @@ export async function acknowledgeEvent(workspaceId: number, eventId: string): Pr
  * bring the event closer to being abandoned. An event acknowledged or abandoned meanwhile is left as it is.
  */
 export async function uncountSweep(detail: BusEventDetail): Promise<void> {
-  try {
-    await dynamo.send(
+  await unlessConditionFails(
+    dynamo.send(
       new UpdateCommand({
         TableName: table(),
         Key: eventKey(detail.workspace_id, detail.event_id),
@@ -107,10 +104,8 @@ export async function uncountSweep(detail: BusEventDetail): Promise<void> {
         ConditionExpression: 'attribute_exists(GSI1PK)',
         ExpressionAttributeValues: { ':minusOne': -1 },
       }),
-    );
-  } catch (error) {
-    if (!isConditionFailed(error)) throw error;
-  }
+    ),
+  );
 }
 
 export interface PendingEvent {
@@ -151,8 +146,8 @@ export async function countSweep(
   detail: BusEventDetail,
   maxSweeps: number,
 ): Promise<'due' | 'abandoned' | 'acknowledged'> {
-  try {
-    const result = await dynamo.send(
+  const result = await unlessConditionFails(
+    dynamo.send(
       new UpdateCommand({
         TableName: table(),
         Key: eventKey(detail.workspace_id, detail.event_id),
@@ -161,19 +156,17 @@ export async function countSweep(
         ExpressionAttributeValues: { ':one': 1 },
         ReturnValues: 'UPDATED_NEW',
       }),
-    );
-    if (Number(result.Attributes?.sweeps) <= maxSweeps) return 'due';
-    await dynamo.send(
-      new UpdateCommand({
-        TableName: table(),
-        Key: eventKey(detail.workspace_id, detail.event_id),
-        UpdateExpression: 'SET abandonedAt = :now REMOVE GSI1PK, GSI1SK',
-        ExpressionAttributeValues: { ':now': new Date().toISOString() },
-      }),
-    );
-    return 'abandoned';
-  } catch (error) {
-    if (isConditionFailed(error)) return 'acknowledged';
-    throw error;
-  }
+    ),
+  );
+  if (!result) return 'acknowledged';
+  if (Number(result.Attributes?.sweeps) <= maxSweeps) return 'due';
+  await dynamo.send(
+    new UpdateCommand({
+      TableName: table(),
+      Key: eventKey(detail.workspace_id, detail.event_id),
+      UpdateExpression: 'SET abandonedAt = :now REMOVE GSI1PK, GSI1SK',
+      ExpressionAttributeValues: { ':now': new Date().toISOString() },
+    }),
+  );
+  return 'abandoned';
 }

@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
-import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { EXTERNAL_ID_TYPES, type ExternalIdType } from '#shared/entities/kinds.ts';
-import { dynamo, isConditionFailed, queryIndexPartition, table } from '#shared/platform/dynamo.ts';
+import { queryIndexPartition } from '#shared/platform/dynamo.ts';
 import { conflict, notFound } from '#shared/platform/errors.ts';
+import { getItem } from '#shared/platform/items.ts';
+import { claimUniqueName, NAME_CLAIM_GRACE_MS, releaseUniqueName } from '#shared/platform/name-claims.ts';
 import { wellFormedString } from '#shared/platform/schemas.ts';
 
 /**
@@ -89,8 +90,8 @@ export interface CreateClaimOptions extends ClaimOptions {
   adoptSameName?: boolean;
 }
 
-/** Longer than any create takes between claiming its mappings and writing its entity. */
-export const CLAIM_GRACE_MS = 60_000;
+/** Longer than any create takes between claiming its mappings and writing its entity: the name claims' grace. */
+export const CLAIM_GRACE_MS = NAME_CLAIM_GRACE_MS;
 
 /** Identical pairs once, in the order given. */
 export function uniqueExternalIds(mappings: readonly ExternalId[]): ExternalId[] {
@@ -115,61 +116,42 @@ export async function attachExternalId(
     : 'existing';
 }
 
-/** Puts the mapping for `entityId`, or finds who holds it: `owner` is the entity that has it now. */
-async function claimMapping(
+/**
+ * Claims the mapping for `entityId` (shared/platform/name-claims.ts: the pair is the name, unique per
+ * entity type), or finds who holds it: `owner` is the entity that has it now. A mapping held by another
+ * entity is taken over when that entity was deleted, or never written (see ClaimOptions).
+ */
+function claimMapping(
   workspaceId: number,
   entity: ExternalIdEntity,
   entityId: number,
   mapping: ExternalId,
   options: CreateClaimOptions,
 ): Promise<{ owner: number; created: boolean }> {
-  const key = mappingKey(workspaceId, entity, mapping);
   const createdAt = Date.now();
-  for (;;) {
-    try {
-      await dynamo.send(
-        new PutCommand({
-          TableName: table(),
-          Item: {
-            ...key,
-            GSI1PK: entityIndexPk(workspaceId, entity, entityId),
-            GSI1SK: `${String(createdAt).padStart(15, '0')}#${pairHash(mapping)}`,
-            entity_type: entity,
-            entity_id: entityId,
-            source: mapping.source,
-            external_id: mapping.external_id,
-            created_at: createdAt,
-            owner_name: options.ownerName,
-          },
-          ConditionExpression: 'attribute_not_exists(PK)',
-        }),
-      );
-      return { owner: entityId, created: true };
-    } catch (error) {
-      if (!isConditionFailed(error)) throw error;
-    }
-    const held = await readMapping(workspaceId, entity, mapping);
-    if (!held) continue; // detached between the put and the read
-    if (held.entityId === entityId) return { owner: entityId, created: false };
-    if (options.adoptSameName && options.ownerName !== undefined && held.ownerName === options.ownerName) {
-      return { owner: held.entityId, created: false };
-    }
-    if (!(await abandoned(workspaceId, held, options))) throw externalIdConflict(entity, mapping);
-    await detachExternalId(workspaceId, entity, held.entityId, mapping);
-  }
-}
-
-/** Whether a mapping held by another entity may be taken over: its owner was deleted, or never written. */
-async function abandoned(
-  workspaceId: number,
-  held: { entityId: number; createdAt: number },
-  options: ClaimOptions,
-): Promise<boolean> {
-  if (options.ownerDeleted && (await options.ownerDeleted(workspaceId, held.entityId))) return true;
-  return (
-    options.ownerExists !== undefined &&
-    Date.now() - held.createdAt >= CLAIM_GRACE_MS &&
-    !(await options.ownerExists(workspaceId, held.entityId))
+  const { ownerExists, ownerDeleted, ownerName } = options;
+  const shareable = options.adoptSameName === true && ownerName !== undefined;
+  return claimUniqueName<number>(
+    {
+      key: mappingKey(workspaceId, entity, mapping),
+      ownerAttribute: 'entity_id',
+      claimedAtAttribute: 'created_at',
+      attributes: {
+        GSI1PK: entityIndexPk(workspaceId, entity, entityId),
+        GSI1SK: `${String(createdAt).padStart(15, '0')}#${pairHash(mapping)}`,
+        entity_type: entity,
+        source: mapping.source,
+        external_id: mapping.external_id,
+        created_at: createdAt,
+        owner_name: ownerName,
+      },
+      // Without `ownerExists` the owner is always there: only a deletion frees its mappings.
+      holds: async (owner) => ownerExists === undefined || ownerExists(workspaceId, owner),
+      freed: ownerDeleted && ((owner) => ownerDeleted(workspaceId, owner)),
+      shares: shareable ? (held) => held.owner_name === ownerName : undefined,
+      taken: () => externalIdConflict(entity, mapping),
+    },
+    entityId,
   );
 }
 
@@ -223,30 +205,13 @@ export async function claimExternalIds(
   return { entityId: owner, release };
 }
 
-async function readMapping(workspaceId: number, entity: ExternalIdEntity, mapping: ExternalId) {
-  const { Item } = await dynamo.send(
-    new GetCommand({
-      TableName: table(),
-      Key: mappingKey(workspaceId, entity, mapping),
-      ConsistentRead: true,
-    }),
-  );
-  return (
-    Item && {
-      entityId: Item.entity_id as number,
-      createdAt: Item.created_at as number,
-      ownerName: Item.owner_name as string | undefined,
-    }
-  );
-}
-
 /** The entity a mapping belongs to, if any. */
 export async function findExternalIdOwner(
   workspaceId: number,
   entity: ExternalIdEntity,
   mapping: ExternalId,
 ): Promise<number | undefined> {
-  return (await readMapping(workspaceId, entity, mapping))?.entityId;
+  return (await getItem(mappingKey(workspaceId, entity, mapping)))?.entity_id as number | undefined;
 }
 
 /** The entity's mappings, oldest first. */
@@ -266,18 +231,8 @@ export async function detachExternalId(
   entityId: number,
   mapping: ExternalId,
 ): Promise<boolean> {
-  try {
-    await dynamo.send(
-      new DeleteCommand({
-        TableName: table(),
-        Key: mappingKey(workspaceId, entity, mapping),
-        ConditionExpression: 'entity_id = :id',
-        ExpressionAttributeValues: { ':id': entityId },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailed(error)) return false;
-    throw error;
-  }
+  return releaseUniqueName(
+    { key: mappingKey(workspaceId, entity, mapping), ownerAttribute: 'entity_id' },
+    entityId,
+  );
 }

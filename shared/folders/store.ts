@@ -77,20 +77,24 @@ const folderNameClaim = (workspaceId: number, parentId: number | null, name: str
 });
 
 /** Claims (parent, name) for the folder; a 409 when another folder holds it. */
-export const claimFolderName = (
+export const claimFolderName = async (
   workspaceId: number,
   parentId: number | null,
   name: string,
   folderId: number,
-): Promise<void> => claimUniqueName(folderNameClaim(workspaceId, parentId, name), folderId);
+): Promise<void> => {
+  await claimUniqueName(folderNameClaim(workspaceId, parentId, name), folderId);
+};
 
 /** Gives a claim up, if the folder still holds it. */
-export const releaseFolderName = (
+export const releaseFolderName = async (
   workspaceId: number,
   parentId: number | null,
   name: string,
   folderId: number,
-): Promise<void> => releaseUniqueName(folderNameClaim(workspaceId, parentId, name), folderId);
+): Promise<void> => {
+  await releaseUniqueName(folderNameClaim(workspaceId, parentId, name), folderId);
+};
 
 /** Writes a new folder's item (its name already claimed). */
 export async function putFolder(workspaceId: number, folder: FolderRecord): Promise<void> {

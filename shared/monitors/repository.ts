@@ -8,7 +8,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { batchWriteItems } from '#shared/platform/batch.ts';
 import { type CountedPlaces, releasePlace, reservePlace } from '#shared/platform/counted-places.ts';
-import { dynamo, isConditionFailed, table, unlessConditionFails } from '#shared/platform/dynamo.ts';
+import { dynamo, table, unlessConditionFails } from '#shared/platform/dynamo.ts';
 import { getItem } from '#shared/platform/items.ts';
 import { TTL_ATTRIBUTE } from '#shared/platform/table-schema.ts';
 import type { GroupState, Transition } from './decide.ts';
@@ -384,8 +384,8 @@ export async function writeTransition(
     sets.push(`${TTL_ATTRIBUTE} = :expires`);
     values[':expires'] = Math.ceil(afterCooldown / 1000);
   }
-  try {
-    await dynamo.send(
+  const written = await unlessConditionFails(
+    dynamo.send(
       new UpdateCommand({
         TableName: table(),
         Key: { PK: statePartition(workspaceId, monitorId), SK: stateSortKey(change.group) },
@@ -395,12 +395,9 @@ export async function writeTransition(
         ExpressionAttributeNames: { '#status': 'status', '#group': 'group' },
         ExpressionAttributeValues: values,
       }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailed(error)) return false;
-    throw error;
-  }
+    ),
+  );
+  return written !== undefined;
 }
 
 /** The transition's event is recorded: forget it (unless a later transition replaced it meanwhile). */

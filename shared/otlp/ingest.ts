@@ -1,5 +1,5 @@
 import { forEachLimited } from '#shared/platform/concurrency.ts';
-import { isConditionFailed } from '#shared/platform/dynamo.ts';
+import { unlessConditionFails } from '#shared/platform/dynamo.ts';
 import { AppError } from '#shared/platform/errors.ts';
 import { nextId } from '#shared/platform/ids.ts';
 import type { JsonObject } from '#shared/platform/json.ts';
@@ -109,13 +109,9 @@ export async function ingestOtlp(
     if (!log) return;
     const id = await claimSpanLog(workspaceId, span.traceId, span.spanId, await nextId('request_log'));
     const record = await newRequestLog(id, workspaceId, log.body, log.raw, log.prompt);
-    try {
-      await putRequestLog(record);
-      created++;
-    } catch (error) {
-      // Another delivery of this span claimed its log and wrote it first: that log is this span's.
-      if (!isConditionFailed(error)) throw error;
-    }
+    // The condition fails when another delivery of this span claimed its log and wrote it first: that
+    // log is this span's.
+    if (await unlessConditionFails(putRequestLog(record))) created++;
     links.set(span, { id: record.id, summary: summarize(record) });
   });
   await Promise.all([plainWrites, logWrites]);

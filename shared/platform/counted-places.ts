@@ -1,5 +1,5 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { dynamo, isConditionFailed, table, unlessConditionFails } from './dynamo.ts';
+import { dynamo, table, unlessConditionFails } from './dynamo.ts';
 
 /**
  * A bounded number of things per workspace (webhooks, monitors): a counter attribute on one item that
@@ -31,8 +31,8 @@ export async function reservePlace({ key, attribute, max }: CountedPlaces): Prom
 
 /** Gives one place back (never below zero). */
 export async function releasePlace({ key, attribute }: CountedPlaces): Promise<void> {
-  try {
-    await dynamo.send(
+  await unlessConditionFails(
+    dynamo.send(
       new UpdateCommand({
         TableName: table(),
         Key: key,
@@ -41,8 +41,6 @@ export async function releasePlace({ key, attribute }: CountedPlaces): Promise<v
         ExpressionAttributeNames: { '#n': attribute },
         ExpressionAttributeValues: { ':minus': -1, ':zero': 0 },
       }),
-    );
-  } catch (error) {
-    if (!isConditionFailed(error)) throw error;
-  }
+    ),
+  );
 }

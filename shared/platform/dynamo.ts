@@ -61,20 +61,20 @@ export function table(): string {
   return tableName;
 }
 
-/** True for the error a failed ConditionExpression raises: a domain conflict, not a fault. */
-export function isConditionFailed(error: unknown): boolean {
-  return (error as { name?: string } | null)?.name === 'ConditionalCheckFailedException';
-}
-
 /**
- * A conditional write whose failed condition is an answer rather than a fault (the item is absent, or
- * already taken): its result, or undefined when the condition failed.
+ * The one way to make a conditional write whose failed condition is an answer rather than a fault (the
+ * item is absent, already taken, changed since it was read): the write's result (`{}` for a write that
+ * answers nothing), or undefined when the condition failed (a `ConditionalCheckFailedException`); any
+ * other error is thrown. So `if (!result)` reads "the condition failed". No other code catches that
+ * exception.
  */
-export async function unlessConditionFails<T>(write: Promise<T>): Promise<T | undefined> {
+export async function unlessConditionFails<T extends object>(write: Promise<T>): Promise<T | undefined>;
+export async function unlessConditionFails(write: Promise<void>): Promise<object | undefined>;
+export async function unlessConditionFails(write: Promise<unknown>): Promise<object | undefined> {
   try {
-    return await write;
+    return ((await write) as object | undefined) ?? {};
   } catch (error) {
-    if (isConditionFailed(error)) return undefined;
+    if ((error as { name?: string } | null)?.name === 'ConditionalCheckFailedException') return undefined;
     throw error;
   }
 }

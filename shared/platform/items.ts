@@ -1,5 +1,5 @@
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { dynamo, isConditionFailed, table } from './dynamo.ts';
+import { dynamo, table, unlessConditionFails } from './dynamo.ts';
 
 /**
  * Single-item reads and conditional writes over plain items, for repositories that keep their records
@@ -17,15 +17,8 @@ export interface ItemChange {
 }
 
 /** True when the write happened, false when its condition failed (a domain outcome the caller decides). */
-async function conditional(write: Promise<unknown>): Promise<boolean> {
-  try {
-    await write;
-    return true;
-  } catch (error) {
-    if (isConditionFailed(error)) return false;
-    throw error;
-  }
-}
+const happened = async (write: Promise<object>): Promise<boolean> =>
+  (await unlessConditionFails(write)) !== undefined;
 
 /** Placeholders for the `#name`s of a condition. */
 function conditionNames(condition: string | undefined, names: Record<string, string> = {}) {
@@ -57,7 +50,7 @@ export function updateItem(key: Key, change: ItemChange): Promise<boolean> {
   ]
     .filter(Boolean)
     .join(' ');
-  return conditional(
+  return happened(
     dynamo.send(
       new UpdateCommand({
         TableName: table(),
@@ -74,7 +67,7 @@ export function updateItem(key: Key, change: ItemChange): Promise<boolean> {
 /** One DeleteItem; false when its condition fails. */
 export function deleteItem(key: Key, condition?: string, values?: Item): Promise<boolean> {
   const names = conditionNames(condition);
-  return conditional(
+  return happened(
     dynamo.send(
       new DeleteCommand({
         TableName: table(),
@@ -89,7 +82,7 @@ export function deleteItem(key: Key, condition?: string, values?: Item): Promise
 
 /** One PutItem of a new item; false when an item with that key exists. */
 export function putNewItem(item: Item & Key): Promise<boolean> {
-  return conditional(
+  return happened(
     dynamo.send(
       new PutCommand({ TableName: table(), Item: item, ConditionExpression: 'attribute_not_exists(PK)' }),
     ),

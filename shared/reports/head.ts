@@ -1,11 +1,5 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import {
-  dynamo,
-  isConditionFailed,
-  queryIndexPartition,
-  table,
-  unlessConditionFails,
-} from '#shared/platform/dynamo.ts';
+import { dynamo, queryIndexPartition, table, unlessConditionFails } from '#shared/platform/dynamo.ts';
 import { conflict, notFound } from '#shared/platform/errors.ts';
 import { putNewItem, updateItem } from '#shared/platform/items.ts';
 import type { Condition } from '#shared/platform/lease.ts';
@@ -192,8 +186,8 @@ export async function beginRun(
   columnsUnlocked: Condition,
 ): Promise<BeginOutcome> {
   const previous = run.number - 1;
-  try {
-    await dynamo.send(
+  const started = await unlessConditionFails(
+    dynamo.send(
       new UpdateCommand({
         TableName: table(),
         Key: reportKey(ws, reportId),
@@ -220,14 +214,12 @@ export async function beginRun(
           ...(previous === 0 ? {} : { ':previous': previous, ':running': 'RUNNING' }),
         },
       }),
-    );
-    return 'started';
-  } catch (error) {
-    if (!isConditionFailed(error)) throw error;
-    const head = await readHead(ws, reportId);
-    if (!head || head.deleted) return 'gone';
-    return head.run?.status === 'RUNNING' ? 'running' : 'changed';
-  }
+    ),
+  );
+  if (started) return 'started';
+  const head = await readHead(ws, reportId);
+  if (!head || head.deleted) return 'gone';
+  return head.run?.status === 'RUNNING' ? 'running' : 'changed';
 }
 
 /**

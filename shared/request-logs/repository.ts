@@ -8,7 +8,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { batchGetItems } from '#shared/platform/batch.ts';
 import { deleteObject, getObjectText, putObject } from '#shared/platform/blob-store.ts';
-import { dynamo, isConditionFailed, table } from '#shared/platform/dynamo.ts';
+import { dynamo, table, unlessConditionFails } from '#shared/platform/dynamo.ts';
 import { conflict, notFound } from '#shared/platform/errors.ts';
 import { logger } from '#shared/platform/logger.ts';
 import type { RequestLogRecord } from './record.ts';
@@ -383,31 +383,36 @@ export async function updateRequestLog(
     const docKey = Buffer.byteLength(doc, 'utf8') > ITEM_DOC_LIMIT_BYTES ? rewrittenObjectKey(record) : null;
     if (docKey) await putObject(docKey, doc);
     const index = indexKeyChanges(before, record);
+    let written: unknown;
     try {
-      await dynamo.send(
-        new UpdateCommand({
-          TableName: table(),
-          Key: key,
-          UpdateExpression: [
-            `SET ${[docKey ? 'docKey = :body, head = :head' : 'doc = :body', 'docVersion = :next', ...index.set].join(', ')}`,
-            `REMOVE ${[...(docKey ? ['doc'] : ['docKey', 'head']), ...index.remove].join(', ')}`,
-          ].join(' '),
-          ConditionExpression:
-            version === 0
-              ? 'attribute_exists(PK) AND attribute_not_exists(docVersion)'
-              : 'docVersion = :read',
-          ExpressionAttributeValues: {
-            ':body': docKey ?? doc,
-            ...(docKey ? { ':head': JSON.stringify(headOf(record)) } : {}),
-            ':next': version + 1,
-            ...(version === 0 ? {} : { ':read': version }),
-            ...index.values,
-          },
-        }),
+      written = await unlessConditionFails(
+        dynamo.send(
+          new UpdateCommand({
+            TableName: table(),
+            Key: key,
+            UpdateExpression: [
+              `SET ${[docKey ? 'docKey = :body, head = :head' : 'doc = :body', 'docVersion = :next', ...index.set].join(', ')}`,
+              `REMOVE ${[...(docKey ? ['doc'] : ['docKey', 'head']), ...index.remove].join(', ')}`,
+            ].join(' '),
+            ConditionExpression:
+              version === 0
+                ? 'attribute_exists(PK) AND attribute_not_exists(docVersion)'
+                : 'docVersion = :read',
+            ExpressionAttributeValues: {
+              ':body': docKey ?? doc,
+              ...(docKey ? { ':head': JSON.stringify(headOf(record)) } : {}),
+              ':next': version + 1,
+              ...(version === 0 ? {} : { ':read': version }),
+              ...index.values,
+            },
+          }),
+        ),
       );
-    } catch (error) {
-      if (docKey) await discardObject(docKey);
-      if (!isConditionFailed(error)) throw error;
+    } finally {
+      // The new object of a write that did not happen is nobody's.
+      if (docKey && !written) await discardObject(docKey);
+    }
+    if (!written) {
       if (attempt >= MAX_UPDATE_ATTEMPTS)
         throw conflict(`Request ${id} is being updated concurrently; retry`);
       await sleep(Math.random() * Math.min(250, 5 * 2 ** Math.min(attempt, 6)));

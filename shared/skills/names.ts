@@ -36,9 +36,11 @@ export const nameInUse = (workspaceId: number, name: string): Promise<boolean> =
   nameHeld(nameClaim(workspaceId, name));
 
 /** Takes the name for the collection; a 409 when another collection holds it. */
-export const claimName = (workspaceId: number, name: string, collectionId: string): Promise<void> =>
-  claimUniqueName(nameClaim(workspaceId, name), collectionId);
+export const claimName = async (workspaceId: number, name: string, collectionId: string): Promise<void> => {
+  await claimUniqueName(nameClaim(workspaceId, name), collectionId);
+};
 
 /** Gives the name up, unless another collection has taken it since. */
-export const releaseName = (workspaceId: number, name: string, collectionId: string): Promise<void> =>
-  releaseUniqueName(nameClaim(workspaceId, name), collectionId);
+export const releaseName = async (workspaceId: number, name: string, collectionId: string): Promise<void> => {
+  await releaseUniqueName(nameClaim(workspaceId, name), collectionId);
+};

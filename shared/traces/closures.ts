@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGetItems } from '#shared/platform/batch.ts';
 import { forEachLimited } from '#shared/platform/concurrency.ts';
-import { dynamo, isConditionFailed, table } from '#shared/platform/dynamo.ts';
 import { AppError, notFound } from '#shared/platform/errors.ts';
+import { putNewItem } from '#shared/platform/items.ts';
 import { querySpans, tracePartition } from './repository.ts';
 
 /**
@@ -45,20 +44,12 @@ export async function closeTraces(workspaceId: number, traceIds: readonly string
   const closures: TraceClosure[] = [];
   await forEachLimited([...new Set(traceIds)], 8, async (traceId) => {
     const closureId = randomUUID();
-    try {
-      await dynamo.send(
-        new PutCommand({
-          TableName: table(),
-          Item: { ...closureKey(workspaceId, traceId), closureId, closedAt },
-          ConditionExpression: 'attribute_not_exists(PK)',
-        }),
-      );
+    if (await putNewItem({ ...closureKey(workspaceId, traceId), closureId, closedAt })) {
       closures.push({ id: closureId, trace_id: traceId, closed_at: closedAt });
-    } catch (error) {
-      if (!isConditionFailed(error)) throw error;
-      const [earlier] = await closedTraces(workspaceId, [traceId]);
-      closures.push(earlier ?? { id: closureId, trace_id: traceId, closed_at: closedAt });
+      return;
     }
+    const [earlier] = await closedTraces(workspaceId, [traceId]);
+    closures.push(earlier ?? { id: closureId, trace_id: traceId, closed_at: closedAt });
   });
   return closures;
 }

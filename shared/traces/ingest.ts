@@ -1,5 +1,5 @@
 import { forEachLimited } from '#shared/platform/concurrency.ts';
-import { isConditionFailed } from '#shared/platform/dynamo.ts';
+import { unlessConditionFails } from '#shared/platform/dynamo.ts';
 import { AppError, validationError } from '#shared/platform/errors.ts';
 import { nextId } from '#shared/platform/ids.ts';
 import type { JsonObject } from '#shared/platform/json.ts';
@@ -116,12 +116,8 @@ export async function createSpansBulk(
     const { trace_id, span_id } = plan.span.context;
     const id = await claimSpanLog(workspaceId, trace_id, span_id, await nextId('request_log'));
     const record = await newRequestLog(id, workspaceId, log.body, log.raw, log.prompt);
-    try {
-      await putRequestLog(record);
-    } catch (error) {
-      // Another call claimed this span's log and wrote it first: that log is this span's.
-      if (!isConditionFailed(error)) throw error;
-    }
+    // The condition fails when another call claimed this span's log and wrote it first: that log is this span's.
+    await unlessConditionFails(putRequestLog(record));
     links.set(plan, { id: record.id, summary: summarize(record) });
     created.push({ id: record.id, span_id: plan.span.context.span_id, trace_id: plan.span.context.trace_id });
   });

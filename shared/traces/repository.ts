@@ -1,8 +1,9 @@
-import { GetCommand, PutCommand, QueryCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { batchGetItems, batchWriteItems, type WriteRequest } from '#shared/platform/batch.ts';
 import { getObjectText, putObject } from '#shared/platform/blob-store.ts';
 import { forEachLimited } from '#shared/platform/concurrency.ts';
-import { dynamo, isConditionFailed, table } from '#shared/platform/dynamo.ts';
+import { dynamo, table } from '#shared/platform/dynamo.ts';
+import { getItem, putNewItem } from '#shared/platform/items.ts';
 import type { RequestLogSummary } from './schemas.ts';
 
 /**
@@ -83,20 +84,8 @@ export async function claimSpanLog(
   logId: number,
 ): Promise<number> {
   const Key = spanLogClaimKey(workspaceId, traceId, spanId);
-  try {
-    await dynamo.send(
-      new PutCommand({
-        TableName: table(),
-        Item: { ...Key, logId },
-        ConditionExpression: 'attribute_not_exists(PK)',
-      }),
-    );
-    return logId;
-  } catch (error) {
-    if (!isConditionFailed(error)) throw error;
-  }
-  const { Item } = await dynamo.send(new GetCommand({ TableName: table(), Key, ConsistentRead: true }));
-  return Item!.logId as number;
+  if (await putNewItem({ ...Key, logId })) return logId;
+  return (await getItem(Key))!.logId as number;
 }
 
 const detailObjectKey = (workspaceId: number, record: SpanRecord) =>

@@ -1,6 +1,6 @@
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGetItems, batchWriteItems } from '#shared/platform/batch.ts';
-import { dynamo, isConditionFailed, queryIndexPartition, table } from '#shared/platform/dynamo.ts';
+import { dynamo, queryIndexPartition, table, unlessConditionFails } from '#shared/platform/dynamo.ts';
 import { entityKeys, HEAD_SK, type TableKey, VERSION_PREFIX, versionSk } from './keys.ts';
 import type { Head, LabelEntryBase, VersionKind } from './kind.ts';
 
@@ -121,17 +121,6 @@ export function versionStore<V, L extends LabelEntryBase, X>(kind: VersionKind<V
   const getItem = async (key: TableKey) =>
     (await dynamo.send(new GetCommand({ TableName: table(), Key: key, ConsistentRead: true }))).Item;
 
-  /** Runs a conditional write; false when its condition failed. */
-  async function conditional(write: () => Promise<unknown>): Promise<boolean> {
-    try {
-      await write();
-      return true;
-    } catch (error) {
-      if (isConditionFailed(error)) return false;
-      throw error;
-    }
-  }
-
   return {
     kind,
     keys,
@@ -231,16 +220,18 @@ export function versionStore<V, L extends LabelEntryBase, X>(kind: VersionKind<V
     },
 
     /** Claims the version's number; false when another publish took that number first. */
-    putVersion(workspaceId: number, version: V): Promise<boolean> {
+    async putVersion(workspaceId: number, version: V): Promise<boolean> {
       const { name, number } = kind.placeOf(version);
-      return conditional(() =>
-        dynamo.send(
-          new PutCommand({
-            TableName: table(),
-            Item: { ...keys.version(workspaceId, name, number), ...kind.encodeVersion(version) },
-            ConditionExpression: 'attribute_not_exists(PK)',
-          }),
-        ),
+      return (
+        (await unlessConditionFails(
+          dynamo.send(
+            new PutCommand({
+              TableName: table(),
+              Item: { ...keys.version(workspaceId, name, number), ...kind.encodeVersion(version) },
+              ConditionExpression: 'attribute_not_exists(PK)',
+            }),
+          ),
+        )) !== undefined
       );
     },
 
@@ -258,7 +249,7 @@ export function versionStore<V, L extends LabelEntryBase, X>(kind: VersionKind<V
       { monotonic }: { monotonic: boolean },
     ): Promise<void> {
       const place = kind.placeOf(version);
-      await conditional(() =>
+      await unlessConditionFails(
         dynamo.send(
           new PutCommand({
             TableName: table(),
@@ -284,7 +275,7 @@ export function versionStore<V, L extends LabelEntryBase, X>(kind: VersionKind<V
       label: string,
       versionId: number,
     ): Promise<void> {
-      await conditional(() =>
+      await unlessConditionFails(
         dynamo.send(
           new DeleteCommand({
             TableName: table(),
@@ -316,23 +307,25 @@ export function versionStore<V, L extends LabelEntryBase, X>(kind: VersionKind<V
     },
 
     /** Creates the head; false when it already exists (another publish created the entity first). */
-    createHead(workspaceId: number, head: H): Promise<boolean> {
-      return conditional(() =>
-        dynamo.send(
-          new PutCommand({
-            TableName: table(),
-            Item: {
-              ...keys.head(workspaceId, head.name),
-              GSI1PK: keys.indexPk(workspaceId),
-              GSI1SK: keys.indexSk(head.created_at, head.id),
-              ...head,
-              labels: Object.fromEntries(
-                Object.entries(head.labels).map(([label, entry]) => [storedLabelKey(label), entry]),
-              ),
-            },
-            ConditionExpression: 'attribute_not_exists(PK)',
-          }),
-        ),
+    async createHead(workspaceId: number, head: H): Promise<boolean> {
+      return (
+        (await unlessConditionFails(
+          dynamo.send(
+            new PutCommand({
+              TableName: table(),
+              Item: {
+                ...keys.head(workspaceId, head.name),
+                GSI1PK: keys.indexPk(workspaceId),
+                GSI1SK: keys.indexSk(head.created_at, head.id),
+                ...head,
+                labels: Object.fromEntries(
+                  Object.entries(head.labels).map(([label, entry]) => [storedLabelKey(label), entry]),
+                ),
+              },
+              ConditionExpression: 'attribute_not_exists(PK)',
+            }),
+          ),
+        )) !== undefined
       );
     },
 
@@ -395,8 +388,8 @@ export function versionStore<V, L extends LabelEntryBase, X>(kind: VersionKind<V
         removes.push(path);
         conditions.push(`${path}.#lid = :rid`);
       }
-      try {
-        const { Attributes } = await dynamo.send(
+      const updated = await unlessConditionFails(
+        dynamo.send(
           new UpdateCommand({
             TableName: table(),
             Key: keys.head(workspaceId, name),
@@ -409,12 +402,9 @@ export function versionStore<V, L extends LabelEntryBase, X>(kind: VersionKind<V
             ...(Object.keys(values).length && { ExpressionAttributeValues: values }),
             ReturnValues: 'ALL_OLD',
           }),
-        );
-        return Attributes && toHead(Attributes);
-      } catch (error) {
-        if (isConditionFailed(error)) return undefined;
-        throw error;
-      }
+        ),
+      );
+      return updated?.Attributes && toHead(updated.Attributes);
     },
   };
 }

@@ -1,6 +1,6 @@
 import { ChangeMessageVisibilityCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { ENV, queueUrlEnv, requireEnv } from '#shared/platform/config.ts';
-import { isConditionFailed } from '#shared/platform/dynamo.ts';
+import { unlessConditionFails } from '#shared/platform/dynamo.ts';
 import { clipError, runLeasedWork } from '#shared/platform/leased-work.ts';
 import { logger } from '#shared/platform/logger.ts';
 import { OutboundError, type OutboundResponse, outboundRequest } from '#shared/platform/outbound-http.ts';
@@ -303,8 +303,8 @@ export async function failAfterError(received: ReceivedDelivery): Promise<void> 
   } catch {
     return;
   }
-  try {
-    await recordDeliveryOutcome(
+  await unlessConditionFails(
+    recordDeliveryOutcome(
       refOf(message),
       {
         status: 'failed',
@@ -314,8 +314,6 @@ export async function failAfterError(received: ReceivedDelivery): Promise<void> 
         nextAttemptAt: null,
       },
       true,
-    );
-  } catch (error) {
-    if (!isConditionFailed(error)) throw error;
-  }
+    ),
+  );
 }

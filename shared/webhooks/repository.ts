@@ -8,7 +8,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import type { EventType } from '#shared/events/catalogue.ts';
 import { type CountedPlaces, releasePlace, reservePlace } from '#shared/platform/counted-places.ts';
-import { dynamo, isConditionFailed, table, unlessConditionFails } from '#shared/platform/dynamo.ts';
+import { dynamo, table, unlessConditionFails } from '#shared/platform/dynamo.ts';
 import { TTL_ATTRIBUTE } from '#shared/platform/table-schema.ts';
 import { toIso } from '#shared/platform/time.ts';
 import { type DeliveryStatus, MAX_WEBHOOKS_PER_WORKSPACE } from './validation.ts';
@@ -352,8 +352,8 @@ function indexKeys(record: AnyDeliveryRecord) {
 export async function createDelivery<T extends AnyDeliveryRecord>(
   record: T,
 ): Promise<{ created: true } | { created: false; existing: T | undefined }> {
-  try {
-    await dynamo.send(
+  const created = await unlessConditionFails(
+    dynamo.send(
       new PutCommand({
         TableName: table(),
         Item: {
@@ -364,12 +364,10 @@ export async function createDelivery<T extends AnyDeliveryRecord>(
         },
         ConditionExpression: 'attribute_not_exists(PK)',
       }),
-    );
-    return { created: true };
-  } catch (error) {
-    if (!isConditionFailed(error)) throw error;
-    return { created: false, existing: (await getDeliveryAt(record)) as T | undefined };
-  }
+    ),
+  );
+  if (created) return { created: true };
+  return { created: false, existing: (await getDeliveryAt(record)) as T | undefined };
 }
 
 /** Either kind of delivery, by its reference. */

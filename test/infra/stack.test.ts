@@ -13,7 +13,7 @@ import type { IConstruct } from 'constructs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPENAPI_ASSET_FILE, openApiLambdaBundling, siteLambdaBundling } from '#infra/bundling.ts';
 import { Alarms } from '#infra/constructs/alarms.ts';
-import { API_KEY_HEADER, GATEWAY_ERRORS, routeGroupStackId } from '#infra/constructs/http-api.ts';
+import { API_KEY_HEADER, routeGroupStackId } from '#infra/constructs/http-api.ts';
 import { eventSourceConcurrency, JobQueues } from '#infra/constructs/job-queues.ts';
 import { nagChecks } from '#infra/constructs/nag-checks.ts';
 import { pascalCase } from '#infra/constructs/naming.ts';
@@ -22,6 +22,7 @@ import { contentLengthOverRegex } from '#infra/constructs/request-size-guard.ts'
 import { Schedules } from '#infra/constructs/schedules.ts';
 import { ServiceFunction } from '#infra/constructs/service-function.ts';
 import { STACK_RESOURCE_BUDGET, stackSizes, stacksOf } from '#infra/constructs/stack-size.ts';
+import { bodyTooLarge, GATEWAY_ERRORS, gatewayErrorBody } from '#infra/gateway-errors.ts';
 import { OPENAPI_FILE, REPO_ROOT } from '#infra/openapi/document.ts';
 import {
   CHANGE_CONSUMERS,
@@ -985,7 +986,15 @@ describe('API', () => {
     // API Gateway's message arrives pre-escaped: quotes and backslashes must survive as valid JSON.
     const tricky = 'Unsupported "Content-Type" \\ here';
     expect(body('DEFAULT_4XX', tricky)).toEqual({ success: false, message: tricky, error: 'bad_request' });
-    expect(byType.size).toBe(GATEWAY_ERRORS.length);
+    expect(byType.size).toBe(Object.keys(GATEWAY_ERRORS).length);
+    // The bodies are the table's, which the local gateway answers too (test/e2e/gateway-errors.test.ts).
+    for (const gatewayError of Object.values(GATEWAY_ERRORS)) {
+      expect(status(gatewayError.type)).toBe(
+        'statusCode' in gatewayError ? String(gatewayError.statusCode) : undefined,
+      );
+      if (typeof gatewayError.message === 'string')
+        expect(body(gatewayError.type)).toEqual(gatewayErrorBody(gatewayError));
+    }
   });
 });
 
@@ -1041,6 +1050,8 @@ describe('request size guard', () => {
     const responseBody = acl.Properties.CustomResponseBodies[CustomResponseBodyKey];
     expect(responseBody.ContentType).toBe('APPLICATION_JSON');
     expect(JSON.parse(responseBody.Content)).toMatchObject({ success: false, error: 'payload_too_large' });
+    // The local gateway answers the same body (test/e2e/gateway-errors.test.ts).
+    expect(JSON.parse(responseBody.Content)).toEqual(bodyTooLarge(MAX_REQUEST_BODY_BYTES));
 
     const [, association] = only(resources(dev, 'AWS::WAFv2::WebACLAssociation'));
     expect(association.Properties.WebACLArn).toEqual({ 'Fn::GetAtt': [aclId, 'Arn'] });

@@ -12,7 +12,8 @@ import {
 } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { afterEach, describe, expect, it } from 'vitest';
-import { LocalMessaging, type LocalMessagingOptions, type WorkerHandler } from '#infra/local/messaging.ts';
+import { LocalMessaging, type LocalMessagingOptions } from '#infra/local/messaging.ts';
+import type { WorkerHandler } from '#infra/local/sqs-queues.ts';
 import type { JobQueueDef } from '#infra/routes.ts';
 import { parseBusMessage } from '#shared/events/bus-message.ts';
 import { EVENT_SOURCE } from '#shared/platform/events.ts';

@@ -33,7 +33,7 @@ const BLOCKS = [
 
 /**
  * The unit a file belongs to: a folder of shared/, functions/ or infra/; the route table (routes.ts,
- * route-types.ts, table-actions.ts and routes/) and the CDK app (the other files at infra/'s root and
+ * route-types.ts, table-actions.ts, gateway-errors.ts and routes/) and the CDK app (the other files at infra/'s root and
  * constructs/) are one unit each, as the table lists them.
  */
 function unitOf(path: string): string {
@@ -41,7 +41,7 @@ function unitOf(path: string): string {
   const [top, second] = parts;
   if (top === 'ui') return 'ui';
   if (top === 'infra') {
-    if (['routes.ts', 'route-types.ts', 'table-actions.ts', 'routes'].includes(second!))
+    if (['routes.ts', 'route-types.ts', 'table-actions.ts', 'gateway-errors.ts', 'routes'].includes(second!))
       return 'infra/routes';
     if (parts.length === 2 || second === 'constructs') return 'infra/stack';
   }
