@@ -128,17 +128,18 @@ describeUi('dashboard evaluations', (ui) => {
     expect(reads).toEqual([]);
     expect(await checkA11y(page, 'evaluations-report')).toEqual([]);
 
-    // A PROMPT_TEMPLATE cell links to the request log it produced, in Requests.
+    // A PROMPT_TEMPLATE cell links to exactly the request log it produced, open in Requests among the
+    // run's logs of that column.
+    const rows = await ui.service.call('GET', `/api/public/v2/evaluations/${reports.v1}/rows`);
+    const logId = rows.body.rows[1][2].request_log_id;
+    expect(logId).toEqual(expect.any(Number));
     await grid.getByRole('link', { name: 'Request log of answer' }).nth(1).click();
     await page.waitForURL(/\/ui\/requests\?/);
+    expect(new URL(page.url()).searchParams.get('sel')).toBe(String(logId));
     await expect
       .poll(() => main(page).locator('.requests-table tbody tr').count(), { timeout: 20_000 })
-      .toBe(1);
-    // The one log of that row (of the run's three), by its input variables.
-    await main(page)
-      .locator('.requests-table tbody')
-      .getByRole('link', { name: /^Open request/ })
-      .click();
+      .toBe(3);
+    expect(await main(page).locator('.requests-table tbody tr[aria-current="true"]').count()).toBe(1);
     await expect.poll(() => main(page).locator('.request-detail').textContent()).toContain('q2');
     expect(await main(page).locator('.request-detail').textContent()).not.toContain('q1');
     await page.close();
