@@ -9,6 +9,8 @@ import type { RouteDef } from '../route-types.ts';
 export const REPORT_ROUTES: readonly RouteDef[] = [
   { method: 'POST', path: '/reports', handler: 'functions/http/report-create.ts', table: 'write' },
   { method: 'GET', path: '/reports/{report_id}', handler: 'functions/http/report-get.ts', table: 'read' },
+  // Static: the executors' configuration schemas as JSON Schema; no table.
+  { method: 'GET', path: '/reports/column-types', handler: 'functions/http/report-column-types.ts' },
   {
     method: 'DELETE',
     path: '/reports/{report_id}',

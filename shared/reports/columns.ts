@@ -61,18 +61,16 @@ const stringsOf = (value: unknown): string[] =>
       ? value.filter((v) => typeof v === 'string')
       : [];
 
+/** The configuration fields whose strings (one or a list) name columns (GET /reports/column-types answers them). */
+export const COLUMN_REFERENCE_FIELDS = ['source', 'sources', 'value_source', 'prompt_source'] as const;
+
 /**
  * The names a configuration reads explicitly: each must be a dataset column or an earlier column.
  * (A PROMPT_TEMPLATE without mappings reads its template's variables by their own names; those are
  * not checked here, as the template is only resolved when the column runs.)
  */
 export function columnReferences(configuration: Record<string, unknown>): string[] {
-  const names = [
-    ...stringsOf(configuration.source),
-    ...stringsOf(configuration.sources),
-    ...stringsOf(configuration.value_source),
-    ...stringsOf(configuration.prompt_source),
-  ];
+  const names = COLUMN_REFERENCE_FIELDS.flatMap((field) => stringsOf(configuration[field]));
   const mappings = configuration.prompt_template_variable_mappings;
   if (mappings !== null && typeof mappings === 'object' && !Array.isArray(mappings)) {
     names.push(...Object.values(mappings).flatMap(stringsOf));

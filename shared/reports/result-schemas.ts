@@ -62,6 +62,9 @@ export const evaluationRowsSchema = z.object({
           status: z.enum(['QUEUED', 'RUNNING', 'COMPLETED', 'FAILED', 'NOT_RUN']),
           value: z.unknown(),
           error_message: z.string().nullable(),
+          request_log_id: z.int().optional().meta({
+            description: 'the request log the cell recorded (PROMPT_TEMPLATE, LLM_ASSERTION), when it did',
+          }),
           value_omitted_bytes: omittedBytes,
         }),
       ]),

@@ -73,6 +73,7 @@ export async function evaluationRows(
           status: cell.status,
           value: cell.value,
           error_message: cell.error_message,
+          ...(cell.requestLogId === undefined ? {} : { request_log_id: cell.requestLogId }),
           ...(cell.omittedBytes === undefined ? {} : { value_omitted_bytes: cell.omittedBytes }),
         };
       }),

@@ -213,3 +213,22 @@ export const reportSummaryResponseSchema = z.object({
 });
 
 export const archivedResponseSchema = successMessageSchema;
+
+/** GET /reports/column-types. */
+export const reportColumnTypesResponseSchema = z
+  .object({
+    success: z.literal(true),
+    column_types: z.array(
+      z.object({
+        column_type: z.string(),
+        description: z.string(),
+        configuration_schema: jsonObject.meta({
+          description: "the configuration's JSON Schema (draft 2020-12), as POST /reports checks it",
+        }),
+        column_reference_fields: z.array(z.string()).meta({
+          description: 'top-level configuration fields whose strings name dataset or earlier columns',
+        }),
+      }),
+    ),
+  })
+  .meta({ id: 'ReportColumnTypes' });

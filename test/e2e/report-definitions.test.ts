@@ -681,3 +681,51 @@ describe('bad input on POST /reports writes nothing', () => {
     });
   });
 });
+
+describe('GET /reports/column-types', () => {
+  it('answers each runnable type with its configuration schema, the one POST /reports checks', async () => {
+    const got = await service.call('GET', '/reports/column-types');
+    const byType = Object.fromEntries(
+      got.body.column_types.map((t: { column_type: string }) => [t.column_type, t]),
+    );
+    const count = byType.COUNT;
+
+    expect(got.status).toBe(200);
+    expect(Object.keys(byType)).toContain('PROMPT_TEMPLATE');
+    expect(Object.keys(byType)).not.toContain('MCP');
+    expect(count.description).toBe('how many chars, words, sentences or paragraphs (number)');
+    expect(count.configuration_schema.required).toEqual(['source', 'type']);
+    expect(count.configuration_schema.properties.type.enum).toEqual([
+      'chars',
+      'words',
+      'sentences',
+      'paragraphs',
+    ]);
+    expect(count.column_reference_fields).toEqual(['source']);
+    expect(byType.COMPARE.column_reference_fields).toEqual(['sources']);
+
+    // A configuration made from the schema's enum is accepted; a value outside it is the 400 the form shows.
+    const groupId = await datasetGroup(1);
+    const column = (type: string) => ({
+      column_type: 'COUNT',
+      name: 'n',
+      configuration: { source: 'question', type },
+    });
+    const created = await createReport(service, { dataset_group_id: groupId, columns: [column('words')] });
+    const refused = await service.rejected('POST', '/reports', {
+      body: { dataset_group_id: groupId, columns: [column('lines')] },
+    });
+    const stored = (await service.call('GET', `/reports/${created.report_id}`)).body.report_columns;
+    expect(stored[0].configuration).toEqual({ source: 'question', type: 'words' });
+    expect(refused.status).toBe(400);
+  });
+
+  it('is read with reports read access only', async () => {
+    const reader = await service.keyWithPermissions({ reports: 'read' });
+    const promptsOnly = await service.keyWithPermissions({ prompts: 'edit' });
+
+    expect((await service.call('GET', '/reports/column-types', { key: reader })).status).toBe(200);
+    expect((await service.rejected('GET', '/reports/column-types', { key: promptsOnly })).status).toBe(403);
+    expect((await service.rejected('GET', '/reports/column-types', { key: null })).status).toBe(401);
+  });
+});

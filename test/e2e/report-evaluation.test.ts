@@ -140,15 +140,17 @@ type EvalCell = { type: 'eval'; status: string; value: unknown; error_message: s
 function expectedCells(i: number): Omit<EvalCell, 'type'>[] {
   const v1 = v1Wrong(i) ? 'no idea' : `answer ${i}`;
   const done = (value: unknown) => ({ status: 'COMPLETED', value, error_message: null });
+  // A cell whose node called a model names the request log it recorded.
+  const logged = (value: unknown) => ({ ...done(value), request_log_id: expect.any(Number) });
   return [
-    done(v1),
-    done(`answer ${i}`),
+    logged(v1),
+    logged(`answer ${i}`),
     done(!v1Wrong(i)),
     done(true),
     codeFails(i)
       ? { status: 'FAILED', value: null, error_message: expect.stringContaining('unlucky row') }
       : done(!v1Wrong(i)),
-    done(!judgeSaysNo(i)),
+    logged(!judgeSaysNo(i)),
   ];
 }
 
@@ -306,6 +308,13 @@ describe('a report comparing two prompt versions over 50 rows', () => {
       ]);
       expect(row.slice(3), `row ${i}`).toEqual(expectedCells(i).map((cell) => ({ type: 'eval', ...cell })));
     });
+    // A PROMPT_TEMPLATE cell's log is the very call of that row and column.
+    const cell = seen[7]?.[3] as EvalCell & { request_log_id: number };
+    const log = await service.call('GET', `/api/public/v2/requests/${cell.request_log_id}`);
+    expect(log.status).toBe(200);
+    expect(JSON.stringify(log.body)).toContain('question 7');
+    expect(log.body.metadata).toMatchObject({ report_id: String(reportId), report_column_name: 'v1' });
+    expect(new Set(seen.map((row) => (row[3] as { request_log_id: number }).request_log_id)).size).toBe(ROWS);
     // Past the last page: no rows, the same totals.
     expect((await rowsPage(reportId, 4, 20)).body).toMatchObject({ rows: [], pages: 3, total: ROWS });
     // workspace_id may only name the key's own workspace.

@@ -128,17 +128,18 @@ describeUi('dashboard evaluations', (ui) => {
     expect(reads).toEqual([]);
     expect(await checkA11y(page, 'evaluations-report')).toEqual([]);
 
-    // A PROMPT_TEMPLATE cell links to the request log it produced, in Requests.
+    // A PROMPT_TEMPLATE cell links to exactly the request log it produced, open in Requests among the
+    // run's logs of that column.
+    const rows = await ui.service.call('GET', `/api/public/v2/evaluations/${reports.v1}/rows`);
+    const logId = rows.body.rows[1][2].request_log_id;
+    expect(logId).toEqual(expect.any(Number));
     await grid.getByRole('link', { name: 'Request log of answer' }).nth(1).click();
     await page.waitForURL(/\/ui\/requests\?/);
+    expect(new URL(page.url()).searchParams.get('sel')).toBe(String(logId));
     await expect
       .poll(() => main(page).locator('.requests-table tbody tr').count(), { timeout: 20_000 })
-      .toBe(1);
-    // The one log of that row (of the run's three), by its input variables.
-    await main(page)
-      .locator('.requests-table tbody')
-      .getByRole('link', { name: /^Open request/ })
-      .click();
+      .toBe(3);
+    expect(await main(page).locator('.requests-table tbody tr[aria-current="true"]').count()).toBe(1);
     await expect.poll(() => main(page).locator('.request-detail').textContent()).toContain('q2');
     expect(await main(page).locator('.request-detail').textContent()).not.toContain('q1');
     await page.close();
@@ -242,37 +243,55 @@ describeUi('dashboard evaluations', (ui) => {
     await main(page).getByLabel('Name (optional)').fill('made in the browser');
     await main(page).getByLabel('Column type').selectOption('COMPARE');
     await main(page).getByRole('button', { name: 'Add column' }).click();
-    const configuration = main(page).getByLabel('Configuration of compare 1 (JSON)');
-    expect(JSON.parse(await configuration.inputValue())).toEqual({
-      sources: ['question', 'expected'],
-      comparison_type: { type: 'STRING' },
+    // The form is generated from COMPARE's schema: its `sources` tuple names columns (two selects),
+    // `comparison_type` is an object (its JSON).
+    const compare = main(page).getByRole('group', { name: 'Configuration of compare 1' });
+    expect(await compare.getByLabel('sources 1').inputValue()).toBe('question');
+    expect(await compare.getByLabel('sources 2').inputValue()).toBe('expected');
+    expect(JSON.parse(await compare.getByLabel('comparison_type (JSON)').inputValue())).toEqual({
+      type: 'STRING',
     });
     await main(page).getByLabel('Column name').fill('same');
-    await main(page)
-      .getByLabel('Configuration of same (JSON)')
-      .fill('{"sources": ["question", "nope"], "comparison_type": {"type": "STRING"}}');
+    const same = main(page).getByRole('group', { name: 'Configuration of same' });
+    await same.getByLabel('sources 2').selectOption('question');
+    await same.getByLabel('comparison_type (JSON)').fill('{"type": "STRING", "json_path": "$.a"}');
     page.expectConsoleError(/status of 400/);
     await main(page).getByRole('button', { name: 'Create the report' }).click();
-    await main(page).getByRole('alert').filter({ hasText: 'reads "nope"' }).waitFor();
+    await main(page).getByRole('alert').filter({ hasText: 'json_path' }).waitFor();
     expect(await main(page).getByRole('alert').textContent()).toContain(
-      'column "same" reads "nope", which is neither a dataset column nor an earlier column',
+      'invalid configuration for column "same" (COMPARE): comparison_type.json_path: json_path applies to comparison_type JSON only',
     );
     expect(await checkA11y(page, 'evaluations-create')).toEqual([]);
 
-    await main(page)
-      .getByLabel('Configuration of same (JSON)')
-      .fill('{"sources": ["question", "expected"], "comparison_type": {"type": "STRING"}}');
+    await same.getByLabel('comparison_type (JSON)').fill('{"type": "STRING"}');
     await main(page).getByLabel('Part of the score').check();
+    // A COUNT column: its `source` may read the earlier column, its `type` is an enum.
+    await main(page).getByLabel('Column type').selectOption('COUNT');
+    await main(page).getByRole('button', { name: 'Add column' }).click();
+    const count = main(page).getByRole('group', { name: 'Configuration of count 2' });
+    expect(await count.getByLabel('source').locator('option').allTextContents()).toEqual([
+      'question',
+      'expected',
+      'same',
+    ]);
+    await count.getByLabel('source').selectOption('same');
+    await count.getByLabel('type').selectOption('chars');
     await main(page).getByRole('button', { name: 'Create the report' }).click();
     await main(page).getByRole('heading', { name: 'made in the browser' }).waitFor();
     const id = Number(new URL(page.url()).searchParams.get('report'));
     const created = (await ui.service.call('GET', `/reports/${id}`)).body;
     expect(
-      created.report_columns.map((column: { name: string; is_part_of_score: boolean }) => [
-        column.name,
-        column.is_part_of_score,
-      ]),
-    ).toEqual([['same', true]]);
+      created.report_columns.map(
+        (column: { name: string; is_part_of_score: boolean; configuration: unknown }) => [
+          column.name,
+          column.is_part_of_score,
+          column.configuration,
+        ],
+      ),
+    ).toEqual([
+      ['same', true, { sources: ['question', 'question'], comparison_type: { type: 'STRING' } }],
+      ['count 2', false, { source: 'same', type: 'chars' }],
+    ]);
     await page.close();
   });
 

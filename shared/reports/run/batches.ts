@@ -17,6 +17,8 @@ export interface StoredCell {
   v?: unknown;
   e?: string;
   k?: string;
+  /** The request log the cell's node recorded (PROMPT_TEMPLATE, LLM_ASSERTION). */
+  l?: number;
 }
 
 /** One batch item. `cells` (JSON): one object per row of the batch, column id -> stored cell. */

@@ -12,6 +12,8 @@ export interface Cell {
   status: CellStatus;
   value: unknown;
   error_message: string | null;
+  /** The request log the cell's node recorded. */
+  requestLogId?: number;
   /**
    * Set when the cell's value and error are held in S3 and were not loaded (past `valueBudgetBytes`):
    * the size of the stored JSON (`{v, e}`), about that of the value's JSON.
@@ -66,7 +68,12 @@ export async function readRowCells(
       const stored = parsed[row - batch * run.batchSize] ?? {};
       for (const [id, cell] of Object.entries(stored)) {
         if (!wanted(Number(id))) continue;
-        const answered: Cell = { status: cell.s, value: cell.v ?? null, error_message: cell.e ?? null };
+        const answered: Cell = {
+          status: cell.s,
+          value: cell.v ?? null,
+          error_message: cell.e ?? null,
+          ...(cell.l === undefined ? {} : { requestLogId: cell.l }),
+        };
         cells.set(Number(id), answered);
         if (cell.k !== undefined) loads.push({ key: cell.k, cell: answered });
       }

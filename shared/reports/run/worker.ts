@@ -282,6 +282,7 @@ async function runRow(
   for (const column of snapshot.columns) {
     const failedDependency = columnDependencies(column, snapshot.columns).find((name) => failed.has(name));
     let cell: StoredCell;
+    let requestLogId: number | undefined;
     if (failedDependency !== undefined) {
       cell = { s: 'FAILED', v: null, e: `depends on column "${failedDependency}", which failed` };
     } else {
@@ -294,6 +295,9 @@ async function runRow(
             deadline: where.deadline,
             ports: deps.ports,
             origin: { reportId: where.reportId, reportRunNumber: where.run, columnName: column.name },
+            onRequestLog: (id) => {
+              requestLogId = id;
+            },
           },
         );
         cell = { s: 'COMPLETED', v: value ?? null };
@@ -302,6 +306,7 @@ async function runRow(
         cell = { s: 'FAILED', v: null, e: clipError(error.message) };
       }
     }
+    if (requestLogId !== undefined) cell.l = requestLogId;
     if (cell.s === 'FAILED') failed.add(column.name);
     define(column.name, cell.s === 'COMPLETED' ? cell.v : null);
     cells[String(column.id)] = cell;
@@ -364,7 +369,7 @@ async function fitCells(
       fromRow + size.row,
       Number(size.column),
     );
-    row[size.column] = { s: cell.s, k: objectKey };
+    row[size.column] = { s: cell.s, k: objectKey, ...(cell.l === undefined ? {} : { l: cell.l }) };
     total -= size.bytes - Buffer.byteLength(JSON.stringify(row[size.column]));
     moves.push(storeJson(objectKey, { v: cell.v ?? null, e: cell.e ?? null }, 0).then(() => undefined));
   }

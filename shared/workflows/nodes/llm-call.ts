@@ -87,7 +87,8 @@ async function recordCall(
   };
   try {
     const body = trackRequestBodySchema.parse(raw);
-    await trackRequest(context.workspaceId, body, raw);
+    const { request_id } = await trackRequest(context.workspaceId, body, raw);
+    context.onRequestLog?.(request_id);
   } catch (failure) {
     logger.warn('A node could not record its LLM call as a request log', {
       workspaceId: context.workspaceId,

@@ -28,6 +28,8 @@ export interface NodeContext {
   /** Epoch milliseconds after which the node must give up. */
   deadline: number;
   ports: NodePorts;
+  /** Told the id of each request log the node records (a report cell keeps it: its `request_log_id`). */
+  onRequestLog?: (requestLogId: number) => void;
   /** Where the node runs, for logs and for request logs a node writes. */
   origin?: {
     workflowId?: number;

@@ -56,6 +56,8 @@ export type RowCell =
       status: CellStatus;
       value: unknown;
       error_message?: string | null;
+      /** The request log the cell's node recorded (PROMPT_TEMPLATE, LLM_ASSERTION). */
+      request_log_id?: number;
       value_omitted_bytes?: number;
     };
 

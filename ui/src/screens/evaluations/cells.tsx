@@ -32,8 +32,10 @@ export function CellContent({
       ) : (
         <span>{text}</span>
       )}
-      {column?.column_type === 'PROMPT_TEMPLATE' &&
-      (cell.status === 'COMPLETED' || cell.status === 'FAILED') ? (
+      {column && cell.request_log_id !== undefined ? (
+        <LogLink path={cellLog(reportId, column.name, cell.request_log_id)} column={column.name} />
+      ) : column?.column_type === 'PROMPT_TEMPLATE' &&
+        (cell.status === 'COMPLETED' || cell.status === 'FAILED') ? (
         <LogLink path={promptCellLogs(reportId, column.name, datasetValues)} column={column.name} />
       ) : null}
     </span>
@@ -57,13 +59,22 @@ function LogLink({ path, column }: { path: string; column: string }) {
   );
 }
 
+/** The run's logs of the cell's column in the last 30 days, with the cell's own log selected (`sel`). */
+export function cellLog(reportId: number, column: string, requestLogId: number) {
+  const filters: Filter[] = [
+    { field: 'metadata', nested_key: 'report_id', operator: 'key_equals', value: String(reportId) },
+    { field: 'metadata', nested_key: 'report_column_name', operator: 'key_equals', value: column },
+  ];
+  return `requests?range=30d&f=${encodeURIComponent(JSON.stringify(filters))}&sel=${requestLogId}`;
+}
+
 /** How many dataset values narrow a cell's log search (the first few short text ones are enough). */
 const MATCH_VALUES = 3;
 const MATCH_CHARS = 500;
 
 /**
- * The Requests screen's view of the request log a PROMPT_TEMPLATE cell produced. The rows endpoint does
- * not answer the log's id, so the log is found by what the run wrote on it: its metadata (`report_id`,
+ * The Requests screen's view of the request log a PROMPT_TEMPLATE cell of a run made before the rows
+ * endpoint answered `request_log_id` produced: the log is found by what the run wrote on it: its metadata (`report_id`,
  * `report_column_name`) and its input variables, which hold the row's dataset values by column name.
  * Earlier runs of the same report and row match too (newest first); the window is the last 30 days.
  */

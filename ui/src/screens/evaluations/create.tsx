@@ -3,7 +3,14 @@ import { api, errorMessage } from '../../api/client.ts';
 import { useApi } from '../../api/use-api.ts';
 import { ErrorMessage } from '../../components/status.tsx';
 import { setQuery } from '../../lib/url-state.ts';
-import { COLUMN_TYPE_NAMES, COLUMN_TYPES } from './column-types.ts';
+import { STARTING_CONFIGURATIONS } from './column-types.ts';
+import {
+  type ColumnTypeInfo,
+  ConfigurationForm,
+  configurationOf,
+  type FieldValue,
+  formValues,
+} from './schema-form.tsx';
 
 export interface DatasetVersion {
   id: number;
@@ -18,16 +25,14 @@ interface ColumnDraft {
   column_type: string;
   name: string;
   is_part_of_score: boolean;
-  /** The configuration as typed (JSON). */
-  configuration: string;
+  /** The configuration as its generated form holds it. */
+  values: Record<string, FieldValue>;
 }
-
-const json = (value: unknown) => JSON.stringify(value, null, 2);
 
 /**
  * A new report over a published dataset version, with evaluation columns chosen from the node types:
- * each column's configuration starts from its type's documented fields and is checked by the API
- * (its 4xx message is shown by the form).
+ * each column's configuration is a form generated from its type's schema (GET /reports/column-types),
+ * started from a typical configuration, and checked by the API (its 4xx message is shown by the form).
  */
 export function CreateReport({ datasets, onCreated }: { datasets: DatasetVersion[]; onCreated: () => void }) {
   const published = datasets.filter((dataset) => dataset.version_number >= 1);
@@ -49,6 +54,14 @@ export function CreateReport({ datasets, onCreated }: { datasets: DatasetVersion
         : Promise.resolve([]),
     [dataset?.id],
   );
+  const columnTypes = useApi(
+    (signal) =>
+      api<{ column_types: ColumnTypeInfo[] }>('GET', '/reports/column-types', { signal }).then(
+        (answer) => answer.column_types,
+      ),
+    [],
+  );
+  const typeInfo = (name: string) => columnTypes.data?.find((type) => type.column_type === name);
   const known = [...(datasetColumns.data ?? []), ...columns.map((column) => column.name)];
 
   const update = (key: number, changes: Partial<ColumnDraft>) =>
@@ -56,8 +69,8 @@ export function CreateReport({ datasets, onCreated }: { datasets: DatasetVersion
       previous.map((column) => (column.key === key ? { ...column, ...changes } : column)),
     );
   const add = () => {
-    const type = COLUMN_TYPES[newType];
-    if (!type) return;
+    const info = typeInfo(newType);
+    if (!info) return;
     const [a = 'a', b = a] = known;
     setColumns((previous) => [
       ...previous,
@@ -66,7 +79,7 @@ export function CreateReport({ datasets, onCreated }: { datasets: DatasetVersion
         column_type: newType,
         name: `${newType.toLowerCase()} ${previous.length + 1}`,
         is_part_of_score: false,
-        configuration: json(type.template(a, b)),
+        values: formValues(info, STARTING_CONFIGURATIONS[newType]?.(a, b) ?? {}),
       },
     ]);
     setNextKey((n) => n + 1);
@@ -77,11 +90,13 @@ export function CreateReport({ datasets, onCreated }: { datasets: DatasetVersion
     if (!dataset) return;
     const body: Record<string, unknown>[] = [];
     for (const column of columns) {
-      let configuration: unknown;
+      const info = typeInfo(column.column_type);
+      if (!info) continue;
+      let configuration: Record<string, unknown>;
       try {
-        configuration = JSON.parse(column.configuration);
+        configuration = configurationOf(info, column.values);
       } catch (error) {
-        return setFailure(`The configuration of column "${column.name}" is not JSON: ${errorMessage(error)}`);
+        return setFailure(`The configuration of column "${column.name}": ${errorMessage(error)}`);
       }
       body.push({
         column_type: column.column_type,
@@ -145,10 +160,12 @@ export function CreateReport({ datasets, onCreated }: { datasets: DatasetVersion
             <legend>Columns</legend>
             {columns.length === 0 ? <p class="muted">No column yet.</p> : null}
             <ol>
-              {columns.map((column) => (
+              {columns.map((column, index) => (
                 <ColumnEditor
                   key={column.key}
                   column={column}
+                  type={typeInfo(column.column_type)}
+                  readable={known.slice(0, (datasetColumns.data?.length ?? 0) + index)}
                   onChange={(changes) => update(column.key, changes)}
                   onRemove={() => setColumns((previous) => previous.filter((c) => c.key !== column.key))}
                 />
@@ -159,19 +176,21 @@ export function CreateReport({ datasets, onCreated }: { datasets: DatasetVersion
               <select
                 id="create-new-type"
                 value={newType}
+                disabled={!columnTypes.data}
                 onChange={(event) => setNewType(event.currentTarget.value)}
               >
-                {COLUMN_TYPE_NAMES.map((type) => (
-                  <option key={type} value={type}>
-                    {type}
+                {(columnTypes.data ?? []).map((type) => (
+                  <option key={type.column_type} value={type.column_type}>
+                    {type.column_type}
                   </option>
                 ))}
               </select>
-              <button type="button" onClick={add}>
+              <button type="button" onClick={add} disabled={!columnTypes.data}>
                 Add column
               </button>
             </div>
           </fieldset>
+          {columnTypes.error ? <ErrorMessage>{columnTypes.error}</ErrorMessage> : null}
           {failure ? <ErrorMessage>{failure}</ErrorMessage> : null}
           <p class="evaluations-inline-form">
             <button type="submit" class="primary" disabled={busy}>
@@ -189,19 +208,23 @@ export function CreateReport({ datasets, onCreated }: { datasets: DatasetVersion
 
 function ColumnEditor({
   column,
+  type,
+  readable,
   onChange,
   onRemove,
 }: {
   column: ColumnDraft;
+  type: ColumnTypeInfo | undefined;
+  /** The dataset's columns and the earlier evaluation columns. */
+  readable: readonly string[];
   onChange: (changes: Partial<ColumnDraft>) => void;
   onRemove: () => void;
 }) {
-  const type = COLUMN_TYPES[column.column_type];
   const id = `column-${column.key}`;
   return (
     <li class="evaluations-column">
       <p>
-        <strong>{column.column_type}</strong> <span class="muted">{type?.summary}</span>
+        <strong>{column.column_type}</strong> <span class="muted">{type?.description}</span>
       </p>
       <label for={`${id}-name`}>Column name</label>
       <input
@@ -219,18 +242,16 @@ function ColumnEditor({
         />
         Part of the score
       </label>
-      <label for={`${id}-configuration`}>Configuration of {column.name} (JSON)</label>
-      <textarea
-        id={`${id}-configuration`}
-        rows={5}
-        spellcheck={false}
-        value={column.configuration}
-        aria-describedby={`${id}-fields`}
-        onInput={(event) => onChange({ configuration: event.currentTarget.value })}
-      />
-      <p id={`${id}-fields`} class="muted evaluations-hint">
-        Fields: {type?.fields}
-      </p>
+      {type ? (
+        <ConfigurationForm
+          id={id}
+          legend={`Configuration of ${column.name}`}
+          type={type}
+          values={column.values}
+          columns={readable}
+          onChange={(values) => onChange({ values })}
+        />
+      ) : null}
       <button type="button" aria-label={`Remove column ${column.name}`} onClick={onRemove}>
         Remove
       </button>
