@@ -9,7 +9,9 @@ import { defineConfig } from 'vitest/config';
  */
 const SHARED_SERVICE_FILES = [
   'analytics',
+  'costs',
   'dataset-append',
+  'dataset-external-ids',
   'folder-answer-size',
   'folder-filters',
   'folder-refs',
@@ -22,12 +24,20 @@ const SHARED_SERVICE_FILES = [
   'prompt-snippet-usage',
   'prompt-template-patch',
   'prompt-upsert-by-external-id',
+  'provider-keys',
   'readme-try-it',
+  'report-definitions',
+  'report-probing',
+  'request-search',
   'request-search-cursor',
   'sdk-skills',
+  'sdk-templates',
   'skill-collection-archives',
   'skill-collection-edges',
   'skill-collection-uploads',
+  'tools',
+  'track',
+  'workflows',
 ].map((name) => `test/e2e/${name}.test.ts`);
 
 /**
