@@ -8,11 +8,8 @@ import { defineConfig } from 'vitest/config';
  * its own (options, `messaging.events`, `countItems()`, `runSchedules()`, a global provider) stays out.
  */
 const SHARED_SERVICE_FILES = [
-  'analytics',
-  'costs',
   'dataset-append',
   'dataset-external-ids',
-  'folder-answer-size',
   'folder-filters',
   'folder-refs',
   'monitors',
@@ -23,7 +20,6 @@ const SHARED_SERVICE_FILES = [
   'prompt-isolation',
   'prompt-snippet-usage',
   'prompt-template-patch',
-  'prompt-upsert-by-external-id',
   'provider-keys',
   'readme-try-it',
   'report-definitions',
