@@ -1,4 +1,40 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
+
+/**
+ * End-to-end files that only call routes of their own workspace (the default `startTestService()`, no
+ * global counts, events, schedules or process-wide settings): they share one local service per worker,
+ * each with a workspace and key of its own (test/support/local-service.ts). A file that needs a service of
+ * its own (options, `messaging.events`, `countItems()`, `runSchedules()`, a global provider) stays out.
+ */
+const SHARED_SERVICE_FILES = [
+  'dataset-append',
+  'dataset-external-ids',
+  'folder-filters',
+  'folder-refs',
+  'monitors',
+  'openapi',
+  'otlp-exporters',
+  'otlp-langfuse',
+  'probing-defects',
+  'prompt-isolation',
+  'prompt-snippet-usage',
+  'prompt-template-patch',
+  'provider-keys',
+  'readme-try-it',
+  'report-definitions',
+  'report-probing',
+  'request-search',
+  'request-search-cursor',
+  'sdk-skills',
+  'sdk-templates',
+  'skill-collection-archives',
+  'skill-collection-edges',
+  'skill-collection-uploads',
+  'tools',
+  'track',
+  'workflows',
+].map((name) => `test/e2e/${name}.test.ts`);
 
 /**
  * One project per kind of test (README, "Development"): `npm run test:unit` runs the unit projects
@@ -10,6 +46,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     reporters: ['default', './test/support/summary-reporter.ts'],
+    // Both cores of a 2-core CI runner (vitest's default leaves one idle): files of a project share no
+    // port (0 everywhere) and no directory (each service has its own scratch directory).
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     projects: [
       {
         extends: true,
@@ -35,7 +74,23 @@ export default defineConfig({
       {
         extends: true,
         // Routes through the local gateway.
-        test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], pool: 'forks' },
+        test: {
+          name: 'e2e',
+          include: ['test/e2e/**/*.test.ts'],
+          exclude: SHARED_SERVICE_FILES,
+          pool: 'forks',
+        },
+      },
+      {
+        extends: true,
+        // Routes through one local service per worker, shared by files that run one after another in it.
+        test: {
+          name: 'e2e-shared',
+          include: SHARED_SERVICE_FILES,
+          pool: 'forks',
+          isolate: false,
+          env: { PROMPTOPS_TEST_SERVICE: 'shared' },
+        },
       },
       {
         extends: true,

@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { randomUUID } from 'node:crypto';
 import { DynamoDBClient, paginateScan } from '@aws-sdk/client-dynamodb';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { expect } from 'vitest';
@@ -54,11 +55,80 @@ export interface TestService extends LocalService {
  * Schedules run once at start-up and then only when the test calls `runSchedules()`.
  */
 export async function startTestService(options: LocalServiceOptions = {}): Promise<TestService> {
+  if (process.env[SHARED_SERVICE_ENV] !== 'shared') return startOwnTestService(options);
+  if (Object.keys(options).length > 0) {
+    throw new Error(
+      'A file that starts the test service with options needs a service of its own: move it out of SHARED_SERVICE_FILES (vitest.config.ts)',
+    );
+  }
+  return sharedTestService();
+}
+
+/**
+ * Set to `shared` by the e2e-shared project (vitest.config.ts), whose files run one after another in a
+ * worker that keeps its modules: they share one local service per worker.
+ */
+export const SHARED_SERVICE_ENV = 'PROMPTOPS_TEST_SERVICE';
+
+/** Kept on the global object: `test/setup.ts` evaluates this module afresh for each file. */
+const SHARED_SERVICE = Symbol.for('promptops.sharedTestService');
+
+interface SharedService {
+  service: LocalService;
+  writeWatchers: WriteWatchers;
+  /** The variables the service set (endpoints, queue URLs): `test/setup.ts` removes them after each file. */
+  environment: Record<string, string | undefined>;
+}
+
+/**
+ * The worker's service (started by its first file) seen by one file: a workspace and key of its own, so
+ * what another file wrote is never in its lists; `stop()` only waits until the queues and the change
+ * feed are idle, so the next file starts on a quiet service.
+ */
+async function sharedTestService(): Promise<TestService> {
+  const store = globalThis as { [SHARED_SERVICE]?: Promise<SharedService> };
+  store[SHARED_SERVICE] ??= (async () => {
+    const before = { ...process.env };
+    const writeWatchers: WriteWatchers = new Set();
+    const service = await startWatchedService({}, writeWatchers);
+    const environment = Object.fromEntries(
+      Object.entries(process.env).filter(([name, value]) => before[name] !== value),
+    );
+    return { service, writeWatchers, environment };
+  })();
+  const { service, writeWatchers, environment } = await store[SHARED_SERVICE];
+  Object.assign(process.env, environment);
+  const { ensureWorkspace, createApiKey } = await import('#shared/auth/api-keys.ts');
+  const { workspaceId } = await ensureWorkspace(`test-file-${randomUUID()}`);
+  const { key } = await createApiKey(workspaceId);
+  const own = testHelpers({ ...service, apiKey: key, workspaceId }, writeWatchers);
+  return {
+    ...own,
+    // Another file's workspace of the same name would be this one's: names are scoped to the file.
+    otherWorkspaceKey: (name, options) =>
+      own.otherWorkspaceKey(`${name} (of workspace ${workspaceId})`, options),
+    stop: async () => {
+      await service.changes.idle();
+      await service.messaging.idle();
+    },
+  };
+}
+
+/** Told of each write a route is about to send while a `rejected()` call is in flight. */
+type WriteWatchers = Set<() => Promise<unknown>>;
+
+async function startOwnTestService(options: LocalServiceOptions): Promise<TestService> {
+  const writeWatchers: WriteWatchers = new Set();
+  return testHelpers(await startWatchedService(options, writeWatchers), writeWatchers);
+}
+
+function startWatchedService(
+  options: LocalServiceOptions,
+  writeWatchers: WriteWatchers,
+): Promise<LocalService> {
   // Every success answer is checked against its route's declared response schema (a mismatch is a 500
   // `response_schema_mismatch`, which `call` turns into a failure naming what disagrees).
-  // Told of each write a route is about to send while a `rejected()` call is in flight.
-  const writeWatchers = new Set<() => Promise<unknown>>();
-  const service = await startLocalService({
+  return startLocalService({
     port: 0,
     dataDir: null,
     retryDelayMs: 20,
@@ -71,6 +141,10 @@ export async function startTestService(options: LocalServiceOptions = {}): Promi
       return Promise.all([outside, ...[...writeWatchers].map((watcher) => watcher())]);
     },
   });
+}
+
+/** The helpers of a test service whose calls use `service.apiKey` and `service.workspaceId`. */
+function testHelpers(service: LocalService, writeWatchers: WriteWatchers): TestService {
   const dynamo = new DynamoDBClient({ endpoint: service.dynamodbEndpoint });
   const s3 = new S3Client({ endpoint: service.s3Endpoint, forcePathStyle: true });
 
