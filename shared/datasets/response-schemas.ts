@@ -1,6 +1,6 @@
-import * as z from 'zod';
 import { externalIdSchema } from '#shared/external-ids/external-ids.ts';
 import { isoTimestamp, jsonObject } from '#shared/platform/response-schemas.ts';
+import * as z from '#shared/platform/zod.ts';
 
 /** Response schemas of the dataset routes (field for field as list.ts, rows.ts and the handlers build them). */
 
@@ -8,11 +8,11 @@ export const datasetViewSchema = z
   .object({
     id: z.int(),
     dataset_group_id: z.int(),
-    version_number: z.int().meta({ description: '-1 for a draft' }),
+    version_number: z.int().clone().register(z.globalRegistry, { description: '-1 for a draft' }),
     column_names: z.array(z.string()),
-    filter_params: jsonObject
-      .nullable()
-      .meta({ description: 'The params of a from-filter-params version; null otherwise' }),
+    filter_params: z.nullable(jsonObject).clone().register(z.globalRegistry, {
+      description: 'The params of a from-filter-params version; null otherwise',
+    }),
     filter_params_truncated: z.boolean(),
     is_deleted: z.boolean(),
     user_id: z.int(),
@@ -27,7 +27,8 @@ export const datasetViewSchema = z
     }),
     external_ids: z.array(externalIdSchema),
   })
-  .meta({ id: 'Dataset' });
+  .clone()
+  .register(z.globalRegistry, { id: 'Dataset' });
 
 /** GET /api/public/v2/datasets. */
 export const datasetListSchema = z.object({
@@ -67,10 +68,12 @@ export const datasetGroupCreatedSchema = z.object({
     id: z.int(),
     name: z.string(),
     workspace_id: z.int(),
-    folder_id: z.int().nullable(),
+    folder_id: z.nullable(z.int()),
     is_deleted: z.boolean(),
   }),
-  dataset: datasetViewSchema.meta({ description: 'The group’s first, empty draft' }),
+  dataset: datasetViewSchema
+    .clone()
+    .register(z.globalRegistry, { description: 'The group’s first, empty draft' }),
   external_ids: z.array(externalIdSchema),
 });
 
@@ -92,10 +95,16 @@ export const draftSavedSchema = z.object({
 /** upload-url. */
 export const uploadUrlSchema = z.object({
   success: z.literal(true),
-  upload_url: z.string().meta({ description: 'Presigned S3 URL: PUT the file there, unchanged' }),
+  upload_url: z
+    .string()
+    .clone()
+    .register(z.globalRegistry, { description: 'Presigned S3 URL: PUT the file there, unchanged' }),
   method: z.literal('PUT'),
-  file_key: z.string().meta({ description: 'Give it to from-file as file_key' }),
-  expires_in: z.int().meta({ description: 'Seconds' }),
+  file_key: z
+    .string()
+    .clone()
+    .register(z.globalRegistry, { description: 'Give it to from-file as file_key' }),
+  expires_in: z.int().clone().register(z.globalRegistry, { description: 'Seconds' }),
   max_bytes: z.int(),
 });
 

@@ -1,6 +1,6 @@
-import * as z from 'zod';
 import { isoTimestamp } from '#shared/platform/response-schemas.ts';
 import { toIso } from '#shared/platform/time.ts';
+import * as z from '#shared/platform/zod.ts';
 import type { MonitorRecord } from './repository.ts';
 import { COMPARISONS, METRICS } from './validation.ts';
 
@@ -10,14 +10,16 @@ export const monitorViewSchema = z
     id: z.int(),
     name: z.string(),
     metric: z.enum(METRICS),
-    filter: z.object({ dimension: z.string(), value: z.string() }).nullable().meta({
-      description:
-        'Only requests with this dimension value count; `prompt_label` (`<prompt name>:<label>`) is the version the label points at, read at each evaluation.',
+    filter: z
+      .nullable(z.object({ dimension: z.string(), value: z.string() }))
+      .clone()
+      .register(z.globalRegistry, {
+        description:
+          'Only requests with this dimension value count; `prompt_label` (`<prompt name>:<label>`) is the version the label points at, read at each evaluation.',
+      }),
+    group_by: z.nullable(z.string()).clone().register(z.globalRegistry, {
+      description: 'Each value of this dimension triggers and resolves on its own.',
     }),
-    group_by: z
-      .string()
-      .nullable()
-      .meta({ description: 'Each value of this dimension triggers and resolves on its own.' }),
     window_minutes: z.int(),
     threshold: z.number(),
     comparison: z.enum(COMPARISONS),
@@ -26,7 +28,8 @@ export const monitorViewSchema = z
     created_at: isoTimestamp,
     updated_at: isoTimestamp,
   })
-  .meta({ id: 'Monitor' });
+  .clone()
+  .register(z.globalRegistry, { id: 'Monitor' });
 export type MonitorView = z.infer<typeof monitorViewSchema>;
 
 export function toMonitorView(monitor: MonitorRecord): MonitorView {

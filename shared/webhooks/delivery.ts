@@ -1,10 +1,10 @@
 import { ChangeMessageVisibilityCommand, SQSClient } from '@aws-sdk/client-sqs';
-import * as z from 'zod';
 import { ENV, queueUrlEnv, requireEnv } from '#shared/platform/config.ts';
 import { isConditionFailed } from '#shared/platform/dynamo.ts';
 import { clip } from '#shared/platform/errors.ts';
 import { logger } from '#shared/platform/logger.ts';
 import { OutboundError, type OutboundResponse, outboundRequest } from '#shared/platform/outbound-http.ts';
+import * as z from '#shared/platform/zod.ts';
 import { MAX_DELIVERY_RECEIVES, retryDelaySeconds } from './backoff.ts';
 import { WEBHOOK_DELIVERY_QUEUE } from './deliveries.ts';
 import {
@@ -37,16 +37,16 @@ const messageSchema = z.discriminatedUnion('type', [
   z.object({
     v: z.literal(1),
     type: z.literal('webhook_delivery'),
-    workspace_id: z.number().int().positive(),
-    webhook_id: z.number().int().positive(),
-    delivery_id: z.string().min(1),
+    workspace_id: z.int().check(z.positive()),
+    webhook_id: z.int().check(z.positive()),
+    delivery_id: z.string().check(z.minLength(1)),
   }),
   z.object({
     v: z.literal(1),
     type: z.literal('run_callback'),
-    workspace_id: z.number().int().positive(),
-    execution_id: z.number().int().positive(),
-    delivery_id: z.string().min(1),
+    workspace_id: z.int().check(z.positive()),
+    execution_id: z.int().check(z.positive()),
+    delivery_id: z.string().check(z.minLength(1)),
   }),
 ]);
 

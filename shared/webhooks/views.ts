@@ -1,7 +1,7 @@
-import * as z from 'zod';
 import { EVENT_TYPES, type EventType, SUBSCRIBABLE_EVENT_TYPES } from '#shared/events/catalogue.ts';
 import { isoTimestamp, pageFields } from '#shared/platform/response-schemas.ts';
 import { toIso } from '#shared/platform/time.ts';
+import * as z from '#shared/platform/zod.ts';
 import type { DeliveryRecord, WebhookRecord } from './repository.ts';
 import { previousSecretExpiresAt } from './secrets.ts';
 import { DELIVERY_STATUSES } from './validation.ts';
@@ -14,22 +14,23 @@ export const webhookViewSchema = z
     id: z.int(),
     url: z.string(),
     event_types: z.array(z.enum(SUBSCRIBABLE_EVENT_TYPES as [EventType, ...EventType[]])),
-    description: z.string().nullable(),
+    description: z.nullable(z.string()),
     is_active: z.boolean(),
-    headers: z.record(z.string(), z.literal(MASKED_HEADER_VALUE)).meta({
+    headers: z.record(z.string(), z.literal(MASKED_HEADER_VALUE)).clone().register(z.globalRegistry, {
       description: 'The custom header names; their values are never shown again (`********`).',
     }),
     created_at: isoTimestamp,
     updated_at: isoTimestamp,
     disabled_reason: z
-      .string()
-      .nullable()
-      .meta({ description: 'Why the service turned it off (a 410 answer).' }),
-    previous_secret_expires_at: isoTimestamp
-      .nullable()
-      .meta({ description: 'Until when the secret a rotation replaced still signs too.' }),
+      .nullable(z.string())
+      .clone()
+      .register(z.globalRegistry, { description: 'Why the service turned it off (a 410 answer).' }),
+    previous_secret_expires_at: z.nullable(isoTimestamp).clone().register(z.globalRegistry, {
+      description: 'Until when the secret a rotation replaced still signs too.',
+    }),
   })
-  .meta({ id: 'Webhook' });
+  .clone()
+  .register(z.globalRegistry, { id: 'Webhook' });
 export type WebhookView = z.infer<typeof webhookViewSchema>;
 
 export function toWebhookView(webhook: WebhookRecord): WebhookView {
@@ -53,19 +54,23 @@ export function toWebhookView(webhook: WebhookRecord): WebhookView {
 
 export const deliveryViewSchema = z
   .object({
-    id: z.string().meta({ description: 'Also the `webhook-id` header of every attempt.' }),
+    id: z
+      .string()
+      .clone()
+      .register(z.globalRegistry, { description: 'Also the `webhook-id` header of every attempt.' }),
     webhook_id: z.int(),
     event_id: z.string(),
     event_type: z.enum(EVENT_TYPES as [EventType, ...EventType[]]),
     status: z.enum(DELIVERY_STATUSES),
     attempts: z.int(),
-    last_status_code: z.int().nullable(),
-    last_error: z.string().nullable(),
-    next_attempt_at: isoTimestamp.nullable(),
+    last_status_code: z.nullable(z.int()),
+    last_error: z.nullable(z.string()),
+    next_attempt_at: z.nullable(isoTimestamp),
     created_at: isoTimestamp,
-    delivered_at: isoTimestamp.nullable(),
+    delivered_at: z.nullable(isoTimestamp),
   })
-  .meta({ id: 'WebhookDelivery' });
+  .clone()
+  .register(z.globalRegistry, { id: 'WebhookDelivery' });
 export type DeliveryView = z.infer<typeof deliveryViewSchema>;
 
 const isoOrNull = (ms: number | null) => (ms === null ? null : toIso(ms));
@@ -86,7 +91,10 @@ export function toDeliveryView(delivery: DeliveryRecord): DeliveryView {
   };
 }
 
-const secretField = z.string().meta({ description: '`whsec_...`: shown here only, store it now.' });
+const secretField = z
+  .string()
+  .clone()
+  .register(z.globalRegistry, { description: '`whsec_...`: shown here only, store it now.' });
 
 export const webhookCreatedSchema = z.object({
   success: z.literal(true),

@@ -1,4 +1,3 @@
-import * as z from 'zod';
 import { readManifest } from '#shared/datasets/manifest.ts';
 import { keepingChunkReader, rowWindow } from '#shared/datasets/rows.ts';
 import { forEachLimited } from '#shared/platform/concurrency.ts';
@@ -6,6 +5,7 @@ import { clip } from '#shared/platform/errors.ts';
 import { keepLeased, releaseLease, renewLease } from '#shared/platform/lease.ts';
 import { logger } from '#shared/platform/logger.ts';
 import { storeJson } from '#shared/platform/stored-json.ts';
+import * as z from '#shared/platform/zod.ts';
 import type { NodeContext, NodePorts } from '#shared/workflows/nodes/types.ts';
 import { NodeFailure } from '#shared/workflows/nodes/types.ts';
 import { columnDependencies } from '../columns.ts';
@@ -77,17 +77,17 @@ export const reportRowsMessageSchema = z.discriminatedUnion('type', [
   z.object({
     v: z.literal(1),
     type: z.literal('report-run-start'),
-    ws: z.number().int(),
-    reportId: z.number().int(),
-    run: z.number().int(),
+    ws: z.int(),
+    reportId: z.int(),
+    run: z.int(),
   }),
   z.object({
     v: z.literal(1),
     type: z.literal('report-rows'),
-    ws: z.number().int(),
-    reportId: z.number().int(),
-    run: z.number().int(),
-    batch: z.number().int().min(0),
+    ws: z.int(),
+    reportId: z.int(),
+    run: z.int(),
+    batch: z.int().check(z.gte(0)),
   }),
 ]);
 

@@ -1,8 +1,8 @@
-import * as z from 'zod';
 import { clip } from '#shared/platform/errors.ts';
 import { keepLeased } from '#shared/platform/lease.ts';
 import { logger } from '#shared/platform/logger.ts';
 import { storeJson } from '#shared/platform/stored-json.ts';
+import * as z from '#shared/platform/zod.ts';
 import { isEdgeTaken } from '../edges.ts';
 import { executeNode } from '../nodes/registry.ts';
 import { type NodeContext, NodeFailure, type NodePorts } from '../nodes/types.ts';
@@ -56,10 +56,10 @@ export async function defaultWorkerDeps(): Promise<WorkerDeps> {
 export const nodeMessageSchema = z.object({
   v: z.literal(1),
   type: z.literal('workflow-node'),
-  ws: z.number().int(),
-  executionId: z.number().int(),
-  workflowId: z.number().int(),
-  versionNumber: z.number().int(),
+  ws: z.int(),
+  executionId: z.int(),
+  workflowId: z.int(),
+  versionNumber: z.int(),
   node: z.string(),
 });
 
