@@ -14,7 +14,8 @@ export const folderFilterParam = z
       if (text === 'null') return null;
       const id = /^\d{1,16}$/.test(text) ? Number(text) : 0;
       if (id >= 1 && Number.isSafeInteger(id)) return id;
-      ctx.addIssue({
+      ctx.issues.push({
+        input: ctx.value,
         code: 'custom',
         message: 'must be a folder id (a positive integer) or null (the workspace root)',
       });

@@ -10,7 +10,7 @@ export const ILL_FORMED_UNICODE =
  * names, dataset group names, external ids, file names): well-formed Unicode only. A lone UTF-16
  * surrogate ("\ud800") becomes U+FFFD once encoded as UTF-8, so "s\ud800", "s\udc00" and "s\ufffd" would
  * all land on one entity; they are refused with a 422 instead. Text content (messages, metadata values)
- * keeps plain `z.string()` and is stored as sent. Chain bounds after it: `wellFormedString().min(1)`.
+ * keeps plain `z.string()` and is stored as sent. Add bounds after it: `wellFormedString().check(z.minLength(1))`.
  */
 export const wellFormedString = () =>
   z.string().check(z.refine((text) => text.isWellFormed(), { message: ILL_FORMED_UNICODE, abort: true }));
@@ -32,7 +32,7 @@ export function ownKeysRecord<K extends z.core.$ZodRecordKey, V extends z.core.S
   return z.pipe(
     z.transform((input, ctx) => {
       if (input !== null && typeof input === 'object' && Object.hasOwn(input, '__proto__')) {
-        ctx.addIssue({
+        ctx.issues.push({
           code: 'custom',
           path: ['__proto__'],
           message: '__proto__ cannot be used as a key',

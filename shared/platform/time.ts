@@ -29,12 +29,12 @@ export const timestampSchema = z.pipe(
   z.unknown(),
   z.transform((value, ctx) => {
     if (value === undefined) {
-      ctx.addIssue({ code: 'custom', message: 'Field required' });
+      ctx.issues.push({ input: ctx.value, code: 'custom', message: 'Field required' });
       return z.NEVER;
     }
     const ms = typeof value === 'string' || typeof value === 'number' ? parseTimestamp(value) : undefined;
     if (ms === undefined) {
-      ctx.addIssue({ code: 'custom', message: `must be ${TIMESTAMP_FORMS}` });
+      ctx.issues.push({ input: ctx.value, code: 'custom', message: `must be ${TIMESTAMP_FORMS}` });
       return z.NEVER;
     }
     return ms;
@@ -50,7 +50,7 @@ export const queryTimestampSchema = z.pipe(
   z.transform((text, ctx) => {
     const ms = parseTimestamp(/^\d+(\.\d+)?$/.test(text) ? Number(text) : text);
     if (ms === undefined) {
-      ctx.addIssue({ code: 'custom', message: `must be ${TIMESTAMP_FORMS}` });
+      ctx.issues.push({ input: ctx.value, code: 'custom', message: `must be ${TIMESTAMP_FORMS}` });
       return z.NEVER;
     }
     return ms;

@@ -42,7 +42,8 @@ const nanosField = z.pipe(
   z.transform((value, ctx) => {
     const ns = parseNanos(value);
     if (ns === undefined) {
-      ctx.addIssue({
+      ctx.issues.push({
+        input: value,
         code: 'custom',
         message:
           'must be nanoseconds since the epoch: a non-negative integer or a string of digits, before year 10000',

@@ -119,7 +119,7 @@ const headerRecord = z.record(z.string(), z.string()).check(
 export const headersSchema = z.pipe(
   z.transform((value, ctx) => {
     if (value !== null && typeof value === 'object' && Object.hasOwn(value, '__proto__')) {
-      ctx.addIssue({
+      ctx.issues.push({
         code: 'custom',
         path: ['__proto__'],
         message: 'cannot be used as a header name',
