@@ -31,6 +31,14 @@ export const BUNDLE = {
   /** Prefer the ESM build of dependencies: it tree-shakes better. */
   mainFields: ['module', 'main'],
   /**
+   * `yaml` (the skill functions' front matter) publishes CommonJS under Node's export condition, never
+   * tree-shaken (112 KB), and the same code as ESM for every other platform (97 KB): the ESM build is
+   * bundled. It differs only where it reaches for Node (`process.emitWarning`, Buffer for YAML 1.1
+   * binary tags), which the YAML 1.2 core schema the front matter is parsed with never uses. Relative to
+   * the repository root, where the stack, the bench and the tests run esbuild.
+   */
+  alias: { yaml: './node_modules/yaml/browser/index.js' },
+  /**
    * The Lambda Node.js 24 runtime ships the AWS SDK v3 clients and the DynamoDB document client: leaving
    * them out is what keeps the bundles small (bundling them adds 300-550 KB to each function). Helper
    * packages the runtime is not guaranteed to carry (the S3 presigner and the Smithy pieces it needs) are
@@ -95,7 +103,10 @@ export const lambdaBundling: BundlingOptions = {
   mainFields: [...BUNDLE.mainFields],
   externalModules: [...BUNDLE.external],
   banner: BUNDLE.banner,
-  esbuildArgs: { '--tree-shaking': String(BUNDLE.treeShaking) },
+  esbuildArgs: {
+    '--tree-shaking': String(BUNDLE.treeShaking),
+    ...Object.fromEntries(Object.entries(BUNDLE.alias).map(([name, path]) => [`--alias:${name}`, path])),
+  },
   forceDockerBundling: false,
   commandHooks: afterBundling(() => []),
 };
@@ -117,6 +128,7 @@ export function esbuildOptions(entry: string, outfile: string): BuildOptions {
     sourcemap: BUNDLE.sourceMap,
     sourcesContent: BUNDLE.sourcesContent,
     mainFields: [...BUNDLE.mainFields],
+    alias: { ...BUNDLE.alias },
     external: [...BUNDLE.external],
     banner: { js: BUNDLE.banner },
     logLevel: 'warning',

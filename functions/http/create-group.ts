@@ -1,6 +1,6 @@
-import * as z from 'zod';
 import { authenticateApiKey } from '#shared/auth/key-cache.ts';
 import { httpRoute } from '#shared/platform/http.ts';
+import * as z from '#shared/platform/zod.ts';
 import { createGroup } from '#shared/request-logs/groups.ts';
 
 /** POST /create-group (the SDK's `group.create`): a new group of the key's workspace; answers its id. */

@@ -1,16 +1,16 @@
-import * as z from 'zod';
 import { addRequestLogToDraft } from '#shared/datasets/append.ts';
 import { draftCreatedSchema } from '#shared/datasets/response-schemas.ts';
 import { allows } from '#shared/platform/auth-context.ts';
 import { forbidden } from '#shared/platform/errors.ts';
 import { httpRoute } from '#shared/platform/http.ts';
+import * as z from '#shared/platform/zod.ts';
 
 /**
  * POST /api/public/v2/dataset-versions/add-request-log: adds one logged request as a row of the group's
  * draft (made when the group has none), as from-filter-params would make it (201).
  */
 export const handler = httpRoute({
-  body: z.object({ dataset_group_id: z.int().min(1), request_log_id: z.int().min(1) }),
+  body: z.object({ dataset_group_id: z.int().check(z.gte(1)), request_log_id: z.int().check(z.gte(1)) }),
   permission: ['datasets', 'edit'],
   responses: { 201: draftCreatedSchema },
   errors: [404, 409],

@@ -1,9 +1,9 @@
-import * as z from 'zod';
 import { addTraceToDraft } from '#shared/datasets/append.ts';
 import { draftCreatedSchema } from '#shared/datasets/response-schemas.ts';
 import { allows } from '#shared/platform/auth-context.ts';
 import { forbidden } from '#shared/platform/errors.ts';
 import { httpRoute } from '#shared/platform/http.ts';
+import * as z from '#shared/platform/zod.ts';
 import { hexId, traceIdField } from '#shared/traces/schemas.ts';
 
 /**
@@ -12,9 +12,9 @@ import { hexId, traceIdField } from '#shared/traces/schemas.ts';
  */
 export const handler = httpRoute({
   body: z.object({
-    dataset_group_id: z.int().min(1),
+    dataset_group_id: z.int().check(z.gte(1)),
     trace_id: traceIdField,
-    span_id: hexId('span_id').nullish(),
+    span_id: z.nullish(hexId('span_id')),
   }),
   permission: ['datasets', 'edit'],
   responses: { 201: draftCreatedSchema },

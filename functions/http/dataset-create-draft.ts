@@ -1,7 +1,7 @@
-import * as z from 'zod';
 import { draftCreatedSchema } from '#shared/datasets/response-schemas.ts';
 import { createDraftVersion } from '#shared/datasets/versions.ts';
 import { HttpResponse, httpRoute } from '#shared/platform/http.ts';
+import * as z from '#shared/platform/zod.ts';
 
 /**
  * POST /api/public/v2/dataset-versions/create-draft: creates a group's draft. 201 with an empty draft,
@@ -9,8 +9,8 @@ import { HttpResponse, httpRoute } from '#shared/platform/http.ts';
  */
 export const handler = httpRoute({
   body: z.object({
-    dataset_group_id: z.int().min(1),
-    source_dataset_id: z.int().min(1).nullish(),
+    dataset_group_id: z.int().check(z.gte(1)),
+    source_dataset_id: z.nullish(z.int().check(z.gte(1))),
   }),
   permission: ['datasets', 'edit'],
   responses: { 201: draftCreatedSchema, 202: draftCreatedSchema },

@@ -1,8 +1,8 @@
-import * as z from 'zod';
 import { versionFromFileSchema } from '#shared/datasets/response-schemas.ts';
 import { createVersionFromFile } from '#shared/datasets/versions.ts';
 import { httpRoute } from '#shared/platform/http.ts';
 import { wellFormedString } from '#shared/platform/schemas.ts';
+import * as z from '#shared/platform/zod.ts';
 
 /**
  * POST /api/public/v2/dataset-versions/from-file: the file inline (`file_content_base64`) or uploaded
@@ -11,20 +11,22 @@ import { wellFormedString } from '#shared/platform/schemas.ts';
 export const handler = httpRoute({
   body: z
     .object({
-      dataset_group_id: z.int().min(1),
-      file_name: wellFormedString().min(1).max(255),
-      file_content_base64: z.string().min(1).optional(),
-      file_key: z.string().min(1).optional(),
+      dataset_group_id: z.int().check(z.gte(1)),
+      file_name: wellFormedString().check(z.minLength(1), z.maxLength(255)),
+      file_content_base64: z.optional(z.string().check(z.minLength(1))),
+      file_key: z.optional(z.string().check(z.minLength(1))),
     })
-    .superRefine((body, ctx) => {
-      const given = Number(body.file_content_base64 !== undefined) + Number(body.file_key !== undefined);
-      if (given === 1) return;
-      ctx.addIssue({
-        code: 'custom',
-        path: ['file_content_base64'],
-        message: given ? 'give file_content_base64 or file_key, not both' : 'Field required (or file_key)',
-      });
-    }),
+    .check(
+      z.superRefine((body, ctx) => {
+        const given = Number(body.file_content_base64 !== undefined) + Number(body.file_key !== undefined);
+        if (given === 1) return;
+        ctx.addIssue({
+          code: 'custom',
+          path: ['file_content_base64'],
+          message: given ? 'give file_content_base64 or file_key, not both' : 'Field required (or file_key)',
+        });
+      }),
+    ),
   permission: ['datasets', 'edit'],
   responses: { 201: versionFromFileSchema },
   errors: [404, 409],

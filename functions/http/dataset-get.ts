@@ -1,8 +1,8 @@
-import * as z from 'zod';
 import { getDatasetView } from '#shared/datasets/list.ts';
 import { datasetGetSchema } from '#shared/datasets/response-schemas.ts';
 import { httpRoute } from '#shared/platform/http.ts';
 import { idParam } from '#shared/platform/schemas.ts';
+import * as z from '#shared/platform/zod.ts';
 
 /**
  * GET /api/public/v2/datasets/{dataset_id}: one dataset as GET /datasets lists it, with its stored

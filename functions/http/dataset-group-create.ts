@@ -1,4 +1,3 @@
-import * as z from 'zod';
 import { createDatasetGroup } from '#shared/datasets/groups.ts';
 import { toDatasetView } from '#shared/datasets/list.ts';
 import { datasetGroupCreatedSchema } from '#shared/datasets/response-schemas.ts';
@@ -6,6 +5,7 @@ import { externalIdSchema } from '#shared/external-ids/external-ids.ts';
 import { badRequest } from '#shared/platform/errors.ts';
 import { httpRoute } from '#shared/platform/http.ts';
 import { wellFormedString } from '#shared/platform/schemas.ts';
+import * as z from '#shared/platform/zod.ts';
 
 /**
  * POST /api/public/v2/dataset-groups: a group with a unique name, created with its first (empty) draft
@@ -13,13 +13,14 @@ import { wellFormedString } from '#shared/platform/schemas.ts';
  */
 export const handler = httpRoute({
   body: z.object({
-    name: wellFormedString()
-      .min(1)
-      .max(255)
-      .refine((name) => name.trim() !== '', 'must not be blank'),
-    workspace_id: z.int().nullish(),
-    folder_id: z.int().min(1).nullish(),
-    external_ids: z.array(externalIdSchema).nullish(),
+    name: wellFormedString().check(
+      z.minLength(1),
+      z.maxLength(255),
+      z.refine((name) => name.trim() !== '', 'must not be blank'),
+    ),
+    workspace_id: z.nullish(z.int()),
+    folder_id: z.nullish(z.int().check(z.gte(1))),
+    external_ids: z.nullish(z.array(externalIdSchema)),
   }),
   permission: ['datasets', 'edit'],
   responses: { 201: datasetGroupCreatedSchema },

@@ -1,8 +1,8 @@
-import * as z from 'zod';
 import { groupExternalIds } from '#shared/datasets/groups.ts';
 import { externalIdResponses, externalIdSchema } from '#shared/external-ids/external-ids.ts';
 import { httpRoute } from '#shared/platform/http.ts';
 import { idParam } from '#shared/platform/schemas.ts';
+import * as z from '#shared/platform/zod.ts';
 
 /** POST /api/public/v2/dataset-groups/{dataset_group_id}/external-ids: attaches a mapping (201). */
 export const handler = httpRoute({

@@ -1,14 +1,14 @@
-import * as z from 'zod';
 import { draftSavedSchema } from '#shared/datasets/response-schemas.ts';
 import { saveDraftVersion } from '#shared/datasets/versions.ts';
 import { httpRoute } from '#shared/platform/http.ts';
+import * as z from '#shared/platform/zod.ts';
 
 /**
  * POST /api/public/v2/dataset-versions/save-draft: the group's draft becomes its next version, as it is.
  * 202 as the reference answers, though the version is already numbered when the answer leaves.
  */
 export const handler = httpRoute({
-  body: z.object({ dataset_group_id: z.int().min(1) }),
+  body: z.object({ dataset_group_id: z.int().check(z.gte(1)) }),
   permission: ['datasets', 'edit'],
   responses: { 202: draftSavedSchema },
   errors: [404, 409],

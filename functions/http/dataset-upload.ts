@@ -1,10 +1,10 @@
-import * as z from 'zod';
 import { versionFromFileSchema } from '#shared/datasets/response-schemas.ts';
 import { UPLOAD_ROUTE_MAX_BYTES } from '#shared/datasets/uploads.ts';
 import { createVersionFromFile } from '#shared/datasets/versions.ts';
 import { badRequest, payloadTooLarge, unsupportedMediaType } from '#shared/platform/errors.ts';
 import { httpRoute } from '#shared/platform/http.ts';
 import { idParam, wellFormedString } from '#shared/platform/schemas.ts';
+import * as z from '#shared/platform/zod.ts';
 
 const FILE_CONTENT_TYPES = ['text/csv', 'application/json', 'application/octet-stream'] as const;
 
@@ -16,14 +16,14 @@ const FILE_CONTENT_TYPES = ['text/csv', 'application/json', 'application/octet-s
 export const handler = httpRoute({
   query: z.object({
     dataset_group_id: idParam,
-    file_name: wellFormedString().min(1).max(255),
+    file_name: wellFormedString().check(z.minLength(1), z.maxLength(255)),
   }),
   permission: ['datasets', 'edit'],
   bytesBody: {
     contentTypes: FILE_CONTENT_TYPES,
-    documented: z
-      .array(z.record(z.string(), z.unknown()))
-      .meta({ description: 'The file: a JSON array of objects (a row each), or a CSV under text/csv' }),
+    documented: z.array(z.record(z.string(), z.unknown())).clone().register(z.globalRegistry, {
+      description: 'The file: a JSON array of objects (a row each), or a CSV under text/csv',
+    }),
   },
   responses: { 201: versionFromFileSchema },
   errors: [404, 409],

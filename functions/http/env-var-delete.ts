@@ -1,8 +1,8 @@
-import * as z from 'zod';
 import { removeEnvVar } from '#shared/env-vars/env-vars.ts';
 import { httpRoute } from '#shared/platform/http.ts';
 import { successSchema } from '#shared/platform/response-schemas.ts';
 import { idParam } from '#shared/platform/schemas.ts';
+import * as z from '#shared/platform/zod.ts';
 
 /** DELETE /api/public/v2/env-vars/{var_id}: code run from now on no longer sees the variable. */
 export const handler = httpRoute({

@@ -1,4 +1,3 @@
-import * as z from 'zod';
 import {
   updateEnvVar,
   updateEnvVarBodySchema,
@@ -6,6 +5,7 @@ import {
 } from '#shared/env-vars/env-vars.ts';
 import { httpRoute } from '#shared/platform/http.ts';
 import { idParam } from '#shared/platform/schemas.ts';
+import * as z from '#shared/platform/zod.ts';
 
 /** PATCH /api/public/v2/env-vars/{var_id}: replaces a workspace variable's value. */
 export const handler = httpRoute({

@@ -1,7 +1,7 @@
-import * as z from 'zod';
 import { notFound } from '#shared/platform/errors.ts';
 import { httpRoute } from '#shared/platform/http.ts';
 import { idParam } from '#shared/platform/schemas.ts';
+import * as z from '#shared/platform/zod.ts';
 import { toRequestLogDetail } from '#shared/request-logs/detail-view.ts';
 import { getRequestLog } from '#shared/request-logs/repository.ts';
 import { requestLogDetailSchema } from '#shared/request-logs/response-schemas.ts';

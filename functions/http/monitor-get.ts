@@ -1,8 +1,8 @@
-import * as z from 'zod';
 import { getMonitorView } from '#shared/monitors/monitors.ts';
 import { monitorSchema } from '#shared/monitors/views.ts';
 import { httpRoute } from '#shared/platform/http.ts';
 import { idParam } from '#shared/platform/schemas.ts';
+import * as z from '#shared/platform/zod.ts';
 
 /** GET /api/public/v2/monitors/{monitor_id}: one monitor. */
 export const handler = httpRoute({

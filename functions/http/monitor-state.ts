@@ -1,8 +1,8 @@
-import * as z from 'zod';
 import { getMonitorState } from '#shared/monitors/monitors.ts';
 import { monitorStateSchema } from '#shared/monitors/views.ts';
 import { httpRoute } from '#shared/platform/http.ts';
 import { idParam } from '#shared/platform/schemas.ts';
+import * as z from '#shared/platform/zod.ts';
 
 /**
  * GET /api/public/v2/monitors/{monitor_id}/state: the evaluator's state of a monitor (ok or triggered,

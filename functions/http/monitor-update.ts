@@ -1,9 +1,9 @@
-import * as z from 'zod';
 import { changeMonitor } from '#shared/monitors/monitors.ts';
 import { updateMonitorSchema } from '#shared/monitors/validation.ts';
 import { monitorSchema } from '#shared/monitors/views.ts';
 import { httpRoute } from '#shared/platform/http.ts';
 import { idParam } from '#shared/platform/schemas.ts';
+import * as z from '#shared/platform/zod.ts';
 
 /**
  * PATCH /api/public/v2/monitors/{monitor_id}: changes the name, window, threshold, comparison,

@@ -1,6 +1,6 @@
-import * as z from 'zod';
 import { httpRoute } from '#shared/platform/http.ts';
 import { idParam } from '#shared/platform/schemas.ts';
+import * as z from '#shared/platform/zod.ts';
 import { createLabel } from '#shared/prompts/labels.ts';
 import { createLabelBodySchema, labelViewSchema } from '#shared/prompts/schemas.ts';
 

@@ -1,6 +1,6 @@
-import * as z from 'zod';
 import { HttpResponse, httpRoute } from '#shared/platform/http.ts';
 import { idParam } from '#shared/platform/schemas.ts';
+import * as z from '#shared/platform/zod.ts';
 import { deleteLabel } from '#shared/prompts/labels.ts';
 
 /** DELETE /prompt-labels/{prompt_label_id}: removes a release label from its template (204, as PromptLayer documents). */

@@ -1,7 +1,7 @@
-import * as z from 'zod';
 import { externalIdResponses } from '#shared/external-ids/external-ids.ts';
 import { httpRoute } from '#shared/platform/http.ts';
 import { idParam } from '#shared/platform/schemas.ts';
+import * as z from '#shared/platform/zod.ts';
 import { templateExternalIds } from '#shared/prompts/external-ids.ts';
 
 /** GET /prompt-templates/{prompt_template_id}/external-ids: the template's mappings. */

@@ -1,5 +1,5 @@
-import * as z from 'zod';
 import { httpRoute } from '#shared/platform/http.ts';
+import * as z from '#shared/platform/zod.ts';
 import { listLabels } from '#shared/prompts/labels.ts';
 import { labelsViewSchema, templateIdentifierSchema } from '#shared/prompts/schemas.ts';
 

@@ -1,7 +1,7 @@
-import * as z from 'zod';
 import { requirePermission } from '#shared/entities/permissions.ts';
 import { externalIdSchema } from '#shared/external-ids/external-ids.ts';
 import { HttpResponse, httpRoute } from '#shared/platform/http.ts';
+import * as z from '#shared/platform/zod.ts';
 import type { PromptBlueprint } from '#shared/prompts/llm-kwargs.ts';
 import { publishBodySchema, publishViewSchema } from '#shared/prompts/schemas.ts';
 import { hasToolReferences } from '#shared/prompts/tool-refs.ts';

@@ -1,6 +1,6 @@
-import * as z from 'zod';
 import { HttpResponse, httpRoute } from '#shared/platform/http.ts';
 import { idParam } from '#shared/platform/schemas.ts';
+import * as z from '#shared/platform/zod.ts';
 import { removeColumn } from '#shared/reports/definitions.ts';
 
 /** DELETE /report-columns/{report_column_id}: removes a column no later column reads (204). */

@@ -1,7 +1,7 @@
-import * as z from 'zod';
 import { externalIdResponses, externalIdSchema } from '#shared/external-ids/external-ids.ts';
 import { httpRoute } from '#shared/platform/http.ts';
 import { idParam } from '#shared/platform/schemas.ts';
+import * as z from '#shared/platform/zod.ts';
 import { reportExternalIds } from '#shared/reports/external-ids.ts';
 
 /** POST /reports/{report_id}/external-ids: attaches a mapping (201; idempotent, 409 another report's). */

@@ -1,7 +1,7 @@
-import * as z from 'zod';
 import { externalIdResponses } from '#shared/external-ids/external-ids.ts';
 import { httpRoute } from '#shared/platform/http.ts';
 import { idParam } from '#shared/platform/schemas.ts';
+import * as z from '#shared/platform/zod.ts';
 import { reportExternalIds } from '#shared/reports/external-ids.ts';
 
 /** GET /reports/{report_id}/external-ids: the report's mappings. */

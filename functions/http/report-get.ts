@@ -1,6 +1,6 @@
-import * as z from 'zod';
 import { httpRoute } from '#shared/platform/http.ts';
 import { idParam } from '#shared/platform/schemas.ts';
+import * as z from '#shared/platform/zod.ts';
 import { reportView } from '#shared/reports/read.ts';
 import { reportViewSchema } from '#shared/reports/schemas.ts';
 

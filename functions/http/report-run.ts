@@ -1,11 +1,12 @@
-import * as z from 'zod';
 import { httpRoute } from '#shared/platform/http.ts';
 import { idParam } from '#shared/platform/schemas.ts';
+import * as z from '#shared/platform/zod.ts';
 import { defaultStartDeps, runReportBodySchema, startReportRun } from '#shared/reports/run/start.ts';
 
 const runReportResponseSchema = z
-  .object({ success: z.literal(true), report_id: z.number().int() })
-  .meta({ id: 'RunReportResponse' });
+  .object({ success: z.literal(true), report_id: z.int() })
+  .clone()
+  .register(z.globalRegistry, { id: 'RunReportResponse' });
 
 /**
  * POST /reports/{report_id}/run: runs every row of the report (in place), or of a copy named `name`;

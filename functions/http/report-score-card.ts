@@ -1,6 +1,6 @@
-import * as z from 'zod';
 import { httpRoute } from '#shared/platform/http.ts';
 import { idParam } from '#shared/platform/schemas.ts';
+import * as z from '#shared/platform/zod.ts';
 import { scoreCardBodySchema } from '#shared/reports/result-schemas.ts';
 import { reportSummaryResponseSchema } from '#shared/reports/schemas.ts';
 import { updateScoreCard } from '#shared/reports/score-card.ts';

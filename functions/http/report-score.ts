@@ -1,6 +1,6 @@
-import * as z from 'zod';
 import { httpRoute } from '#shared/platform/http.ts';
 import { idParam } from '#shared/platform/schemas.ts';
+import * as z from '#shared/platform/zod.ts';
 import { reportScoreResponseSchema } from '#shared/reports/result-schemas.ts';
 import { reportScoreAnswer } from '#shared/reports/results.ts';
 

@@ -1,5 +1,5 @@
-import * as z from 'zod';
 import { httpRoute } from '#shared/platform/http.ts';
+import * as z from '#shared/platform/zod.ts';
 import { getReplayBatch, replayBatchViewSchema } from '#shared/replay/batch.ts';
 
 /** GET /api/public/v2/requests/replay-batch/{batch_id}: a replay batch's progress and, once done, its dataset. */

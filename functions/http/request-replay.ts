@@ -1,6 +1,6 @@
-import * as z from 'zod';
 import { HttpResponse, httpRoute } from '#shared/platform/http.ts';
 import { idParam } from '#shared/platform/schemas.ts';
+import * as z from '#shared/platform/zod.ts';
 import { replayRequestLog } from '#shared/replay/replay.ts';
 import { replayBodySchema } from '#shared/replay/schemas.ts';
 import { replayAnswerSchema, toReplayLogView } from '#shared/replay/views.ts';

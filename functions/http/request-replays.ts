@@ -1,6 +1,6 @@
-import * as z from 'zod';
 import { httpRoute } from '#shared/platform/http.ts';
 import { idParam, paginationQuery } from '#shared/platform/schemas.ts';
+import * as z from '#shared/platform/zod.ts';
 import {
   listReplays,
   REPLAYS_DEFAULT_PER_PAGE,

@@ -1,6 +1,6 @@
-import * as z from 'zod';
 import { externalIdResponses, externalIdSchema } from '#shared/external-ids/external-ids.ts';
 import { httpRoute } from '#shared/platform/http.ts';
+import * as z from '#shared/platform/zod.ts';
 import { skillExternalIds } from '#shared/skills/external-ids.ts';
 import { collectionIdentifierSchema } from '#shared/skills/schemas.ts';
 

@@ -1,5 +1,5 @@
-import * as z from 'zod';
 import { HttpResponse, httpRoute } from '#shared/platform/http.ts';
+import * as z from '#shared/platform/zod.ts';
 import { getCollection } from '#shared/skills/read.ts';
 import {
   collectionIdentifierSchema,

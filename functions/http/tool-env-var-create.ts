@@ -1,6 +1,6 @@
-import * as z from 'zod';
 import { createEnvVar, createEnvVarBodySchema, toolEnvVarAnswerSchema } from '#shared/env-vars/env-vars.ts';
 import { httpRoute } from '#shared/platform/http.ts';
+import * as z from '#shared/platform/zod.ts';
 import { requireToolHead } from '#shared/tools/read.ts';
 import { toolIdentifierSchema } from '#shared/tools/schemas.ts';
 

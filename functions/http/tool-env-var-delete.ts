@@ -1,8 +1,8 @@
-import * as z from 'zod';
 import { removeEnvVar } from '#shared/env-vars/env-vars.ts';
 import { httpRoute } from '#shared/platform/http.ts';
 import { successSchema } from '#shared/platform/response-schemas.ts';
 import { idParam } from '#shared/platform/schemas.ts';
+import * as z from '#shared/platform/zod.ts';
 import { requireToolHead } from '#shared/tools/read.ts';
 import { toolIdentifierSchema } from '#shared/tools/schemas.ts';
 

@@ -1,7 +1,7 @@
-import * as z from 'zod';
 import { toolEnvVarAnswerSchema, updateEnvVar, updateEnvVarBodySchema } from '#shared/env-vars/env-vars.ts';
 import { httpRoute } from '#shared/platform/http.ts';
 import { idParam } from '#shared/platform/schemas.ts';
+import * as z from '#shared/platform/zod.ts';
 import { requireToolHead } from '#shared/tools/read.ts';
 import { toolIdentifierSchema } from '#shared/tools/schemas.ts';
 

@@ -1,7 +1,7 @@
-import * as z from 'zod';
 import { externalIdResponses } from '#shared/external-ids/external-ids.ts';
 import { httpRoute } from '#shared/platform/http.ts';
 import { idParam } from '#shared/platform/schemas.ts';
+import * as z from '#shared/platform/zod.ts';
 import { toolExternalIds } from '#shared/tools/external-ids.ts';
 
 /** GET /api/public/v2/tool-registry/{tool_id}/external-ids: the tool's mappings. */

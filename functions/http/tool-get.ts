@@ -1,5 +1,5 @@
-import * as z from 'zod';
 import { httpRoute } from '#shared/platform/http.ts';
+import * as z from '#shared/platform/zod.ts';
 import { getTool } from '#shared/tools/read.ts';
 import { getToolQuerySchema, getToolResponseSchema, toolIdentifierSchema } from '#shared/tools/schemas.ts';
 

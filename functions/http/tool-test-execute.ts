@@ -1,5 +1,5 @@
-import * as z from 'zod';
 import { httpRoute } from '#shared/platform/http.ts';
+import * as z from '#shared/platform/zod.ts';
 import { toolIdentifierSchema } from '#shared/tools/schemas.ts';
 import {
   testExecuteBodySchema,

@@ -1,6 +1,6 @@
-import * as z from 'zod';
 import { explainTrace, traceMappingResponseSchema } from '#shared/otlp/explain.ts';
 import { httpRoute } from '#shared/platform/http.ts';
+import * as z from '#shared/platform/zod.ts';
 import { traceIdField } from '#shared/traces/schemas.ts';
 
 /**

@@ -1,7 +1,7 @@
-import * as z from 'zod';
 import { authenticateApiKey } from '#shared/auth/key-cache.ts';
 import { httpRoute } from '#shared/platform/http.ts';
 import { jsonObject } from '#shared/platform/schemas.ts';
+import * as z from '#shared/platform/zod.ts';
 import type { RawBody } from '#shared/request-logs/log-request.ts';
 import { trackRequest, trackRequestBodySchema } from '#shared/request-logs/track-request.ts';
 

@@ -1,7 +1,7 @@
-import * as z from 'zod';
 import { httpRoute } from '#shared/platform/http.ts';
 import { successSchema } from '#shared/platform/response-schemas.ts';
 import { idParam } from '#shared/platform/schemas.ts';
+import * as z from '#shared/platform/zod.ts';
 import { removeWebhook } from '#shared/webhooks/webhooks.ts';
 
 /** DELETE /api/public/v2/webhooks/{webhook_id}: deliveries still queued for it are skipped. */

@@ -1,6 +1,6 @@
-import * as z from 'zod';
 import { HttpResponse, httpRoute } from '#shared/platform/http.ts';
 import { idParam, wellFormedString } from '#shared/platform/schemas.ts';
+import * as z from '#shared/platform/zod.ts';
 import { retryDelivery } from '#shared/webhooks/deliveries.ts';
 import { noBodySchema } from '#shared/webhooks/validation.ts';
 import { deliverySchema } from '#shared/webhooks/views.ts';
@@ -11,7 +11,10 @@ import { deliverySchema } from '#shared/webhooks/views.ts';
  * 409 while an attempt of it is in progress.
  */
 export const handler = httpRoute({
-  path: z.object({ webhook_id: idParam, delivery_id: wellFormedString().min(1).max(100) }),
+  path: z.object({
+    webhook_id: idParam,
+    delivery_id: wellFormedString().check(z.minLength(1), z.maxLength(100)),
+  }),
   body: noBodySchema,
   optionalBody: true,
   permission: ['webhooks', 'edit'],

@@ -1,6 +1,6 @@
-import * as z from 'zod';
 import { httpRoute } from '#shared/platform/http.ts';
 import { idParam } from '#shared/platform/schemas.ts';
+import * as z from '#shared/platform/zod.ts';
 import { noBodySchema } from '#shared/webhooks/validation.ts';
 import { webhookCreatedSchema } from '#shared/webhooks/views.ts';
 import { rotateSecret } from '#shared/webhooks/webhooks.ts';

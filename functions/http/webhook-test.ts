@@ -1,6 +1,6 @@
-import * as z from 'zod';
 import { HttpResponse, httpRoute } from '#shared/platform/http.ts';
 import { idParam } from '#shared/platform/schemas.ts';
+import * as z from '#shared/platform/zod.ts';
 import { sendTestEvent } from '#shared/webhooks/deliveries.ts';
 import { noBodySchema } from '#shared/webhooks/validation.ts';
 import { deliverySchema } from '#shared/webhooks/views.ts';

@@ -1,6 +1,6 @@
-import * as z from 'zod';
 import { HttpResponse, httpRoute } from '#shared/platform/http.ts';
 import { idParam, queryBoolean } from '#shared/platform/schemas.ts';
+import * as z from '#shared/platform/zod.ts';
 import { executionResultsSchema, getExecutionResults } from '#shared/workflows/engine/results.ts';
 
 /**
@@ -10,7 +10,7 @@ import { executionResultsSchema, getExecutionResults } from '#shared/workflows/e
 export const handler = httpRoute({
   query: z.object({
     workflow_version_execution_id: idParam,
-    return_all_outputs: queryBoolean.optional(),
+    return_all_outputs: z.optional(queryBoolean),
   }),
   permission: ['workflows', 'read'],
   responses: { 200: executionResultsSchema, 202: executionResultsSchema },

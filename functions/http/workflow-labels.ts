@@ -1,5 +1,5 @@
-import * as z from 'zod';
 import { httpRoute } from '#shared/platform/http.ts';
+import * as z from '#shared/platform/zod.ts';
 import { listWorkflowLabels } from '#shared/workflows/read.ts';
 import { workflowIdentifierSchema, workflowLabelsViewSchema } from '#shared/workflows/schemas.ts';
 

@@ -1,6 +1,6 @@
-import * as z from 'zod';
 import { HttpResponse, httpRoute } from '#shared/platform/http.ts';
 import { wellFormedString } from '#shared/platform/schemas.ts';
+import * as z from '#shared/platform/zod.ts';
 import { callbackSecret } from '#shared/workflows/callback.ts';
 import { runWorkflowBodySchema, startExecution } from '#shared/workflows/engine/start.ts';
 import { findWorkflowVersion } from '#shared/workflows/store.ts';
@@ -9,12 +9,13 @@ const runResponseSchema = z
   .object({
     success: z.literal(true),
     message: z.string(),
-    workflow_version_execution_id: z.number().int(),
-    warning: z.string().nullable(),
+    workflow_version_execution_id: z.int(),
+    warning: z.nullable(z.string()),
     /** Only with `callback_url`: the secret the callback's signature is made with. */
-    callback_secret: z.string().optional(),
+    callback_secret: z.optional(z.string()),
   })
-  .meta({ id: 'RunWorkflowResponse' });
+  .clone()
+  .register(z.globalRegistry, { id: 'RunWorkflowResponse' });
 
 /**
  * POST /workflows/{workflow_name}/run: by name or numeric id, the latest version, or the one a label
@@ -22,7 +23,7 @@ const runResponseSchema = z
  * there when the run ends, signed with the answer's `callback_secret`).
  */
 export const handler = httpRoute({
-  path: z.object({ workflow_name: wellFormedString().min(1).max(255) }),
+  path: z.object({ workflow_name: wellFormedString().check(z.minLength(1), z.maxLength(255)) }),
   body: runWorkflowBodySchema,
   permission: ['workflows', 'edit'],
   responses: { 201: runResponseSchema, 202: runResponseSchema },

@@ -1,5 +1,5 @@
-import * as z from 'zod';
 import { httpRoute } from '#shared/platform/http.ts';
+import * as z from '#shared/platform/zod.ts';
 import { listWorkflowRuns, runListQuerySchema, runListSchema } from '#shared/workflows/engine/run-list.ts';
 import { workflowIdentifierSchema } from '#shared/workflows/schemas.ts';
 

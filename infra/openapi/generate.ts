@@ -147,7 +147,7 @@ class SchemaRegistry {
   readonly components: Record<string, JsonSchema> = {};
   private readonly texts = new Map<string, string>();
 
-  convert(schema: z.ZodType, io: 'input' | 'output', owner: string): JsonSchema {
+  convert(schema: z.core.$ZodType, io: 'input' | 'output', owner: string): JsonSchema {
     const json = z.toJSONSchema(schema, {
       target: 'draft-2020-12',
       io,

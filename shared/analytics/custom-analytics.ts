@@ -1,5 +1,5 @@
-import * as z from 'zod';
 import { sortOrderNeedsSortBy } from '#shared/platform/schemas.ts';
+import * as z from '#shared/platform/zod.ts';
 import { type RequestLogQuery, requestLogQuerySchema } from '#shared/request-logs/query.ts';
 import { bucketKey, bucketStarts, bucketTotal, mergedValues } from './analytics-answer.ts';
 import { type AnalyticsData, type AnalyticsPlan, analyticsData, planAnalytics } from './analytics-query.ts';
@@ -40,83 +40,93 @@ const GROUP_FIELDS = {
 } as const satisfies Record<string, Dimension>;
 
 const seriesItem = z.object({
-  key: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/),
-  label: z.string().max(120),
+  key: z.string().check(z.regex(/^[A-Za-z0-9_-]{1,64}$/)),
+  label: z.string().check(z.maxLength(120)),
   metric: z.enum(['sum', 'avg', 'min', 'max', 'percentile']),
   metricField: z.enum(METRIC_FIELDS),
-  percentile: z.number().min(0).max(100).nullish(),
+  percentile: z.nullish(z.number().check(z.gte(0), z.lte(100))),
 });
 
 const chartSpec = z
   .object({
-    id: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, - and _, at most 64'),
-    title: z.string().max(200).nullish(),
+    id: z.string().check(z.regex(/^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, - and _, at most 64')),
+    title: z.nullish(z.string().check(z.maxLength(200))),
     chartType: z.enum(['bar', 'line', 'area']),
-    metric: z.enum(['count', 'sum', 'avg', 'min', 'max', 'percentile']).nullish(),
-    metricField: z.enum(METRIC_FIELDS).nullish(),
-    percentile: z.number().min(0).max(100).nullish(),
-    series: z.array(seriesItem).min(2).max(10).nullish(),
-    derivedInsights: z
-      .array(
+    metric: z.nullish(z.enum(['count', 'sum', 'avg', 'min', 'max', 'percentile'])),
+    metricField: z.nullish(z.enum(METRIC_FIELDS)),
+    percentile: z.nullish(z.number().check(z.gte(0), z.lte(100))),
+    series: z.nullish(z.array(seriesItem).check(z.minLength(2), z.maxLength(10))),
+    derivedInsights: z.nullish(
+      z.array(
         z.object({
-          type: z.literal('ratio').default('ratio'),
-          label: z.string().max(200),
+          type: z._default(z.literal('ratio'), 'ratio'),
+          label: z.string().check(z.maxLength(200)),
           numeratorSeriesKey: z.string(),
           denominatorSeriesKey: z.string(),
         }),
-      )
-      .nullish(),
-    groupByField: z
-      .enum(['engine', 'provider_type', 'prompt_id', 'status', 'error_type', 'tags', 'metadata_keys'])
-      .nullish(),
-    groupByMetadataKey: z.string().min(1).max(200).nullish(),
-    timeSeries: z.boolean().nullish(),
-    limit: z.int().min(1).max(100).nullish(),
+      ),
+    ),
+    groupByField: z.nullish(
+      z.enum(['engine', 'provider_type', 'prompt_id', 'status', 'error_type', 'tags', 'metadata_keys']),
+    ),
+    groupByMetadataKey: z.nullish(z.string().check(z.minLength(1), z.maxLength(200))),
+    timeSeries: z.nullish(z.boolean()),
+    limit: z.nullish(z.int().check(z.gte(1), z.lte(100))),
   })
-  .superRefine((chart, ctx) => {
-    const issue = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message });
-    if (chart.series && chart.metric) issue('metric', 'give metric or series, not both');
-    if (!chart.series && !chart.metric) issue('metric', 'metric is required unless series is given');
-    if (chart.metric && chart.metric !== 'count' && !chart.metricField)
-      issue('metricField', 'metricField is required unless metric is count');
-    for (const s of [chart, ...(chart.series ?? [])]) {
-      if (s.metric === 'percentile' && s.percentile == null)
-        issue('percentile', 'percentile is required with metric percentile');
+  .check(
+    z.superRefine((chart, ctx) => {
+      const issue = (path: string, message: string) =>
+        ctx.addIssue({ code: 'custom', path: [path], message });
+      if (chart.series && chart.metric) issue('metric', 'give metric or series, not both');
+      if (!chart.series && !chart.metric) issue('metric', 'metric is required unless series is given');
+      if (chart.metric && chart.metric !== 'count' && !chart.metricField)
+        issue('metricField', 'metricField is required unless metric is count');
+      for (const s of [chart, ...(chart.series ?? [])]) {
+        if (s.metric === 'percentile' && s.percentile == null)
+          issue('percentile', 'percentile is required with metric percentile');
+        if (
+          (s.metric === 'percentile' || s.metric === 'min' || s.metric === 'max') &&
+          s.metricField &&
+          s.metricField !== 'latency_ms'
+        ) {
+          issue(
+            'metricField',
+            `${s.metric} is answered for latency_ms only (the rollups keep sums of the other fields)`,
+          );
+        }
+      }
+      if (chart.groupByField && chart.groupByMetadataKey)
+        issue('groupByMetadataKey', 'give groupByField or groupByMetadataKey, not both');
+      if (chart.series && (chart.groupByField || chart.groupByMetadataKey) && chart.timeSeries) {
+        issue('series', 'several series cannot be grouped and over time at once');
+      }
       if (
-        (s.metric === 'percentile' || s.metric === 'min' || s.metric === 'max') &&
-        s.metricField &&
-        s.metricField !== 'latency_ms'
+        !chart.timeSeries &&
+        !chart.groupByField &&
+        !chart.groupByMetadataKey &&
+        chart.chartType !== 'bar'
       ) {
-        issue(
-          'metricField',
-          `${s.metric} is answered for latency_ms only (the rollups keep sums of the other fields)`,
-        );
+        issue('chartType', 'an overall chart (no timeSeries, no grouping) must be a bar chart');
       }
-    }
-    if (chart.groupByField && chart.groupByMetadataKey)
-      issue('groupByMetadataKey', 'give groupByField or groupByMetadataKey, not both');
-    if (chart.series && (chart.groupByField || chart.groupByMetadataKey) && chart.timeSeries) {
-      issue('series', 'several series cannot be grouped and over time at once');
-    }
-    if (!chart.timeSeries && !chart.groupByField && !chart.groupByMetadataKey && chart.chartType !== 'bar') {
-      issue('chartType', 'an overall chart (no timeSeries, no grouping) must be a bar chart');
-    }
-    const keys = new Set((chart.series ?? []).map((s) => s.key));
-    for (const insight of chart.derivedInsights ?? []) {
-      if (!keys.has(insight.numeratorSeriesKey) || !keys.has(insight.denominatorSeriesKey)) {
-        issue('derivedInsights', 'derived insights name series keys of the chart');
+      const keys = new Set((chart.series ?? []).map((s) => s.key));
+      for (const insight of chart.derivedInsights ?? []) {
+        if (!keys.has(insight.numeratorSeriesKey) || !keys.has(insight.denominatorSeriesKey)) {
+          issue('derivedInsights', 'derived insights name series keys of the chart');
+        }
       }
-    }
-  });
+    }),
+  );
 
-export const customAnalyticsBodySchema = requestLogQuerySchema
-  .extend({ customCharts: z.array(chartSpec).min(1).max(20) })
-  .superRefine((body, ctx) => {
-    const ids = body.customCharts.map((chart) => chart.id);
-    if (new Set(ids).size !== ids.length)
-      ctx.addIssue({ code: 'custom', path: ['customCharts'], message: 'chart ids must be unique' });
-  })
-  .superRefine(sortOrderNeedsSortBy);
+export const customAnalyticsBodySchema = z
+  .extend(requestLogQuerySchema, { customCharts: z.array(chartSpec).check(z.minLength(1), z.maxLength(20)) })
+  .check(
+    z.superRefine((body, ctx) => {
+      const ids = body.customCharts.map((chart) => chart.id);
+      if (new Set(ids).size !== ids.length)
+        ctx.addIssue({ code: 'custom', path: ['customCharts'], message: 'chart ids must be unique' });
+    }),
+    z.superRefine(sortOrderNeedsSortBy),
+  );
 
 type ChartSpec = z.infer<typeof chartSpec>;
 type SeriesSpec = {
@@ -299,8 +309,8 @@ export const customAnalyticsResponseSchema = z.object({
       chartType: z.enum(['bar', 'line', 'area']),
       series: z.array(z.object({ key: z.string(), label: z.string(), unit: z.string() })),
       data: z.array(z.record(z.string(), z.union([z.string(), z.number(), z.null()]))),
-      derivedInsights: z
-        .array(
+      derivedInsights: z.nullable(
+        z.array(
           z.object({
             type: z.literal('ratio'),
             label: z.string(),
@@ -308,8 +318,8 @@ export const customAnalyticsResponseSchema = z.object({
             denominatorSeriesKey: z.string(),
             value: z.number(),
           }),
-        )
-        .nullable(),
+        ),
+      ),
     }),
   ),
 });

@@ -1,23 +1,23 @@
-import * as z from 'zod';
 import { sortOrderNeedsSortBy } from '#shared/platform/schemas.ts';
+import * as z from '#shared/platform/zod.ts';
 import { requestLogQuerySchema } from '#shared/request-logs/query.ts';
 
 /** Request and response schemas of the analytics routes (PromptLayer's shapes, plus `source`). */
 
-const source = z.enum(['rollups', 'logs']).meta({
+const source = z.enum(['rollups', 'logs']).clone().register(z.globalRegistry, {
   description: 'What answered: the rollups, or the search engine over the logs (within its budget)',
 });
-const incomplete = z.boolean().meta({
+const incomplete = z.boolean().clone().register(z.globalRegistry, {
   description:
     'True when the logs path ran out of its examined-log budget: the answer covers the newest logs read',
 });
 
 /** POST /api/public/v2/requests/analytics. */
-export const analyticsBodySchema = requestLogQuerySchema
-  .extend({
-    metadata_cost_breakdown_key: z.string().min(1).max(200).nullish(),
+export const analyticsBodySchema = z
+  .extend(requestLogQuerySchema, {
+    metadata_cost_breakdown_key: z.nullish(z.string().check(z.minLength(1), z.maxLength(200))),
   })
-  .superRefine(sortOrderNeedsSortBy);
+  .check(z.superRefine(sortOrderNeedsSortBy));
 
 const pair = z.array(z.union([z.string(), z.number()]));
 const latencySeries = z.object({
@@ -40,11 +40,15 @@ export const analyticsResponseSchema = z.object({
   incomplete_results: incomplete,
   start_time: z.string(),
   end_time: z.string(),
-  breakdowns_partial: z.boolean().meta({
+  breakdowns_partial: z.boolean().clone().register(z.globalRegistry, {
     description:
       'True when a dimension filter was answered from the rollups: breakdowns by other dimensions are empty',
   }),
-  chartInterval: z.object({ interval: z.string(), bucketSizeMs: z.int(), bucketMinutes: z.int().nullable() }),
+  chartInterval: z.object({
+    interval: z.string(),
+    bucketSizeMs: z.int(),
+    bucketMinutes: z.nullable(z.int()),
+  }),
   averageLatency: z.number(),
   totalCost: z.number(),
   totalTokens: z.int(),
@@ -54,7 +58,7 @@ export const analyticsResponseSchema = z.object({
   totalCachedTokens: z.int(),
   totalCacheWriteTokens: z.int(),
   totalThinkingTokens: z.int(),
-  cacheTokenRatio: z.number().nullable(),
+  cacheTokenRatio: z.nullable(z.number()),
   latencyPercentiles: z.object({ p50: z.number(), p90: z.number(), p95: z.number(), p99: z.number() }),
   stats: z.array(
     z.object({

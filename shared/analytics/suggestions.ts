@@ -1,5 +1,5 @@
-import * as z from 'zod';
 import { invalid } from '#shared/platform/errors.ts';
+import * as z from '#shared/platform/zod.ts';
 import { FilterGroupSchema } from '#shared/request-logs/filters.ts';
 import { mergedValues } from './analytics-answer.ts';
 import { planAnalytics, rollupData } from './analytics-query.ts';
@@ -32,10 +32,10 @@ export const suggestionsQuerySchema = z.object({
       error: `field must be one of ${Object.keys(FIELD_DIMENSIONS).join(', ')} (the others need the logs' content)`,
     },
   ),
-  prefix: z.string().max(200).optional(),
-  metadata_key: z.string().min(1).max(200).optional(),
-  prompt_id: z.coerce.number().int().min(1).optional(),
-  filter_group: z.string().max(20_000).optional(),
+  prefix: z.optional(z.string().check(z.maxLength(200))),
+  metadata_key: z.optional(z.string().check(z.minLength(1), z.maxLength(200))),
+  prompt_id: z.optional(z.coerce.number().check(z.int()).check(z.gte(1))),
+  filter_group: z.optional(z.string().check(z.maxLength(20_000))),
 });
 
 export const suggestionsResponseSchema = z.object({

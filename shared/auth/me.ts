@@ -1,5 +1,5 @@
-import * as z from 'zod';
 import { type AuthContext, ENTITY_TYPES } from '#shared/platform/auth-context.ts';
+import * as z from '#shared/platform/zod.ts';
 import { findKeySummary, findWorkspaceName } from './api-keys.ts';
 
 /**
@@ -11,17 +11,26 @@ const accessSchema = z.enum(['read', 'edit']);
 export const meResponseSchema = z
   .object({
     success: z.literal(true),
-    workspace: z.object({ id: z.number().int(), name: z.string().nullable() }),
+    workspace: z.object({ id: z.int(), name: z.nullable(z.string()) }),
     key: z.object({
-      id: z.number().int().nullable().describe("The key's id (as `npm run keys list` shows it)."),
-      prefix: z.string().nullable().describe('The first characters of the key, enough to tell keys apart.'),
+      id: z
+        .nullable(z.int())
+        .clone()
+        .register(z.globalRegistry, { description: "The key's id (as `npm run keys list` shows it)." }),
+      prefix: z.nullable(z.string()).clone().register(z.globalRegistry, {
+        description: 'The first characters of the key, enough to tell keys apart.',
+      }),
     }),
-    user: z.object({ id: z.number().int(), email: z.string().nullable() }),
+    user: z.object({ id: z.int(), email: z.nullable(z.string()) }),
     permissions: z
-      .object(Object.fromEntries(ENTITY_TYPES.map((type) => [type, accessSchema.optional()])))
-      .describe('The access per entity type: `read`, `edit`, or absent for none.'),
+      .object(Object.fromEntries(ENTITY_TYPES.map((type) => [type, z.optional(accessSchema)])))
+      .clone()
+      .register(z.globalRegistry, {
+        description: 'The access per entity type: `read`, `edit`, or absent for none.',
+      }),
   })
-  .meta({ id: 'Me' });
+  .clone()
+  .register(z.globalRegistry, { id: 'Me' });
 export type MeResponse = z.infer<typeof meResponseSchema>;
 
 export async function describeCaller(

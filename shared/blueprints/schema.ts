@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '#shared/platform/zod.ts';
 
 /**
  * The Prompt Blueprint: the common form of a log's input/output and of a template version. Unknown
@@ -7,27 +7,29 @@ import * as z from 'zod';
  */
 const annotationSchema = z.looseObject({
   type: z.string(),
-  title: z.string().nullish(),
-  url: z.string().nullish(),
-  start_index: z.int().nullish(),
-  end_index: z.int().nullish(),
-  cited_text: z.string().nullish(),
-  encrypted_index: z.string().nullish(),
+  title: z.nullish(z.string()),
+  url: z.nullish(z.string()),
+  start_index: z.nullish(z.int()),
+  end_index: z.nullish(z.int()),
+  cited_text: z.nullish(z.string()),
+  encrypted_index: z.nullish(z.string()),
 });
 
 export const contentBlockSchema = z
   .looseObject({
-    type: z.string().min(1),
-    text: z.string().optional(),
-    id: z.string().nullish(),
-    annotations: z.array(annotationSchema).nullish(),
-    thought_signature: z.string().nullish(),
+    type: z.string().check(z.minLength(1)),
+    text: z.optional(z.string()),
+    id: z.nullish(z.string()),
+    annotations: z.nullish(z.array(annotationSchema)),
+    thought_signature: z.nullish(z.string()),
   })
-  .superRefine((block, ctx) => {
-    if (block.type === 'text' && typeof block.text !== 'string') {
-      ctx.addIssue({ code: 'custom', path: ['text'], message: 'a text block needs a string `text`' });
-    }
-  });
+  .check(
+    z.superRefine((block, ctx) => {
+      if (block.type === 'text' && typeof block.text !== 'string') {
+        ctx.addIssue({ code: 'custom', path: ['text'], message: 'a text block needs a string `text`' });
+      }
+    }),
+  );
 
 const blocks = z.array(contentBlockSchema, { error: 'content must be an array of content blocks' });
 
@@ -41,9 +43,8 @@ export const MESSAGE_ROLES = [
   'placeholder',
 ] as const;
 
-export const messageSchema = z
-  .looseObject({ role: z.enum(MESSAGE_ROLES), content: blocks.nullish() })
-  .superRefine((message, ctx) => {
+export const messageSchema = z.looseObject({ role: z.enum(MESSAGE_ROLES), content: z.nullish(blocks) }).check(
+  z.superRefine((message, ctx) => {
     // Only an assistant turn (e.g. tool calls alone), a function result or a placeholder may omit content.
     const mayOmit =
       message.role === 'assistant' || message.role === 'placeholder' || message.role === 'function';
@@ -54,20 +55,21 @@ export const messageSchema = z
         message: 'content must be an array of content blocks',
       });
     }
-  });
+  }),
+);
 
 export const TEMPLATE_FORMATS = ['f-string', 'jinja2'] as const;
 
 const common = {
-  input_variables: z.array(z.string()).optional(),
-  template_format: z.enum(TEMPLATE_FORMATS).optional(),
+  input_variables: z.optional(z.array(z.string())),
+  template_format: z.optional(z.enum(TEMPLATE_FORMATS)),
 };
 
 export const chatBlueprintSchema = z.looseObject({
   type: z.literal('chat'),
   messages: z.array(messageSchema),
-  tools: z.array(z.looseObject({})).nullish(),
-  functions: z.array(z.looseObject({})).nullish(),
+  tools: z.nullish(z.array(z.looseObject({}))),
+  functions: z.nullish(z.array(z.looseObject({}))),
   ...common,
 });
 
@@ -84,7 +86,8 @@ export const blueprintSchema = z
         ? 'Field required'
         : 'must be a prompt blueprint with type "chat" or "completion"',
   })
-  .meta({ id: 'PromptBlueprint' });
+  .clone()
+  .register(z.globalRegistry, { id: 'PromptBlueprint' });
 
 export type PromptBlueprint = z.infer<typeof blueprintSchema>;
 export type ContentBlock = z.infer<typeof contentBlockSchema>;

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import * as z from 'zod';
 import { costOf, type PricedRequest } from '#shared/costs/cost.ts';
 import { listOverrides, type ModelPriceOverride } from '#shared/costs/overrides.ts';
 import { forEachLimited } from '#shared/platform/concurrency.ts';
@@ -10,6 +9,7 @@ import { deleteItem, getItem, updateItem } from '#shared/platform/items.ts';
 import { sendJob } from '#shared/platform/jobs.ts';
 import { logger } from '#shared/platform/logger.ts';
 import { toIso } from '#shared/platform/time.ts';
+import * as z from '#shared/platform/zod.ts';
 import type { FilterGroup } from '#shared/request-logs/filters.ts';
 import { matchingRequestLogs } from '#shared/request-logs/query.ts';
 import { type CostBreakdown, type RequestLogRecord, usageOf } from '#shared/request-logs/record.ts';
@@ -88,9 +88,9 @@ const NO_COUNTS: RecomputeCounts = { matched: 0, rewritten: 0, unchanged: 0, cli
 export const recomputeMessageSchema = z.object({
   v: z.literal(1),
   type: z.literal('cost.recompute'),
-  workspaceId: z.int().positive(),
-  jobId: z.string().min(1),
-  step: z.int().min(0),
+  workspaceId: z.int().check(z.positive()),
+  jobId: z.string().check(z.minLength(1)),
+  step: z.int().check(z.gte(0)),
 });
 type RecomputeMessage = z.infer<typeof recomputeMessageSchema>;
 

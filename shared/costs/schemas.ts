@@ -1,29 +1,41 @@
-import * as z from 'zod';
 import { isoTimestamp } from '#shared/platform/response-schemas.ts';
 import { wellFormedString } from '#shared/platform/schemas.ts';
 import { toIso } from '#shared/platform/time.ts';
+import * as z from '#shared/platform/zod.ts';
 import type { ModelPriceOverride } from './overrides.ts';
 
 /** Request and response schemas of the model-price routes (docs/cost.md, docs/api.md). */
 
 /** The model as logs name it (`model` of a log, matched ignoring case); one with `/` is URL-encoded in the path. */
-export const modelPathSchema = z.object({ model: wellFormedString().min(1).max(256) });
+export const modelPathSchema = z.object({
+  model: wellFormedString().check(z.minLength(1), z.maxLength(256)),
+});
 
 /** USD per million tokens: finite, not negative, below a bound that no real price reaches. */
-const usdPerMillion = z.number().min(0).max(1_000_000);
+const usdPerMillion = z.number().check(z.gte(0), z.lte(1_000_000));
 
 export const putModelPriceBodySchema = z.strictObject({
-  provider: wellFormedString().min(1).max(64).nullish().meta({
-    description: "Applies only to logs of this provider (the log's `provider`); null: any provider",
-  }),
+  provider: z
+    .nullish(wellFormedString().check(z.minLength(1), z.maxLength(64)))
+    .clone()
+    .register(z.globalRegistry, {
+      description: "Applies only to logs of this provider (the log's `provider`); null: any provider",
+    }),
   usd_per_million_tokens: z.strictObject({
     input: usdPerMillion,
     output: usdPerMillion,
-    cached_input: usdPerMillion.nullish().meta({ description: 'Cache reads; the input price when absent' }),
-    cache_write: usdPerMillion.nullish().meta({ description: 'Cache writes; the input price when absent' }),
-    reasoning: usdPerMillion
-      .nullish()
-      .meta({ description: 'Reasoning tokens; the output price when absent' }),
+    cached_input: z
+      .nullish(usdPerMillion)
+      .clone()
+      .register(z.globalRegistry, { description: 'Cache reads; the input price when absent' }),
+    cache_write: z
+      .nullish(usdPerMillion)
+      .clone()
+      .register(z.globalRegistry, { description: 'Cache writes; the input price when absent' }),
+    reasoning: z
+      .nullish(usdPerMillion)
+      .clone()
+      .register(z.globalRegistry, { description: 'Reasoning tokens; the output price when absent' }),
   }),
 });
 export type PutModelPriceBody = z.output<typeof putModelPriceBodySchema>;
@@ -47,7 +59,7 @@ export function toOverride(model: string, body: PutModelPriceBody): Omit<ModelPr
 export const modelPriceViewSchema = z
   .object({
     model: z.string(),
-    provider: z.string().nullable(),
+    provider: z.nullable(z.string()),
     usd_per_million_tokens: z.object({
       input: z.number(),
       cached_input: z.number(),
@@ -57,7 +69,8 @@ export const modelPriceViewSchema = z
     }),
     updated_at: isoTimestamp,
   })
-  .meta({ id: 'ModelPrice' });
+  .clone()
+  .register(z.globalRegistry, { id: 'ModelPrice' });
 
 export const toModelPriceView = (override: ModelPriceOverride): z.infer<typeof modelPriceViewSchema> => ({
   ...override,
@@ -72,5 +85,6 @@ export const modelPriceListSchema = z.object({
   success: z.literal(true),
   items: z
     .array(modelPriceViewSchema)
-    .meta({ description: 'Every override of the workspace (at most 200), by model' }),
+    .clone()
+    .register(z.globalRegistry, { description: 'Every override of the workspace (at most 200), by model' }),
 });

@@ -1,6 +1,6 @@
-import * as z from 'zod';
 import { getObjectText } from '#shared/platform/blob-store.ts';
 import { sortOrderNeedsSortBy, wellFormedString } from '#shared/platform/schemas.ts';
+import * as z from '#shared/platform/zod.ts';
 import type { FilterGroup } from '#shared/request-logs/filters.ts';
 import { type RequestLogQuery, requestLogQuerySchema } from '#shared/request-logs/query.ts';
 import { filterParamsKey } from './keys.ts';
@@ -16,17 +16,20 @@ export const MAX_REQUEST_LOG_IDS = 50_000;
 export const FILTER_JOB_LOG_CAP = 50_000;
 const INLINE_PARAMS_BYTES = 32 * 1024;
 
-export const fromFilterParamsBodySchema = requestLogQuerySchema
-  .extend({
-    dataset_group_id: z.int().min(1),
-    request_log_ids: z
-      .array(z.int().min(1))
-      .max(MAX_REQUEST_LOG_IDS, `at most ${MAX_REQUEST_LOG_IDS} request_log_ids`)
-      .nullish(),
-    variables_to_parse: z.array(wellFormedString().min(1).max(255)).max(200).nullish(),
-    limit: z.int().min(1).nullish(),
+export const fromFilterParamsBodySchema = z
+  .extend(requestLogQuerySchema, {
+    dataset_group_id: z.int().check(z.gte(1)),
+    request_log_ids: z.nullish(
+      z
+        .array(z.int().check(z.gte(1)))
+        .check(z.maxLength(MAX_REQUEST_LOG_IDS, `at most ${MAX_REQUEST_LOG_IDS} request_log_ids`)),
+    ),
+    variables_to_parse: z.nullish(
+      z.array(wellFormedString().check(z.minLength(1), z.maxLength(255))).check(z.maxLength(200)),
+    ),
+    limit: z.nullish(z.int().check(z.gte(1))),
   })
-  .superRefine(sortOrderNeedsSortBy);
+  .check(z.superRefine(sortOrderNeedsSortBy));
 export type FromFilterParamsBody = z.infer<typeof fromFilterParamsBodySchema>;
 
 export interface FilterParams {

@@ -1,6 +1,6 @@
-import * as z from 'zod';
 import { VISIBILITY_TIMEOUT_FACTOR } from '#shared/platform/config.ts';
 import { sendJob } from '#shared/platform/jobs.ts';
+import * as z from '#shared/platform/zod.ts';
 
 /**
  * The dataset job queues: their names, the settings a worker must know about its own queue (how many
@@ -37,9 +37,9 @@ export function jobLeaseSeconds(type: DatasetJobType): number {
 export const datasetJobMessageSchema = z.object({
   v: z.literal(1),
   type: z.enum(['dataset.file', 'dataset.filter', 'dataset.copy']),
-  workspaceId: z.int().positive(),
-  datasetId: z.int().positive(),
-  jobId: z.string().min(1),
+  workspaceId: z.int().check(z.positive()),
+  datasetId: z.int().check(z.positive()),
+  jobId: z.string().check(z.minLength(1)),
 });
 export type DatasetJobMessage = z.infer<typeof datasetJobMessageSchema>;
 

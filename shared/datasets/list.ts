@@ -1,4 +1,3 @@
-import * as z from 'zod';
 import { type ExternalId, findExternalIdOwner, listExternalIds } from '#shared/external-ids/external-ids.ts';
 import { checkWorkspaceParam, notFound } from '#shared/platform/errors.ts';
 import {
@@ -9,6 +8,7 @@ import {
   wellFormedString,
 } from '#shared/platform/schemas.ts';
 import { toIso } from '#shared/platform/time.ts';
+import * as z from '#shared/platform/zod.ts';
 import { entityListFilters } from '#shared/versions/schemas.ts';
 import {
   type FilterParams,
@@ -252,19 +252,21 @@ export async function getDatasetView(workspaceId: number, datasetId: number) {
  */
 export const listDatasetsQuerySchema = z
   .object({
-    dataset_group_id: idParam.optional(),
-    name: wellFormedString().max(255).optional(),
-    status: z.enum(['active', 'deleted', 'all']).default('active'),
+    dataset_group_id: z.optional(idParam),
+    name: z.optional(wellFormedString().check(z.maxLength(255))),
+    status: z._default(z.enum(['active', 'deleted', 'all']), 'active'),
     ...paginationQuery(100, 10),
-    sort_by: z.enum(LIST_SORT_FIELDS).optional(),
-    sort_order: z.enum(['asc', 'desc']).optional(),
+    sort_by: z.optional(z.enum(LIST_SORT_FIELDS)),
+    sort_order: z.optional(z.enum(['asc', 'desc'])),
     ...entityListFilters,
-    workspace_id: idParam.optional(),
-    prompt_id: idParam.optional(),
-    prompt_version_id: idParam.optional(),
-    prompt_label_id: idParam.optional(),
-    report_id: idParam.optional(),
-    created_by_email: z.string().max(320).optional(),
+    workspace_id: z.optional(idParam),
+    prompt_id: z.optional(idParam),
+    prompt_version_id: z.optional(idParam),
+    prompt_label_id: z.optional(idParam),
+    report_id: z.optional(idParam),
+    created_by_email: z.optional(z.string().check(z.maxLength(320))),
   })
-  .superRefine(givenTogether('external_source', 'external_id'))
-  .superRefine(sortOrderNeedsSortBy) satisfies z.ZodType<ListDatasetsQuery, unknown>;
+  .check(
+    z.superRefine(givenTogether('external_source', 'external_id')),
+    z.superRefine(sortOrderNeedsSortBy),
+  ) satisfies z.ZodMiniType<ListDatasetsQuery, unknown>;

@@ -1,6 +1,6 @@
-import * as z from 'zod';
 import { externalIdSchema } from '#shared/external-ids/external-ids.ts';
 import { isoTimestamp, jsonObject } from '#shared/platform/response-schemas.ts';
+import * as z from '#shared/platform/zod.ts';
 import { DATASET_JOB_STATUSES } from './list.ts';
 
 /** Response schemas of the dataset routes (field for field as list.ts, rows.ts and the handlers build them). */
@@ -9,11 +9,11 @@ export const datasetViewSchema = z
   .object({
     id: z.int(),
     dataset_group_id: z.int(),
-    version_number: z.int().meta({ description: '-1 for a draft' }),
+    version_number: z.int().clone().register(z.globalRegistry, { description: '-1 for a draft' }),
     column_names: z.array(z.string()),
-    filter_params: jsonObject
-      .nullable()
-      .meta({ description: 'The params of a from-filter-params version; null otherwise' }),
+    filter_params: z.nullable(jsonObject).clone().register(z.globalRegistry, {
+      description: 'The params of a from-filter-params version; null otherwise',
+    }),
     filter_params_truncated: z.boolean(),
     is_deleted: z.boolean(),
     user_id: z.int(),
@@ -27,16 +27,17 @@ export const datasetViewSchema = z
       is_deleted: z.boolean(),
     }),
     external_ids: z.array(externalIdSchema),
-    job_status: z.enum(DATASET_JOB_STATUSES).nullable().meta({
+    job_status: z.nullable(z.enum(DATASET_JOB_STATUSES)).clone().register(z.globalRegistry, {
       description:
         'The last job that built this dataset (from-file, from-filter-params, a draft copy): RUNNING until it ends; null when no job built it',
     }),
-    job_error: z.string().nullable().meta({
+    job_error: z.nullable(z.string()).clone().register(z.globalRegistry, {
       description:
         'Why that job failed (job_status FAILED). A draft its failed job removed still answers GET /datasets/{dataset_id} for a week, with is_deleted true',
     }),
   })
-  .meta({ id: 'Dataset' });
+  .clone()
+  .register(z.globalRegistry, { id: 'Dataset' });
 
 /** GET /api/public/v2/datasets. */
 export const datasetListSchema = z.object({
@@ -76,10 +77,12 @@ export const datasetGroupCreatedSchema = z.object({
     id: z.int(),
     name: z.string(),
     workspace_id: z.int(),
-    folder_id: z.int().nullable(),
+    folder_id: z.nullable(z.int()),
     is_deleted: z.boolean(),
   }),
-  dataset: datasetViewSchema.meta({ description: 'The group’s first, empty draft' }),
+  dataset: datasetViewSchema
+    .clone()
+    .register(z.globalRegistry, { description: 'The group’s first, empty draft' }),
   external_ids: z.array(externalIdSchema),
 });
 
@@ -101,10 +104,16 @@ export const draftSavedSchema = z.object({
 /** upload-url. */
 export const uploadUrlSchema = z.object({
   success: z.literal(true),
-  upload_url: z.string().meta({ description: 'Presigned S3 URL: PUT the file there, unchanged' }),
+  upload_url: z
+    .string()
+    .clone()
+    .register(z.globalRegistry, { description: 'Presigned S3 URL: PUT the file there, unchanged' }),
   method: z.literal('PUT'),
-  file_key: z.string().meta({ description: 'Give it to from-file as file_key' }),
-  expires_in: z.int().meta({ description: 'Seconds' }),
+  file_key: z
+    .string()
+    .clone()
+    .register(z.globalRegistry, { description: 'Give it to from-file as file_key' }),
+  expires_in: z.int().clone().register(z.globalRegistry, { description: 'Seconds' }),
   max_bytes: z.int(),
 });
 

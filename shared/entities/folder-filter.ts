@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '#shared/platform/zod.ts';
 
 /**
  * The `folder_id` filter of the lists whose items carry a folder (prompt templates, workflows, registry
@@ -8,18 +8,22 @@ import * as z from 'zod';
  * not carry it.
  */
 export const folderFilterParam = z
-  .string()
-  .transform((text, ctx): number | null => {
-    if (text === 'null') return null;
-    const id = /^\d{1,16}$/.test(text) ? Number(text) : 0;
-    if (id >= 1 && Number.isSafeInteger(id)) return id;
-    ctx.addIssue({
-      code: 'custom',
-      message: 'must be a folder id (a positive integer) or null (the workspace root)',
-    });
-    return z.NEVER;
-  })
-  .meta({
+  .pipe(
+    z.string(),
+    z.transform((text, ctx): number | null => {
+      if (text === 'null') return null;
+      const id = /^\d{1,16}$/.test(text) ? Number(text) : 0;
+      if (id >= 1 && Number.isSafeInteger(id)) return id;
+      ctx.issues.push({
+        input: ctx.value,
+        code: 'custom',
+        message: 'must be a folder id (a positive integer) or null (the workspace root)',
+      });
+      return z.NEVER;
+    }),
+  )
+  .clone()
+  .register(z.globalRegistry, {
     description:
       'Only the entities directly in this folder; `null`: those at the workspace root. Absent: every folder.',
   });

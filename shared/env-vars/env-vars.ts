@@ -1,9 +1,9 @@
-import * as z from 'zod';
 import { conflict, invalid, notFound } from '#shared/platform/errors.ts';
 import { nextId } from '#shared/platform/ids.ts';
 import { masterKey, seal, unseal } from '#shared/platform/master-key.ts';
 import { isoTimestamp } from '#shared/platform/response-schemas.ts';
 import { toIso } from '#shared/platform/time.ts';
+import * as z from '#shared/platform/zod.ts';
 import {
   deleteEnvVar,
   type EnvVarRecord,
@@ -31,22 +31,26 @@ export const MIN_LENGTH_FOR_SUFFIX = 12;
 
 const keySchema = z
   .string()
-  .min(1, 'must not be empty')
-  .max(255, 'must be at most 255 characters')
-  .regex(
-    /^[A-Za-z_][A-Za-z0-9_]*$/,
-    'must start with a letter or underscore and hold only letters, digits and underscores',
+  .check(
+    z.minLength(1, 'must not be empty'),
+    z.maxLength(255, 'must be at most 255 characters'),
+    z.regex(
+      /^[A-Za-z_][A-Za-z0-9_]*$/,
+      'must start with a letter or underscore and hold only letters, digits and underscores',
+    ),
   );
 
 // Messages of their own: zod's would not echo a value, and these never will.
 const valueSchema = z
   .string({ error: 'must be a string' })
-  .max(MAX_ENV_VAR_VALUE_LENGTH, `must be at most ${MAX_ENV_VAR_VALUE_LENGTH} characters`);
+  .check(z.maxLength(MAX_ENV_VAR_VALUE_LENGTH, `must be at most ${MAX_ENV_VAR_VALUE_LENGTH} characters`));
 
-export const createEnvVarBodySchema = z.strictObject({ key: keySchema, value: valueSchema.optional() });
+export const createEnvVarBodySchema = z.strictObject({ key: keySchema, value: z.optional(valueSchema) });
 export type CreateEnvVarBody = z.output<typeof createEnvVarBodySchema>;
 
-export const updateEnvVarBodySchema = z.strictObject({ value: valueSchema.min(1, 'must not be empty') });
+export const updateEnvVarBodySchema = z.strictObject({
+  value: valueSchema.check(z.minLength(1, 'must not be empty')),
+});
 export type UpdateEnvVarBody = z.output<typeof updateEnvVarBodySchema>;
 
 export const envVarViewSchema = z
@@ -54,14 +58,15 @@ export const envVarViewSchema = z
     id: z.int(),
     key: z.string(),
     /** The value's last four characters; null for an empty value or one shorter than 12 characters. */
-    value_suffix: z.string().nullable(),
+    value_suffix: z.nullable(z.string()),
     is_empty: z.boolean(),
     created_at: isoTimestamp,
     updated_at: isoTimestamp,
-    workspace_id: z.int().optional(),
-    tool_registry_id: z.int().optional(),
+    workspace_id: z.optional(z.int()),
+    tool_registry_id: z.optional(z.int()),
   })
-  .meta({ id: 'EnvVar' });
+  .clone()
+  .register(z.globalRegistry, { id: 'EnvVar' });
 export type EnvVarView = z.infer<typeof envVarViewSchema>;
 
 export const workspaceEnvVarAnswerSchema = z.object({

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '#shared/platform/zod.ts';
 import { EVENT_CATALOGUE, type EventEnvelope } from './catalogue.ts';
 
 /**
@@ -10,13 +10,13 @@ export interface BusEventDetail extends EventEnvelope {
 }
 
 const detailSchema = z.object({
-  event_id: z.string().min(1),
+  event_id: z.string().check(z.minLength(1)),
   event_type: z.enum(Object.keys(EVENT_CATALOGUE) as [keyof typeof EVENT_CATALOGUE]),
   details: z.record(z.string(), z.unknown()),
-  user_id: z.number().int().nullable(),
-  user_name: z.string().nullable(),
-  user_email: z.string().nullable(),
-  workspace_id: z.number().int().positive(),
+  user_id: z.nullable(z.int()),
+  user_name: z.nullable(z.string()),
+  user_email: z.nullable(z.string()),
+  workspace_id: z.int().check(z.positive()),
   timestamp: z.string(),
 });
 

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '#shared/platform/zod.ts';
 
 /**
  * Every event the service emits, with the schema of its `details` (PromptLayer's event names). A producer
@@ -6,7 +6,7 @@ import * as z from 'zod';
  * so no event outside this list can reach the bus, a queue or a webhook. Details carry ids and the names
  * they belong to, never content. `docs/events.md` lists the same table for readers.
  */
-const id = z.number().int();
+const id = z.int();
 
 const labelDetails = {
   prompt_id: id,
@@ -29,12 +29,12 @@ const monitorDetails = {
   comparison: z.string(),
   threshold: z.number(),
   window_minutes: id,
-  filter: z.object({ dimension: z.string(), value: z.string() }).nullable(),
-  group_by: z.string().nullable(),
+  filter: z.nullable(z.object({ dimension: z.string(), value: z.string() })),
+  group_by: z.nullable(z.string()),
   /** The group's value (e.g. the user id) with a group_by, else null. */
-  group_value: z.string().nullable(),
+  group_value: z.nullable(z.string()),
   /** The metric over the window; null when there was nothing to measure (a rate without requests). */
-  value: z.number().nullable(),
+  value: z.nullable(z.number()),
   window_start: isoTime,
   window_end: isoTime,
 };
@@ -77,10 +77,10 @@ export const EVENT_CATALOGUE = {
   report_finished: z.object({
     report_id: id,
     report_name: z.string(),
-    parent_report_id: id.nullable(),
+    parent_report_id: z.nullable(id),
     dataset_id: id,
     status: z.literal('COMPLETED'),
-    overall_score: z.number().nullable(),
+    overall_score: z.nullable(z.number()),
     status_counts: z.object({ COMPLETED: id, FAILED: id }),
   }),
   /** A skill collection got a new version (its create included): the paths it added, modified and deleted. */
@@ -98,7 +98,7 @@ export const EVENT_CATALOGUE = {
    */
   monitor_triggered: z.object({ ...monitorDetails, triggered_at: isoTime }),
   /** A triggered monitor (or group) no longer crosses its threshold. */
-  monitor_resolved: z.object({ ...monitorDetails, triggered_at: isoTime.nullable(), resolved_at: isoTime }),
+  monitor_resolved: z.object({ ...monitorDetails, triggered_at: z.nullable(isoTime), resolved_at: isoTime }),
   /** Sent by `POST /api/public/v2/webhooks/{id}/test` to that one webhook; never on the bus. */
   webhook_test: z.object({ webhook_id: id, message: z.string() }),
 } as const;

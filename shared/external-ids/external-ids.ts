@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
-import * as z from 'zod';
 import { EXTERNAL_ID_TYPES, type ExternalIdType } from '#shared/entities/kinds.ts';
 import { queryIndexPartition } from '#shared/platform/dynamo.ts';
 import { conflict, notFound } from '#shared/platform/errors.ts';
 import { getItem } from '#shared/platform/items.ts';
 import { claimUniqueName, NAME_CLAIM_GRACE_MS, releaseUniqueName } from '#shared/platform/name-claims.ts';
 import { wellFormedString } from '#shared/platform/schemas.ts';
+import * as z from '#shared/platform/zod.ts';
 
 /**
  * External id mappings (`{source, external_id}` pairs a client attaches to an entity), for every entity
@@ -26,10 +26,11 @@ export type ExternalIdEntity = ExternalIdType;
 
 export const externalIdSchema = z
   .strictObject({
-    source: wellFormedString().min(1).max(128),
-    external_id: wellFormedString().min(1).max(512),
+    source: wellFormedString().check(z.minLength(1), z.maxLength(128)),
+    external_id: wellFormedString().check(z.minLength(1), z.maxLength(512)),
   })
-  .meta({ id: 'ExternalId' });
+  .clone()
+  .register(z.globalRegistry, { id: 'ExternalId' });
 export type ExternalId = z.infer<typeof externalIdSchema>;
 
 /** The answers of the external-id routes every entity type has (operations.ts). */

@@ -1,4 +1,3 @@
-import * as z from 'zod';
 import {
   type Dimension,
   FIXED_DIMENSIONS,
@@ -7,6 +6,7 @@ import {
   METADATA_PREFIX,
 } from '#shared/analytics/facts.ts';
 import { wellFormedString } from '#shared/platform/schemas.ts';
+import * as z from '#shared/platform/zod.ts';
 import { PROMPT_LABEL_DIMENSION, parsePromptLabel } from './prompt-label.ts';
 
 export type { Dimension };
@@ -38,14 +38,19 @@ export type Comparison = (typeof COMPARISONS)[number];
  * `monitorDefinitionIssue`).
  */
 const dimensionSchema = z
-  .string()
-  .refine(isDimension, {
-    message: `must be one of ${FIXED_DIMENSIONS.join(', ')} or metadata.<key>`,
-  })
-  .transform((value) => value as Dimension)
-  .refine((value) => value.length <= METADATA_PREFIX.length + MAX_VALUE_LENGTH, {
-    message: `a metadata key is kept to its first ${MAX_VALUE_LENGTH} characters`,
-  });
+  .pipe(
+    z.string().check(
+      z.refine(isDimension, {
+        message: `must be one of ${FIXED_DIMENSIONS.join(', ')} or metadata.<key>`,
+      }),
+    ),
+    z.transform((value) => value as Dimension),
+  )
+  .check(
+    z.refine((value) => value.length <= METADATA_PREFIX.length + MAX_VALUE_LENGTH, {
+      message: `a metadata key is kept to its first ${MAX_VALUE_LENGTH} characters`,
+    }),
+  );
 
 /**
  * A filter is on a rollup dimension, or on a prompt's release label (`prompt_label`,
@@ -55,29 +60,35 @@ const dimensionSchema = z
 const filterSchema = z
   .strictObject({
     dimension: z
-      .literal(PROMPT_LABEL_DIMENSION)
-      .or(dimensionSchema)
-      .meta({
+      .union([z.literal(PROMPT_LABEL_DIMENSION), dimensionSchema])
+      .clone()
+      .register(z.globalRegistry, {
         description: `${FIXED_DIMENSIONS.join(', ')}, metadata.<key>, or prompt_label (value <prompt name>:<label>)`,
       }),
     // The rollups keep a value's first MAX_VALUE_LENGTH characters: a longer one would never match.
-    value: wellFormedString().min(1).max(MAX_VALUE_LENGTH),
+    value: wellFormedString().check(z.minLength(1), z.maxLength(MAX_VALUE_LENGTH)),
   })
-  .superRefine((filter, ctx) => {
-    if (filter.dimension === PROMPT_LABEL_DIMENSION && !parsePromptLabel(filter.value)) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['value'],
-        message: 'a prompt_label filter is <prompt name>:<label> (support-bot:prod)',
-      });
-    }
-  });
+  .check(
+    z.superRefine((filter, ctx) => {
+      if (filter.dimension === PROMPT_LABEL_DIMENSION && !parsePromptLabel(filter.value)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['value'],
+          message: 'a prompt_label filter is <prompt name>:<label> (support-bot:prod)',
+        });
+      }
+    }),
+  );
 export type MonitorFilter = z.infer<typeof filterSchema>;
 
-const nameSchema = wellFormedString().trim().min(1, 'must not be empty').max(MAX_NAME_LENGTH);
-const windowSchema = z.int().min(MIN_WINDOW_MINUTES).max(MAX_WINDOW_MINUTES);
-const thresholdSchema = z.number().min(0).max(1e12);
-const cooldownSchema = z.int().min(0).max(MAX_COOLDOWN_MINUTES);
+const nameSchema = wellFormedString().check(
+  z.trim(),
+  z.minLength(1, 'must not be empty'),
+  z.maxLength(MAX_NAME_LENGTH),
+);
+const windowSchema = z.int().check(z.gte(MIN_WINDOW_MINUTES), z.lte(MAX_WINDOW_MINUTES));
+const thresholdSchema = z.number().check(z.gte(0), z.lte(1e12));
+const cooldownSchema = z.int().check(z.gte(0), z.lte(MAX_COOLDOWN_MINUTES));
 
 /** A definition the rollups cannot answer, or one that can never cross: a message, else undefined. */
 export function monitorDefinitionIssue(monitor: {
@@ -103,25 +114,28 @@ export const createMonitorSchema = z
   .strictObject({
     name: nameSchema,
     metric: z.enum(METRICS),
-    filter: filterSchema.nullable().optional(),
-    group_by: dimensionSchema.nullable().optional(),
+    filter: z.optional(z.nullable(filterSchema)),
+    group_by: z.optional(z.nullable(dimensionSchema)),
     window_minutes: windowSchema,
     threshold: thresholdSchema,
-    comparison: z.enum(COMPARISONS).default('gt'),
-    cooldown_minutes: cooldownSchema.default(DEFAULT_COOLDOWN_MINUTES),
-    is_active: z.boolean().default(true),
+    comparison: z._default(z.enum(COMPARISONS), 'gt'),
+    cooldown_minutes: z._default(cooldownSchema, DEFAULT_COOLDOWN_MINUTES),
+    is_active: z._default(z.boolean(), true),
   })
-  .superRefine((body, ctx) => {
-    const issue = monitorDefinitionIssue(body);
-    if (issue) ctx.addIssue({ code: 'custom', path: [issue.path], message: issue.message });
-  });
+  .check(
+    z.superRefine((body, ctx) => {
+      const issue = monitorDefinitionIssue(body);
+      if (issue) ctx.addIssue({ code: 'custom', path: [issue.path], message: issue.message });
+    }),
+  );
 export type CreateMonitorInput = z.infer<typeof createMonitorSchema>;
 
 /** Fields a PATCH may not name: sent at all, a 422 saying why. */
-const fixedAtCreation = z
-  .unknown()
-  .refine(() => false, 'is fixed at creation: create another monitor to ask another question')
-  .optional();
+const fixedAtCreation = z.optional(
+  z
+    .unknown()
+    .check(z.refine(() => false, 'is fixed at creation: create another monitor to ask another question')),
+);
 
 /**
  * What a PATCH may change. The metric, filter and group_by are what a monitor's state is about (its
@@ -130,17 +144,20 @@ const fixedAtCreation = z
  */
 export const updateMonitorSchema = z
   .strictObject({
-    name: nameSchema.optional(),
-    window_minutes: windowSchema.optional(),
-    threshold: thresholdSchema.optional(),
-    comparison: z.enum(COMPARISONS).optional(),
-    cooldown_minutes: cooldownSchema.optional(),
-    is_active: z.boolean().optional(),
+    name: z.optional(nameSchema),
+    window_minutes: z.optional(windowSchema),
+    threshold: z.optional(thresholdSchema),
+    comparison: z.optional(z.enum(COMPARISONS)),
+    cooldown_minutes: z.optional(cooldownSchema),
+    is_active: z.optional(z.boolean()),
     metric: fixedAtCreation,
     filter: fixedAtCreation,
     group_by: fixedAtCreation,
   })
-  .refine((body) => Object.values(body).some((value) => value !== undefined), {
-    message: 'name at least one of name, window_minutes, threshold, comparison, cooldown_minutes, is_active',
-  });
+  .check(
+    z.refine((body) => Object.values(body).some((value) => value !== undefined), {
+      message:
+        'name at least one of name, window_minutes, threshold, comparison, cooldown_minutes, is_active',
+    }),
+  );
 export type UpdateMonitorInput = z.infer<typeof updateMonitorSchema>;

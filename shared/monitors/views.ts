@@ -1,6 +1,6 @@
-import * as z from 'zod';
 import { isoTimestamp } from '#shared/platform/response-schemas.ts';
 import { toIso } from '#shared/platform/time.ts';
+import * as z from '#shared/platform/zod.ts';
 import type { EvaluationSummary, MonitorRecord, StoredGroupState } from './repository.ts';
 import { MAX_RECENT_EVALUATIONS, MAX_RECENT_TRANSITIONS } from './summary.ts';
 import { COMPARISONS, METRICS } from './validation.ts';
@@ -11,14 +11,16 @@ export const monitorViewSchema = z
     id: z.int(),
     name: z.string(),
     metric: z.enum(METRICS),
-    filter: z.object({ dimension: z.string(), value: z.string() }).nullable().meta({
-      description:
-        'Only requests with this dimension value count; `prompt_label` (`<prompt name>:<label>`) is the version the label points at, read at each evaluation.',
+    filter: z
+      .nullable(z.object({ dimension: z.string(), value: z.string() }))
+      .clone()
+      .register(z.globalRegistry, {
+        description:
+          'Only requests with this dimension value count; `prompt_label` (`<prompt name>:<label>`) is the version the label points at, read at each evaluation.',
+      }),
+    group_by: z.nullable(z.string()).clone().register(z.globalRegistry, {
+      description: 'Each value of this dimension triggers and resolves on its own.',
     }),
-    group_by: z
-      .string()
-      .nullable()
-      .meta({ description: 'Each value of this dimension triggers and resolves on its own.' }),
     window_minutes: z.int(),
     threshold: z.number(),
     comparison: z.enum(COMPARISONS),
@@ -27,7 +29,8 @@ export const monitorViewSchema = z
     created_at: isoTimestamp,
     updated_at: isoTimestamp,
   })
-  .meta({ id: 'Monitor' });
+  .clone()
+  .register(z.globalRegistry, { id: 'Monitor' });
 export type MonitorView = z.infer<typeof monitorViewSchema>;
 
 export function toMonitorView(monitor: MonitorRecord): MonitorView {
@@ -50,36 +53,51 @@ export function toMonitorView(monitor: MonitorRecord): MonitorView {
 export const monitorSchema = z.object({ success: z.literal(true), monitor: monitorViewSchema });
 export const monitorListSchema = z.object({ success: z.literal(true), monitors: z.array(monitorViewSchema) });
 
-const groupValue = z
-  .string()
-  .nullable()
-  .meta({ description: 'The group_by value it is about; null for a monitor without a group_by.' });
+const groupValue = z.nullable(z.string()).clone().register(z.globalRegistry, {
+  description: 'The group_by value it is about; null for a monitor without a group_by.',
+});
 
 export const monitorStateViewSchema = z
   .object({
-    status: z.enum(['ok', 'triggered']).meta({ description: '`triggered` while any of its groups is.' }),
-    triggered_groups: z.int().meta({ description: 'How many groups are triggered now.' }),
-    last_evaluated_at: isoTimestamp.nullable().meta({ description: 'null: not evaluated yet.' }),
-    last_value: z.number().nullable().meta({
+    status: z
+      .enum(['ok', 'triggered'])
+      .clone()
+      .register(z.globalRegistry, { description: '`triggered` while any of its groups is.' }),
+    triggered_groups: z
+      .int()
+      .clone()
+      .register(z.globalRegistry, { description: 'How many groups are triggered now.' }),
+    last_evaluated_at: z
+      .nullable(isoTimestamp)
+      .clone()
+      .register(z.globalRegistry, { description: 'null: not evaluated yet.' }),
+    last_value: z.nullable(z.number()).clone().register(z.globalRegistry, {
       description:
         'The value at the last evaluation (with a group_by, of the group nearest to crossing); null for no value (no request in the window).',
     }),
     last_group_value: groupValue,
     recent_evaluations: z
-      .array(z.object({ evaluated_at: isoTimestamp, value: z.number().nullable(), group_value: groupValue }))
-      .meta({ description: `The newest ${MAX_RECENT_EVALUATIONS} evaluations, oldest first.` }),
+      .array(z.object({ evaluated_at: isoTimestamp, value: z.nullable(z.number()), group_value: groupValue }))
+      .clone()
+      .register(z.globalRegistry, {
+        description: `The newest ${MAX_RECENT_EVALUATIONS} evaluations, oldest first.`,
+      }),
     recent_transitions: z
       .array(
         z.object({
           transition: z.enum(['triggered', 'resolved']),
           at: isoTimestamp,
-          value: z.number().nullable(),
+          value: z.nullable(z.number()),
           group_value: groupValue,
         }),
       )
-      .meta({ description: `The newest ${MAX_RECENT_TRANSITIONS} triggers and resolves, oldest first.` }),
+      .clone()
+      .register(z.globalRegistry, {
+        description: `The newest ${MAX_RECENT_TRANSITIONS} triggers and resolves, oldest first.`,
+      }),
   })
-  .meta({ id: 'MonitorState' });
+  .clone()
+  .register(z.globalRegistry, { id: 'MonitorState' });
 export type MonitorStateView = z.infer<typeof monitorStateViewSchema>;
 
 export function toMonitorStateView(

@@ -1,7 +1,7 @@
-import * as z from 'zod';
 import { jsonBytes, PLAIN_ANSWER_BUDGET_BYTES } from '#shared/platform/answer-limit.ts';
 import { notFound } from '#shared/platform/errors.ts';
 import type { JsonObject } from '#shared/platform/json.ts';
+import * as z from '#shared/platform/zod.ts';
 import type { RequestLogRecord } from '#shared/request-logs/record.ts';
 import { requestLogsByIds } from '#shared/request-logs/repository.ts';
 import { MAX_TRACE_SPANS } from '#shared/traces/read.ts';
@@ -28,10 +28,10 @@ export const traceMappingResponseSchema = z.object({
       span_id: z.string(),
       name: z.string(),
       source: z.enum(['otlp', 'spans-bulk']),
-      convention: z.string().nullable(),
+      convention: z.nullable(z.string()),
       model_call: z.boolean(),
-      reason: z.string().nullable(),
-      request_log_id: z.int().nullable(),
+      reason: z.nullable(z.string()),
+      request_log_id: z.nullable(z.int()),
       fields: z.array(fieldSource),
       raw_attributes: z.array(z.string()),
       notes: z.array(z.string()),

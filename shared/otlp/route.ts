@@ -1,38 +1,43 @@
-import * as z from 'zod';
 import { authenticateApiKey } from '#shared/auth/key-cache.ts';
 import type { RouteAuth } from '#shared/platform/auth-context.ts';
 import { type HttpHandler, HttpResponse, httpRoute } from '#shared/platform/http.ts';
 import { queryBoolean } from '#shared/platform/schemas.ts';
+import * as z from '#shared/platform/zod.ts';
 import { decodeRequest, decompress, encodeResponse, encodingOf } from './decode.ts';
 import { ingestOtlp } from './ingest.ts';
 
 /** ExportTraceServiceResponse as JSON (PromptLayer's shape: `partialSuccess` null when nothing was refused). */
 export const exportResponseSchema = z.object({
-  partialSuccess: z.object({ rejectedSpans: z.int(), errorMessage: z.string() }).nullable(),
+  partialSuccess: z.nullable(z.object({ rejectedSpans: z.int(), errorMessage: z.string() })),
 });
 
 /** The JSON form of a request, for the OpenAPI document (the route decodes bytes itself). */
-const anyValue = z.looseObject({}).meta({ description: 'An OTLP AnyValue: {stringValue}, {intValue}, ...' });
+const anyValue = z
+  .looseObject({})
+  .clone()
+  .register(z.globalRegistry, { description: 'An OTLP AnyValue: {stringValue}, {intValue}, ...' });
 const exportRequestSchema = z.object({
   resourceSpans: z.array(
     z.looseObject({
-      resource: z
-        .looseObject({ attributes: z.array(z.object({ key: z.string(), value: anyValue })) })
-        .optional(),
+      resource: z.optional(
+        z.looseObject({ attributes: z.array(z.object({ key: z.string(), value: anyValue })) }),
+      ),
       scopeSpans: z.array(
         z.looseObject({
-          scope: z.looseObject({ name: z.string(), version: z.string().optional() }).optional(),
+          scope: z.optional(z.looseObject({ name: z.string(), version: z.optional(z.string()) })),
           spans: z.array(
             z.looseObject({
-              traceId: z.string().meta({ description: '32 hex digits' }),
-              spanId: z.string().meta({ description: '16 hex digits' }),
-              parentSpanId: z.string().optional(),
+              traceId: z.string().clone().register(z.globalRegistry, { description: '32 hex digits' }),
+              spanId: z.string().clone().register(z.globalRegistry, { description: '16 hex digits' }),
+              parentSpanId: z.optional(z.string()),
               name: z.string(),
-              kind: z.int().optional(),
+              kind: z.optional(z.int()),
               startTimeUnixNano: z.string(),
               endTimeUnixNano: z.string(),
-              attributes: z.array(z.object({ key: z.string(), value: anyValue })).optional(),
-              status: z.looseObject({ code: z.int().optional(), message: z.string().optional() }).optional(),
+              attributes: z.optional(z.array(z.object({ key: z.string(), value: anyValue }))),
+              status: z.optional(
+                z.looseObject({ code: z.optional(z.int()), message: z.optional(z.string()) }),
+              ),
             }),
           ),
         }),
@@ -52,7 +57,7 @@ export function exportTracesRoute(auth: RouteAuth): HttpHandler {
   return httpRoute({
     auth,
     keyCheck: authenticateApiKey,
-    query: z.object({ close_after: queryBoolean.optional() }),
+    query: z.object({ close_after: z.optional(queryBoolean) }),
     permission: ['request_logs', 'edit'],
     bytesBody: {
       contentTypes: ['application/x-protobuf', 'application/json'],

@@ -1,4 +1,4 @@
-import type * as z from 'zod';
+import type * as z from '#shared/platform/zod.ts';
 
 /**
  * The error classes every layer throws. The HTTP wrapper turns them into the error body of the API
@@ -50,7 +50,7 @@ export function invalid(loc: ErrorDetail['loc'], msg: string, type = 'value_erro
 }
 
 /** A 422 listing every issue of a failed zod parse, each located under `prefix` (e.g. ['body']). */
-export function validationError(error: z.ZodError, prefix: (string | number)[]): AppError {
+export function validationError(error: z.core.$ZodError, prefix: (string | number)[]): AppError {
   const detail: ErrorDetail[] = error.issues.map((issue) => ({
     loc: [...prefix, ...issue.path.map((part) => (typeof part === 'symbol' ? String(part) : part))],
     msg: issue.message,

@@ -1,7 +1,7 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import type { ZodType } from 'zod';
-import * as z from 'zod';
+import type { ZodMiniType as ZodType } from '#shared/platform/zod.ts';
+import * as z from '#shared/platform/zod.ts';
 import {
   type AuthContext,
   type EntityType,

@@ -3,7 +3,7 @@ import * as https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { RequestFilteringHttpAgent, RequestFilteringHttpsAgent } from 'request-filtering-agent';
-import * as z from 'zod';
+import * as z from '#shared/platform/zod.ts';
 import { ENV } from './config.ts';
 import { logger } from './logger.ts';
 
@@ -375,12 +375,12 @@ function toOutboundError(error: Error & { code?: string }, host: string): Outbou
  * resolves to is checked again at every connection.
  */
 export const outboundUrl = () =>
-  z
-    .string()
-    .trim()
-    .min(1)
-    .max(OUTBOUND_MAX_URL_LENGTH)
-    .superRefine((text, ctx) => {
+  z.string().check(
+    z.trim(),
+    z.minLength(1),
+    z.maxLength(OUTBOUND_MAX_URL_LENGTH),
+    z.superRefine((text, ctx) => {
       const checked = checkOutboundUrl(text);
       if (!checked.ok) ctx.addIssue({ code: 'custom', message: checked.reason });
-    });
+    }),
+  );

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '#shared/platform/zod.ts';
 
 /**
  * Building blocks of the response schemas routes declare (`responses` of httpRoute): the OpenAPI
@@ -10,20 +10,27 @@ import * as z from 'zod';
 export const errorBodySchema = z
   .object({
     success: z.literal(false),
-    message: z.string().meta({ description: 'What went wrong, for a person.' }),
-    error: z.string().meta({ description: 'Machine-readable code, e.g. `not_found`, `validation_error`.' }),
+    message: z.string().clone().register(z.globalRegistry, { description: 'What went wrong, for a person.' }),
+    error: z.string().clone().register(z.globalRegistry, {
+      description: 'Machine-readable code, e.g. `not_found`, `validation_error`.',
+    }),
     detail: z
-      .array(
-        z.object({
-          loc: z.array(z.union([z.string(), z.number()])),
-          msg: z.string(),
-          type: z.string(),
-        }),
+      .optional(
+        z.array(
+          z.object({
+            loc: z.array(z.union([z.string(), z.number()])),
+            msg: z.string(),
+            type: z.string(),
+          }),
+        ),
       )
-      .optional()
-      .meta({ description: 'Every failing field of a 422, with where it is (`["body", "score"]`).' }),
+      .clone()
+      .register(z.globalRegistry, {
+        description: 'Every failing field of a 422, with where it is (`["body", "score"]`).',
+      }),
   })
-  .meta({ id: 'Error' });
+  .clone()
+  .register(z.globalRegistry, { id: 'Error' });
 
 /** An instant as the API answers it: ISO 8601 UTC with milliseconds (`2024-01-15T10:30:00.000Z`). */
 export const isoTimestamp = z.iso.datetime();
@@ -44,9 +51,9 @@ export const pageFields = {
   total: z.int(),
   has_next: z.boolean(),
   has_prev: z.boolean(),
-  next_num: z.int().nullable(),
-  prev_num: z.int().nullable(),
+  next_num: z.nullable(z.int()),
+  prev_num: z.nullable(z.int()),
 };
 
 /** A page-style list of `item`. */
-export const pageOf = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item), ...pageFields });
+export const pageOf = <T extends z.ZodMiniType>(item: T) => z.object({ items: z.array(item), ...pageFields });

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '#shared/platform/zod.ts';
 
 /** Building blocks for query and path schemas, whose values arrive as strings. */
 
@@ -10,10 +10,10 @@ export const ILL_FORMED_UNICODE =
  * names, dataset group names, external ids, file names): well-formed Unicode only. A lone UTF-16
  * surrogate ("\ud800") becomes U+FFFD once encoded as UTF-8, so "s\ud800", "s\udc00" and "s\ufffd" would
  * all land on one entity; they are refused with a 422 instead. Text content (messages, metadata values)
- * keeps plain `z.string()` and is stored as sent. Chain bounds after it: `wellFormedString().min(1)`.
+ * keeps plain `z.string()` and is stored as sent. Add bounds after it: `wellFormedString().check(z.minLength(1))`.
  */
 export const wellFormedString = () =>
-  z.string().refine((text) => text.isWellFormed(), { message: ILL_FORMED_UNICODE, abort: true });
+  z.string().check(z.refine((text) => text.isWellFormed(), { message: ILL_FORMED_UNICODE, abort: true }));
 
 /** Any JSON object (values unchecked): parameters, variables, attributes, provider payloads. */
 /** Whether a string is a UUID (any version; either case), as the ids of skill collections are. */
@@ -29,10 +29,10 @@ export const jsonObject = z.record(z.string(), z.unknown());
  * from something answered 201.
  */
 export function ownKeysRecord<K extends z.core.$ZodRecordKey, V extends z.core.SomeType>(key: K, value: V) {
-  return z.preprocess(
-    (input, ctx) => {
+  return z.pipe(
+    z.transform((input, ctx) => {
       if (input !== null && typeof input === 'object' && Object.hasOwn(input, '__proto__')) {
-        ctx.addIssue({
+        ctx.issues.push({
           code: 'custom',
           path: ['__proto__'],
           message: '__proto__ cannot be used as a key',
@@ -40,15 +40,16 @@ export function ownKeysRecord<K extends z.core.$ZodRecordKey, V extends z.core.S
         });
       }
       return input;
-    },
+    }),
     z.record(key, value),
   );
 }
 
 /** `true`/`false` (also 1/0) from a query string; zod's coerce.boolean would read "false" as true. */
-export const queryBoolean = z
-  .enum(['true', 'false', '1', '0', 'True', 'False'], { error: 'must be true or false' })
-  .transform((value) => value === 'true' || value === '1' || value === 'True');
+export const queryBoolean = z.pipe(
+  z.enum(['true', 'false', '1', '0', 'True', 'False'], { error: 'must be true or false' }),
+  z.transform((value) => value === 'true' || value === '1' || value === 'True'),
+);
 
 /** An id as the API writes it: a positive integer in decimal, without leading zeros. */
 export const CANONICAL_ID = /^[1-9]\d{0,15}$/;
@@ -64,26 +65,27 @@ export const NOT_FOUND_IN_PATH = { notFoundInPath: true } as const;
  * digits with a leading zero name no resource (404); in a query they are a 422.
  */
 export const idParam = z
-  .string()
-  .regex(/^\d{1,16}$/, 'must be a positive integer')
-  .refine((text) => !text.startsWith('0') || text === '0', {
-    message: 'must be written without leading zeros',
-    params: NOT_FOUND_IN_PATH,
-  })
-  .transform(Number)
-  .refine((n) => n >= 1 && Number.isSafeInteger(n), 'must be a positive integer');
+  .pipe(
+    z.string().check(
+      z.regex(/^\d{1,16}$/, 'must be a positive integer'),
+      z.refine((text) => !text.startsWith('0') || text === '0', {
+        message: 'must be written without leading zeros',
+        params: NOT_FOUND_IN_PATH,
+      }),
+    ),
+    z.transform(Number),
+  )
+  .check(z.refine((n) => n >= 1 && Number.isSafeInteger(n), 'must be a positive integer'));
 
 export const intParam = (min: number, max: number) =>
   z
-    .string()
-    .regex(/^-?\d{1,16}$/, 'must be an integer')
-    .transform(Number)
-    .refine((n) => n >= min && n <= max, `must be between ${min} and ${max}`);
+    .pipe(z.string().check(z.regex(/^-?\d{1,16}$/, 'must be an integer')), z.transform(Number))
+    .check(z.refine((n) => n >= min && n <= max, `must be between ${min} and ${max}`));
 
 /** page/per_page of page-style lists. */
 export const paginationQuery = (maxPerPage: number, defaultPerPage: number) => ({
-  page: intParam(1, Number.MAX_SAFE_INTEGER).default(1),
-  per_page: intParam(1, maxPerPage).default(defaultPerPage),
+  page: z._default(intParam(1, Number.MAX_SAFE_INTEGER), 1),
+  per_page: z._default(intParam(1, maxPerPage), defaultPerPage),
 });
 
 /**
@@ -93,7 +95,7 @@ export const paginationQuery = (maxPerPage: number, defaultPerPage: number) => (
  */
 export function sortOrderNeedsSortBy<T extends { sort_by?: unknown; sort_order?: unknown }>(
   query: T,
-  ctx: z.RefinementCtx<T>,
+  ctx: z.core.$RefinementCtx<T>,
 ) {
   if (query.sort_order == null || query.sort_by != null) return;
   ctx.addIssue({ code: 'custom', path: ['sort_order'], message: 'sort_order must be given with sort_by' });
@@ -104,7 +106,7 @@ export function sortOrderNeedsSortBy<T extends { sort_by?: unknown; sort_order?:
  * `external_source` + `external_id`): a 422 on the one missing when the other is given.
  */
 export function givenTogether<T extends Record<string, unknown>>(a: keyof T & string, b: keyof T & string) {
-  return (query: T, ctx: z.RefinementCtx<T>) => {
+  return (query: T, ctx: z.core.$RefinementCtx<T>) => {
     if ((query[a] === undefined) === (query[b] === undefined)) return;
     ctx.addIssue({
       code: 'custom',

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '#shared/platform/zod.ts';
 
 /** Latest accepted instant (year 9999): beyond it Date cannot round-trip an ISO string. */
 export const MAX_EPOCH_MS = 253_402_300_799_999;
@@ -25,31 +25,37 @@ export const TIMESTAMP_FORMS = 'an ISO 8601 date-time, epoch seconds or epoch mi
  * A timestamp as the API accepts it: an ISO 8601 string (no zone means UTC) or an epoch number, in
  * seconds (the Python SDK) or milliseconds (`Date.now()`). Parses to epoch milliseconds.
  */
-export const timestampSchema = z.unknown().transform((value, ctx) => {
-  if (value === undefined) {
-    ctx.addIssue({ code: 'custom', message: 'Field required' });
-    return z.NEVER;
-  }
-  const ms = typeof value === 'string' || typeof value === 'number' ? parseTimestamp(value) : undefined;
-  if (ms === undefined) {
-    ctx.addIssue({ code: 'custom', message: `must be ${TIMESTAMP_FORMS}` });
-    return z.NEVER;
-  }
-  return ms;
-});
+export const timestampSchema = z.pipe(
+  z.unknown(),
+  z.transform((value, ctx) => {
+    if (value === undefined) {
+      ctx.issues.push({ input: ctx.value, code: 'custom', message: 'Field required' });
+      return z.NEVER;
+    }
+    const ms = typeof value === 'string' || typeof value === 'number' ? parseTimestamp(value) : undefined;
+    if (ms === undefined) {
+      ctx.issues.push({ input: ctx.value, code: 'custom', message: `must be ${TIMESTAMP_FORMS}` });
+      return z.NEVER;
+    }
+    return ms;
+  }),
+);
 
 /**
  * A timestamp sent in a query string: the same forms as timestampSchema, a string of digits (with an
  * optional fraction) read as an epoch number. Parses to epoch milliseconds.
  */
-export const queryTimestampSchema = z.string().transform((text, ctx) => {
-  const ms = parseTimestamp(/^\d+(\.\d+)?$/.test(text) ? Number(text) : text);
-  if (ms === undefined) {
-    ctx.addIssue({ code: 'custom', message: `must be ${TIMESTAMP_FORMS}` });
-    return z.NEVER;
-  }
-  return ms;
-});
+export const queryTimestampSchema = z.pipe(
+  z.string(),
+  z.transform((text, ctx) => {
+    const ms = parseTimestamp(/^\d+(\.\d+)?$/.test(text) ? Number(text) : text);
+    if (ms === undefined) {
+      ctx.issues.push({ input: ctx.value, code: 'custom', message: `must be ${TIMESTAMP_FORMS}` });
+      return z.NEVER;
+    }
+    return ms;
+  }),
+);
 
 export function parseTimestamp(value: string | number): number | undefined {
   if (typeof value === 'number') {

@@ -1,8 +1,8 @@
-import * as z from 'zod';
 import { blueprintSchema } from '#shared/blueprints/schema.ts';
 import { externalIdSchema } from '#shared/external-ids/external-ids.ts';
 import { isoTimestamp, jsonObject, pageOf } from '#shared/platform/response-schemas.ts';
 import { intParam, paginationQuery, queryBoolean, wellFormedString } from '#shared/platform/schemas.ts';
+import * as z from '#shared/platform/zod.ts';
 import {
   headListQuerySchema,
   labelNameSchema,
@@ -16,49 +16,49 @@ export { labelNameSchema, MAX_RELEASE_LABELS, versionOrLabel };
 
 /** Request schemas of the prompt registry's routes (bounds from the reference OpenAPI). */
 
-export const promptNameSchema = wellFormedString().min(1).max(512);
+export const promptNameSchema = wellFormedString().check(z.minLength(1), z.maxLength(512));
 /** `{identifier}` of the template routes: a prompt name, or a template id as digits. */
-export const templateIdentifierSchema = wellFormedString().min(1);
+export const templateIdentifierSchema = wellFormedString().check(z.minLength(1));
 
 /** `metadata.model`: provider and name are required once a model is given. */
 const modelSchema = z.looseObject({
-  provider: z.string().min(1),
-  name: z.string().min(1),
-  model_config_display_name: z.string().max(255).nullish(),
-  base_model: z.string().max(100).nullish(),
-  parameters: jsonObject.nullish(),
-  display_params: jsonObject.nullish(),
-  api_type: z.string().nullish(),
+  provider: z.string().check(z.minLength(1)),
+  name: z.string().check(z.minLength(1)),
+  model_config_display_name: z.nullish(z.string().check(z.maxLength(255))),
+  base_model: z.nullish(z.string().check(z.maxLength(100))),
+  parameters: z.nullish(jsonObject),
+  display_params: z.nullish(jsonObject),
+  api_type: z.nullish(z.string()),
 });
 
 /** Custom metadata fields besides `model` are kept as sent. */
-const metadataSchema = z.looseObject({ model: modelSchema.nullish() });
+const metadataSchema = z.looseObject({ model: z.nullish(modelSchema) });
 
 export const publishBodySchema = z.object({
   prompt_template: z.object({
     prompt_name: promptNameSchema,
     // Every publish sets the tags; absent or null is the default [] (publish.ts).
-    tags: z.array(z.string().max(512)).nullish(),
-    folder_id: z.int().positive().nullish(),
-    workspace_id: z.int().nullish(),
+    tags: z.nullish(z.array(z.string().check(z.maxLength(512)))),
+    folder_id: z.nullish(z.int().check(z.positive())),
+    workspace_id: z.nullish(z.int()),
   }),
   prompt_version: z.object({
     prompt_template: blueprintSchema,
-    commit_message: z.string().max(72).nullish(),
-    metadata: metadataSchema.nullish(),
+    commit_message: z.nullish(z.string().check(z.maxLength(72))),
+    metadata: z.nullish(metadataSchema),
   }),
-  release_labels: z.array(labelNameSchema).max(MAX_RELEASE_LABELS).nullish(),
-  external_ids: publishExternalIdsSchema.nullish(),
+  release_labels: z.nullish(z.array(labelNameSchema).check(z.maxLength(MAX_RELEASE_LABELS))),
+  external_ids: z.nullish(publishExternalIdsSchema),
 });
 export type PublishBody = z.output<typeof publishBodySchema>;
 
 export const getTemplateQuerySchema = z
   .object({
     ...versionSelectorQuery,
-    resolve_snippets: queryBoolean.optional(),
-    include_llm_kwargs: queryBoolean.optional(),
+    resolve_snippets: z.optional(queryBoolean),
+    include_llm_kwargs: z.optional(queryBoolean),
   })
-  .superRefine(versionOrLabel);
+  .check(z.superRefine(versionOrLabel));
 export type GetTemplateQuery = z.output<typeof getTemplateQuerySchema>;
 
 /**
@@ -68,31 +68,31 @@ export type GetTemplateQuery = z.output<typeof getTemplateQuerySchema>;
  */
 export const renderTemplateBodySchema = z
   .object({
-    version: z.int().min(1).max(Number.MAX_SAFE_INTEGER).nullish(),
-    label: labelNameSchema.nullish(),
-    workspace_id: z.int().nullish(),
-    provider: z.string().min(1).max(64).nullish(),
-    model: z.string().min(1).max(256).nullish(),
-    input_variables: jsonObject.nullish(),
-    metadata_filters: jsonObject.nullish(),
-    model_parameter_overrides: jsonObject.nullish(),
-    skip_input_variable_rendering: z.boolean().nullish(),
+    version: z.nullish(z.int().check(z.gte(1), z.lte(Number.MAX_SAFE_INTEGER))),
+    label: z.nullish(labelNameSchema),
+    workspace_id: z.nullish(z.int()),
+    provider: z.nullish(z.string().check(z.minLength(1), z.maxLength(64))),
+    model: z.nullish(z.string().check(z.minLength(1), z.maxLength(256))),
+    input_variables: z.nullish(jsonObject),
+    metadata_filters: z.nullish(jsonObject),
+    model_parameter_overrides: z.nullish(jsonObject),
+    skip_input_variable_rendering: z.nullish(z.boolean()),
   })
-  .superRefine(versionOrLabel);
+  .check(z.superRefine(versionOrLabel));
 export type RenderTemplateBody = z.output<typeof renderTemplateBodySchema>;
 
 export const listTemplatesQuerySchema = headListQuerySchema({
-  name: wellFormedString().optional(),
-  tags: z.union([z.string(), z.array(z.string())]).optional(),
-  label: wellFormedString().optional(),
-  status: z.enum(['active', 'deleted', 'all']).default('active'),
+  name: z.optional(wellFormedString()),
+  tags: z.optional(z.union([z.string(), z.array(z.string())])),
+  label: z.optional(wellFormedString()),
+  status: z._default(z.enum(['active', 'deleted', 'all']), 'active'),
 });
 export type ListTemplatesQuery = z.output<typeof listTemplatesQuerySchema>;
 
-export const moveLabelBodySchema = z.object({ prompt_version_number: z.int().min(1) });
+export const moveLabelBodySchema = z.object({ prompt_version_number: z.int().check(z.gte(1)) });
 
 /** POST /prompts/{prompt_id}/label: PromptLayer's create_prompt_label. */
-export const createLabelBodySchema = moveLabelBodySchema.extend({ name: labelNameSchema });
+export const createLabelBodySchema = z.extend(moveLabelBodySchema, { name: labelNameSchema });
 
 /** Query flags as the read path uses them, defaults applied. */
 export interface ReadOptions {
@@ -111,12 +111,15 @@ export const toReadOptions = (query: GetTemplateQuery): ReadOptions => ({
 
 /* Response schemas of the registry's routes (field for field as views.ts builds them). */
 
-const versionMetadata = metadataSchema.nullable();
+const versionMetadata = z.nullable(metadataSchema);
 
 export const snippetUseSchema = z.object({
   prompt_name: z.string(),
   version: z.int(),
-  label: z.string().nullable().meta({ description: 'The label the reference named; null for a version' }),
+  label: z
+    .nullable(z.string())
+    .clone()
+    .register(z.globalRegistry, { description: 'The label the reference named; null for a version' }),
 });
 
 /** GET /prompt-templates/{identifier}: a version, raw ("Prompt template (raw)"). */
@@ -129,17 +132,20 @@ export const rawTemplateViewSchema = z
     workspace_id: z.int(),
     prompt_template: blueprintSchema,
     metadata: versionMetadata,
-    commit_message: z.string().nullable(),
+    commit_message: z.nullable(z.string()),
     tags: z.array(z.string()),
     created_at: isoTimestamp,
     snippets: z.array(snippetUseSchema),
-    llm_kwargs: jsonObject.optional().meta({ description: 'With include_llm_kwargs=true and a model' }),
-    warning: z
-      .string()
-      .optional()
-      .meta({ description: 'Registry tool references left out because they no longer resolve' }),
+    llm_kwargs: z
+      .optional(jsonObject)
+      .clone()
+      .register(z.globalRegistry, { description: 'With include_llm_kwargs=true and a model' }),
+    warning: z.optional(z.string()).clone().register(z.globalRegistry, {
+      description: 'Registry tool references left out because they no longer resolve',
+    }),
   })
-  .meta({ id: 'PromptTemplateRaw' });
+  .clone()
+  .register(z.globalRegistry, { id: 'PromptTemplateRaw' });
 
 /** POST /rest/prompt-templates. */
 export const publishViewSchema = z
@@ -152,10 +158,11 @@ export const publishViewSchema = z
     release_labels: z.array(z.string()),
     prompt_template: blueprintSchema,
     metadata: versionMetadata,
-    commit_message: z.string().nullable(),
+    commit_message: z.nullable(z.string()),
     external_ids: z.array(externalIdSchema),
   })
-  .meta({ id: 'PublishedPromptVersion' });
+  .clone()
+  .register(z.globalRegistry, { id: 'PublishedPromptVersion' });
 
 /** An item of GET /prompt-templates: the template with its latest version. */
 export const templateListItemSchema = z
@@ -164,17 +171,18 @@ export const templateListItemSchema = z
     prompt_name: z.string(),
     prompt_template: blueprintSchema,
     metadata: versionMetadata,
-    commit_message: z.string().nullable(),
+    commit_message: z.nullable(z.string()),
     version: z.int(),
     external_ids: z.array(externalIdSchema),
     is_snippet: z.boolean(),
     tags: z.array(z.string()),
-    folder_id: z.int().nullable(),
+    folder_id: z.nullable(z.int()),
     release_labels: z.array(z.string()),
     created_at: isoTimestamp,
     updated_at: isoTimestamp,
   })
-  .meta({ id: 'PromptTemplateListItem' });
+  .clone()
+  .register(z.globalRegistry, { id: 'PromptTemplateListItem' });
 
 export const templateListSchema = pageOf(templateListItemSchema);
 
@@ -184,18 +192,24 @@ export const listVersionsQuerySchema = z.object({ ...paginationQuery(100, 30) })
 /** An item of GET /prompt-templates/{identifier}/versions. */
 export const versionSummarySchema = z
   .object({
-    id: z.int().describe('The prompt_version_id.'),
+    id: z.int().clone().register(z.globalRegistry, { description: 'The prompt_version_id.' }),
     version_number: z.int(),
-    commit_message: z.string().nullable(),
+    commit_message: z.nullable(z.string()),
     created_at: isoTimestamp,
-    release_labels: z.array(z.string()).describe('The labels on this version now, in name order.'),
+    release_labels: z
+      .array(z.string())
+      .clone()
+      .register(z.globalRegistry, { description: 'The labels on this version now, in name order.' }),
     model: z
-      .object({ provider: z.string(), name: z.string() })
-      .nullable()
-      .describe("The version's metadata.model provider and name; null without a model."),
+      .nullable(z.object({ provider: z.string(), name: z.string() }))
+      .clone()
+      .register(z.globalRegistry, {
+        description: "The version's metadata.model provider and name; null without a model.",
+      }),
     template_type: z.enum(['chat', 'completion']),
   })
-  .meta({ id: 'PromptVersionSummary' });
+  .clone()
+  .register(z.globalRegistry, { id: 'PromptVersionSummary' });
 
 export const versionListSchema = pageOf(versionSummarySchema);
 
@@ -210,7 +224,8 @@ export const labelViewSchema = z
     created_at: isoTimestamp,
     updated_at: isoTimestamp,
   })
-  .meta({ id: 'PromptLabel' });
+  .clone()
+  .register(z.globalRegistry, { id: 'PromptLabel' });
 
 /** GET /prompt-templates/{identifier}/labels. */
 export const labelsViewSchema = z.object({
@@ -233,30 +248,32 @@ export const promptVersionViewSchema = z
     version_number: z.int(),
     prompt_template: blueprintSchema,
     metadata: versionMetadata,
-    commit_message: z.string().nullable(),
+    commit_message: z.nullable(z.string()),
     created_at: isoTimestamp,
   })
-  .meta({ id: 'PromptVersion' });
+  .clone()
+  .register(z.globalRegistry, { id: 'PromptVersion' });
 
 /** The answer of POST /prompt-templates/{identifier}: the raw view, rendered, with two fields more. */
-export const renderedTemplateSchema = rawTemplateViewSchema
-  .extend({
-    llm_kwargs: jsonObject
-      .nullable()
-      .describe('The provider request built from the rendered template; null without model metadata.'),
-    warning: z
-      .string()
-      .nullable()
-      .describe(
+export const renderedTemplateSchema = z
+  .extend(rawTemplateViewSchema, {
+    llm_kwargs: z.nullable(jsonObject).clone().register(z.globalRegistry, {
+      description: 'The provider request built from the rendered template; null without model metadata.',
+    }),
+    warning: z.nullable(z.string()).clone().register(z.globalRegistry, {
+      description:
         'Registry tools left out, missing input variables, or why llm_kwargs could not be built; null when all is well.',
-      ),
+    }),
   })
-  .meta({ id: 'PromptTemplateRendered' });
+  .clone()
+  .register(z.globalRegistry, { id: 'PromptTemplateRendered' });
 
 export const snippetUsageQuerySchema = z.object({
-  prompt_version_number: intParam(1, Number.MAX_SAFE_INTEGER)
-    .meta({ description: 'Only the uses that resolved to this version of the snippet.' })
-    .optional(),
+  prompt_version_number: z.optional(
+    intParam(1, Number.MAX_SAFE_INTEGER).clone().register(z.globalRegistry, {
+      description: 'Only the uses that resolved to this version of the snippet.',
+    }),
+  ),
 });
 
 export const snippetUsageResponseSchema = z
@@ -273,7 +290,8 @@ export const snippetUsageResponseSchema = z
     ),
     total_labels_using_snippet: z.int(),
   })
-  .meta({ id: 'GetSnippetUsageResponse' });
+  .clone()
+  .register(z.globalRegistry, { id: 'GetSnippetUsageResponse' });
 
 /** An index patch (`{"0": value}`: replace the item at that index) or a whole new list. */
 const listPatch = z.union([z.record(z.string(), z.unknown()), z.array(z.unknown())]);
@@ -286,18 +304,18 @@ const settingPatch = z.union([z.string(), z.record(z.string(), z.unknown())]);
  */
 export const patchTemplateBodySchema = z
   .object({
-    version: z.int().positive().nullish(),
-    label: labelNameSchema.nullish(),
-    messages: listPatch.nullish(),
-    tools: listPatch.nullish(),
-    functions: listPatch.nullish(),
-    function_call: settingPatch.nullish(),
-    tool_choice: settingPatch.nullish(),
-    content: listPatch.nullish(),
-    model_parameters: z.record(z.string(), z.unknown()).nullish(),
-    response_format: z.record(z.string(), z.unknown()).nullish(),
-    commit_message: z.string().max(72).nullish(),
-    release_labels: z.array(labelNameSchema).max(MAX_RELEASE_LABELS).nullish(),
+    version: z.nullish(z.int().check(z.positive())),
+    label: z.nullish(labelNameSchema),
+    messages: z.nullish(listPatch),
+    tools: z.nullish(listPatch),
+    functions: z.nullish(listPatch),
+    function_call: z.nullish(settingPatch),
+    tool_choice: z.nullish(settingPatch),
+    content: z.nullish(listPatch),
+    model_parameters: z.nullish(z.record(z.string(), z.unknown())),
+    response_format: z.nullish(z.record(z.string(), z.unknown())),
+    commit_message: z.nullish(z.string().check(z.maxLength(72))),
+    release_labels: z.nullish(z.array(labelNameSchema).check(z.maxLength(MAX_RELEASE_LABELS))),
   })
-  .superRefine(versionOrLabel);
+  .check(z.superRefine(versionOrLabel));
 export type PatchTemplateBody = z.output<typeof patchTemplateBodySchema>;

@@ -1,6 +1,6 @@
-import * as z from 'zod';
 import { invalid, payloadTooLarge } from '#shared/platform/errors.ts';
 import { isJsonObject, storedJsonBytes } from '#shared/platform/json.ts';
+import * as z from '#shared/platform/zod.ts';
 import { type ToolVersionRecord, toolStore } from '#shared/tools/registry.ts';
 import { toolNameSchema } from '#shared/tools/schemas.ts';
 import { lookupByName } from '#shared/versions/read.ts';
@@ -31,17 +31,19 @@ export const TOOL_REFERENCE_TYPE = 'registry';
 const toolReferenceSchema = z
   .looseObject({
     type: z.literal(TOOL_REFERENCE_TYPE),
-    tool_registry_id: z.int().positive().max(Number.MAX_SAFE_INTEGER).nullish(),
-    name: toolNameSchema.nullish(),
-    version: z.int().positive().max(Number.MAX_SAFE_INTEGER).nullish(),
-    label: labelNameSchema.nullish(),
+    tool_registry_id: z.nullish(z.int().check(z.positive(), z.lte(Number.MAX_SAFE_INTEGER))),
+    name: z.nullish(toolNameSchema),
+    version: z.nullish(z.int().check(z.positive(), z.lte(Number.MAX_SAFE_INTEGER))),
+    label: z.nullish(labelNameSchema),
   })
-  .refine((ref) => ref.tool_registry_id != null || ref.name != null, {
-    message: 'a registry tool reference needs tool_registry_id or name',
-  })
-  .refine((ref) => ref.version == null || ref.label == null, {
-    message: 'a registry tool reference takes version or label, not both',
-  });
+  .check(
+    z.refine((ref) => ref.tool_registry_id != null || ref.name != null, {
+      message: 'a registry tool reference needs tool_registry_id or name',
+    }),
+    z.refine((ref) => ref.version == null || ref.label == null, {
+      message: 'a registry tool reference takes version or label, not both',
+    }),
+  );
 
 export interface ToolReference {
   tool_registry_id?: number;

@@ -1,9 +1,9 @@
-import * as z from 'zod';
 import { notFound } from '#shared/platform/errors.ts';
 import { masterKey, seal, unseal } from '#shared/platform/master-key.ts';
 import { outboundUrl } from '#shared/platform/outbound-http.ts';
 import { isoTimestamp } from '#shared/platform/response-schemas.ts';
 import { toIso } from '#shared/platform/time.ts';
+import * as z from '#shared/platform/zod.ts';
 import { ProviderError } from './errors.ts';
 import {
   deleteProviderKey,
@@ -27,34 +27,37 @@ export const HINT_LENGTH = 4;
 
 const apiKeySchema = z
   .string()
-  .min(MIN_API_KEY_LENGTH, `must be at least ${MIN_API_KEY_LENGTH} characters`)
-  .max(MAX_API_KEY_LENGTH, `must be at most ${MAX_API_KEY_LENGTH} characters`)
-  // Sent as a header value: printable ASCII, no spaces (what every provider's keys are).
-  .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces');
+  .check(
+    z.minLength(MIN_API_KEY_LENGTH, `must be at least ${MIN_API_KEY_LENGTH} characters`),
+    z.maxLength(MAX_API_KEY_LENGTH, `must be at most ${MAX_API_KEY_LENGTH} characters`),
+    z.regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces'),
+  );
 
-const baseUrlSchema = outboundUrl()
-  .refine((text) => !/[?#]/.test(text), 'must not have a query or fragment')
-  .transform((text) => text.replace(/\/+$/, ''));
+const baseUrlSchema = z.pipe(
+  outboundUrl().check(z.refine((text) => !/[?#]/.test(text), 'must not have a query or fragment')),
+  z.transform((text) => text.replace(/\/+$/, '')),
+);
 
 export const putProviderKeyBodySchema = z.strictObject({
   api_key: apiKeySchema,
   /** The workspace's endpoint: for openai the API root with its version (`https://host/v1`), for anthropic without (`https://host`). */
-  base_url: baseUrlSchema.nullish(),
+  base_url: z.nullish(baseUrlSchema),
 });
 export type PutProviderKeyBody = z.output<typeof putProviderKeyBodySchema>;
 
-export const providerPathSchema = z.object({ provider: z.string().min(1).max(64) });
+export const providerPathSchema = z.object({ provider: z.string().check(z.minLength(1), z.maxLength(64)) });
 
 export const providerKeyViewSchema = z
   .object({
     provider: z.enum(PROVIDERS),
     /** The key's last four characters, after `...`. */
     api_key_hint: z.string(),
-    base_url: z.string().nullable(),
+    base_url: z.nullable(z.string()),
     created_at: isoTimestamp,
     updated_at: isoTimestamp,
   })
-  .meta({ id: 'ProviderKey' });
+  .clone()
+  .register(z.globalRegistry, { id: 'ProviderKey' });
 export type ProviderKeyView = z.infer<typeof providerKeyViewSchema>;
 
 export const providerKeyAnswerSchema = z.object({

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import * as z from 'zod';
 import { createDatasetGroup } from '#shared/datasets/groups.ts';
 import { newUploadKey } from '#shared/datasets/uploads.ts';
 import { createVersionFromFile } from '#shared/datasets/versions.ts';
@@ -16,6 +15,7 @@ import { logger } from '#shared/platform/logger.ts';
 import { isoTimestamp } from '#shared/platform/response-schemas.ts';
 import { wellFormedString } from '#shared/platform/schemas.ts';
 import { toIso } from '#shared/platform/time.ts';
+import * as z from '#shared/platform/zod.ts';
 import { RecordView } from '#shared/request-logs/filters/record-view.ts';
 import { matchingRequestLogs, requestLogQuerySchema } from '#shared/request-logs/query.ts';
 import type { RequestLogRecord } from '#shared/request-logs/record.ts';
@@ -55,24 +55,28 @@ export function batchConcurrency(): number {
 
 export const replayBatchBodySchema = z
   .strictObject({
-    request_log_ids: z.array(z.int().min(1)).min(1).max(MAX_BATCH_LOGS).nullish(),
+    request_log_ids: z.nullish(
+      z.array(z.int().check(z.gte(1))).check(z.minLength(1), z.maxLength(MAX_BATCH_LOGS)),
+    ),
     filter_group: requestLogQuerySchema.shape.filter_group,
     q: requestLogQuerySchema.shape.q,
     /** The dataset the rows go to (a new one); `replay-batch-<batch id>` by default. */
-    dataset_name: wellFormedString().min(1).max(512).nullish(),
+    dataset_name: z.nullish(wellFormedString().check(z.minLength(1), z.maxLength(512))),
     ...replayOverridesShape,
   })
-  .superRefine((body, ctx) => {
-    checkOverrides(body, ctx);
-    const byFilter = body.filter_group != null || body.q != null;
-    if (byFilter === (body.request_log_ids != null)) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['request_log_ids'],
-        message: 'give request_log_ids or a filter (filter_group, q), one of the two',
-      });
-    }
-  });
+  .check(
+    z.superRefine((body, ctx) => {
+      checkOverrides(body, ctx);
+      const byFilter = body.filter_group != null || body.q != null;
+      if (byFilter === (body.request_log_ids != null)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['request_log_ids'],
+          message: 'give request_log_ids or a filter (filter_group, q), one of the two',
+        });
+      }
+    }),
+  );
 export type ReplayBatchBody = z.output<typeof replayBatchBodySchema>;
 
 type BatchStatus = 'QUEUED' | 'RUNNING' | 'COMPLETE' | 'FAILED';
@@ -104,8 +108,8 @@ const batchPrefix = (workspaceId: number, batchId: string) => `replay-batches/${
 export const replayBatchJobMessageSchema = z.object({
   v: z.literal(1),
   type: z.literal('replay-batch'),
-  workspaceId: z.int().positive(),
-  batchId: z.string().min(1),
+  workspaceId: z.int().check(z.positive()),
+  batchId: z.string().check(z.minLength(1)),
 });
 export type ReplayBatchJobMessage = z.infer<typeof replayBatchJobMessageSchema>;
 
@@ -163,15 +167,25 @@ export const replayBatchViewSchema = z
     success: z.literal(true),
     batch_id: z.string(),
     status: z.enum(['QUEUED', 'RUNNING', 'COMPLETE', 'FAILED']),
-    total: z.int().nullable().meta({ description: 'Logs to replay; null until the job has resolved them' }),
+    total: z
+      .nullable(z.int())
+      .clone()
+      .register(z.globalRegistry, { description: 'Logs to replay; null until the job has resolved them' }),
     replayed: z.int(),
-    failed: z.int().meta({ description: 'Replays whose provider call failed (logged as ERROR)' }),
+    failed: z
+      .int()
+      .clone()
+      .register(z.globalRegistry, { description: 'Replays whose provider call failed (logged as ERROR)' }),
     dataset_group_id: z.int(),
-    dataset_id: z.int().nullable().meta({ description: 'The dataset version of the rows, once COMPLETE' }),
-    error_message: z.string().nullable(),
+    dataset_id: z
+      .nullable(z.int())
+      .clone()
+      .register(z.globalRegistry, { description: 'The dataset version of the rows, once COMPLETE' }),
+    error_message: z.nullable(z.string()),
     created_at: isoTimestamp,
   })
-  .meta({ id: 'ReplayBatch' });
+  .clone()
+  .register(z.globalRegistry, { id: 'ReplayBatch' });
 
 function toBatchView(batch: BatchRecord): z.infer<typeof replayBatchViewSchema> {
   return {

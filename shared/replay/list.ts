@@ -1,8 +1,8 @@
-import * as z from 'zod';
 import { roundUsd } from '#shared/costs/pricing.ts';
 import { notFound } from '#shared/platform/errors.ts';
 import { type Page, paginate, toPage } from '#shared/platform/pagination.ts';
 import { pageOf } from '#shared/platform/response-schemas.ts';
+import * as z from '#shared/platform/zod.ts';
 import { isObject, without } from '#shared/request-logs/providers/blocks.ts';
 import type { RequestLogRecord } from '#shared/request-logs/record.ts';
 import { getRequestLog, requestLogsByIds } from '#shared/request-logs/repository.ts';
@@ -19,15 +19,16 @@ export const REPLAYS_MAX_PER_PAGE = 100;
 export const REPLAYS_DEFAULT_PER_PAGE = 25;
 
 export const replayDiffSchema = z.object({
-  output_changed: z.boolean().nullable(),
+  output_changed: z.nullable(z.boolean()),
   status_changed: z.boolean(),
-  cost_delta: z.number().meta({ description: 'USD, replay minus original' }),
-  latency_delta_ms: z.number().meta({ description: 'Replay minus original' }),
+  cost_delta: z.number().clone().register(z.globalRegistry, { description: 'USD, replay minus original' }),
+  latency_delta_ms: z.number().clone().register(z.globalRegistry, { description: 'Replay minus original' }),
 });
 
-export const replaysPageSchema = pageOf(
-  replayLogViewSchema.extend({ created_at: z.iso.datetime(), diff: replayDiffSchema }),
-).extend({ success: z.literal(true), request_id: z.int() });
+export const replaysPageSchema = z.extend(
+  pageOf(z.extend(replayLogViewSchema, { created_at: z.iso.datetime(), diff: replayDiffSchema })),
+  { success: z.literal(true), request_id: z.int() },
+);
 
 export async function listReplays(workspaceId: number, requestId: number, page: number, perPage: number) {
   const [original, ids] = await Promise.all([

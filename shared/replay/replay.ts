@@ -1,9 +1,9 @@
-import * as z from 'zod';
 import { ENV } from '#shared/platform/config.ts';
 import { notFound } from '#shared/platform/errors.ts';
 import { nextId } from '#shared/platform/ids.ts';
 import { sendJob } from '#shared/platform/jobs.ts';
 import { logger } from '#shared/platform/logger.ts';
+import * as z from '#shared/platform/zod.ts';
 import { getRawTemplate } from '#shared/prompts/read.ts';
 import { type RenderedTemplateView, renderTemplateView } from '#shared/prompts/rendered.ts';
 import { ProviderError } from '#shared/providers/errors.ts';
@@ -222,8 +222,8 @@ export async function replayLog(
 export const replayJobMessageSchema = z.object({
   v: z.literal(1),
   type: z.literal('replay'),
-  workspaceId: z.int().positive(),
-  requestId: z.int().positive(),
+  workspaceId: z.int().check(z.positive()),
+  requestId: z.int().check(z.positive()),
 });
 export type ReplayJobMessage = z.infer<typeof replayJobMessageSchema>;
 

@@ -1,6 +1,6 @@
-import * as z from 'zod';
 import { blueprintSchema, messageSchema } from '#shared/blueprints/schema.ts';
 import { jsonObject, wellFormedString } from '#shared/platform/schemas.ts';
+import * as z from '#shared/platform/zod.ts';
 import { labelNameSchema } from '#shared/prompts/schemas.ts';
 import { PROVIDERS } from '#shared/providers/providers.ts';
 import { logRequestBodySchema } from '#shared/request-logs/log-request-schema.ts';
@@ -32,71 +32,79 @@ export const RESERVED_PARAMETERS: Readonly<Record<string, string>> = {
   tool_choice: 'use the tool_choice override',
 };
 
-const positiveInt = z.int().min(1);
+const positiveInt = z.int().check(z.gte(1));
 
 /** The usual sampling parameters, type-checked in any provider's spelling; any other key passes as given. */
-const parametersSchema = jsonObject
+const parametersSchema = z
   .pipe(
+    jsonObject,
     z.looseObject({
-      temperature: z.number().min(0).max(2).optional(),
-      top_p: z.number().min(0).max(1).optional(),
-      top_k: positiveInt.optional(),
-      max_tokens: positiveInt.optional(),
-      max_completion_tokens: positiveInt.optional(),
-      max_output_tokens: positiveInt.optional(),
-      frequency_penalty: z.number().min(-2).max(2).optional(),
-      presence_penalty: z.number().min(-2).max(2).optional(),
-      seed: z.int().optional(),
-      n: z.int().min(1).max(1, 'a replay asks for one answer').optional(),
+      temperature: z.optional(z.number().check(z.gte(0), z.lte(2))),
+      top_p: z.optional(z.number().check(z.gte(0), z.lte(1))),
+      top_k: z.optional(positiveInt),
+      max_tokens: z.optional(positiveInt),
+      max_completion_tokens: z.optional(positiveInt),
+      max_output_tokens: z.optional(positiveInt),
+      frequency_penalty: z.optional(z.number().check(z.gte(-2), z.lte(2))),
+      presence_penalty: z.optional(z.number().check(z.gte(-2), z.lte(2))),
+      seed: z.optional(z.int()),
+      n: z.optional(z.int().check(z.gte(1), z.lte(1, 'a replay asks for one answer'))),
     }),
   )
-  .superRefine((parameters, ctx) => {
-    for (const [key, why] of Object.entries(RESERVED_PARAMETERS)) {
-      if (Object.hasOwn(parameters, key)) {
-        ctx.addIssue({ code: 'custom', path: [key], message: `${key} is not a parameter here: ${why}` });
+  .check(
+    z.superRefine((parameters, ctx) => {
+      for (const [key, why] of Object.entries(RESERVED_PARAMETERS)) {
+        if (Object.hasOwn(parameters, key)) {
+          ctx.addIssue({ code: 'custom', path: [key], message: `${key} is not a parameter here: ${why}` });
+        }
       }
-    }
-  });
+    }),
+  );
 
 const promptRefSchema = z
   .strictObject({
-    name: wellFormedString().min(1).max(512),
-    version: positiveInt.nullish(),
-    label: labelNameSchema.nullish(),
+    name: wellFormedString().check(z.minLength(1), z.maxLength(512)),
+    version: z.nullish(positiveInt),
+    label: z.nullish(labelNameSchema),
   })
-  .refine((ref) => ref.version == null || ref.label == null, {
-    message: 'prompt takes version or label, not both',
-  });
+  .check(
+    z.refine((ref) => ref.version == null || ref.label == null, {
+      message: 'prompt takes version or label, not both',
+    }),
+  );
 
 export const replayOverridesShape = {
-  provider: z.enum(PROVIDERS, { error: `must be one of ${PROVIDERS.join(', ')}` }).nullish(),
-  model: wellFormedString().min(1).max(256).nullish(),
+  provider: z.nullish(z.enum(PROVIDERS, { error: `must be one of ${PROVIDERS.join(', ')}` })),
+  model: z.nullish(wellFormedString().check(z.minLength(1), z.maxLength(256))),
   /** Merged into the request's parameters, spelled as the provider spells them. */
-  parameters: parametersSchema.nullish(),
+  parameters: z.nullish(parametersSchema),
   /** The conversation to send instead of the logged one, as blueprint messages (the log's `input.messages`). */
-  messages: z
-    .array(messageSchema)
-    .min(1)
-    .max(MAX_REPLAY_MESSAGES, `a replay sends at most ${MAX_REPLAY_MESSAGES} messages`)
-    .nullish(),
+  messages: z.nullish(
+    z
+      .array(messageSchema)
+      .check(
+        z.minLength(1),
+        z.maxLength(MAX_REPLAY_MESSAGES, `a replay sends at most ${MAX_REPLAY_MESSAGES} messages`),
+      ),
+  ),
   /** A whole blueprint to send instead of the logged input. */
-  prompt_template: blueprintSchema.nullish(),
+  prompt_template: z.nullish(blueprintSchema),
   /** A registry prompt version to render and send instead (latest without version or label). */
-  prompt: promptRefSchema.nullish(),
+  prompt: z.nullish(promptRefSchema),
   /** The variables `prompt` is rendered with; the logged request's input variables by default. */
-  input_variables: jsonObject.nullish(),
+  input_variables: z.nullish(jsonObject),
   /** The request's tools and tool choice, in the provider's own shape. */
-  tools: z.array(jsonObject).max(MAX_REPLAY_TOOLS).nullish(),
-  tool_choice: z.union([z.string().min(1).max(64), jsonObject]).nullish(),
+  tools: z.nullish(z.array(jsonObject).check(z.maxLength(MAX_REPLAY_TOOLS))),
+  tool_choice: z.nullish(z.union([z.string().check(z.minLength(1), z.maxLength(64)), jsonObject])),
   /** The new log's tags and metadata (the original's by default). */
-  tags: logRequestBodySchema.shape.tags.optional(),
-  metadata: logRequestBodySchema.shape.metadata.optional(),
+  tags: z.optional(logRequestBodySchema.shape.tags),
+  metadata: z.optional(logRequestBodySchema.shape.metadata),
 };
 
 type Overrides = { [K in keyof typeof replayOverridesShape]: z.output<(typeof replayOverridesShape)[K]> };
 
 /** The checks across fields: one source of the conversation, variables only for a prompt. */
-export function checkOverrides(overrides: Partial<Overrides>, ctx: z.RefinementCtx): void {
+export function checkOverrides(overrides: Partial<Overrides>, ctx: z.core.$RefinementCtx): void {
   const sources = (['messages', 'prompt_template', 'prompt'] as const).filter(
     (name) => overrides[name] != null,
   );
@@ -120,5 +128,5 @@ export function checkOverrides(overrides: Partial<Overrides>, ctx: z.RefinementC
   }
 }
 
-export const replayBodySchema = z.strictObject(replayOverridesShape).superRefine(checkOverrides);
+export const replayBodySchema = z.strictObject(replayOverridesShape).check(z.superRefine(checkOverrides));
 export type ReplayOverrides = z.output<typeof replayBodySchema>;

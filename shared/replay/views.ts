@@ -1,6 +1,6 @@
-import * as z from 'zod';
 import { blueprintSchema } from '#shared/blueprints/schema.ts';
 import { jsonObject } from '#shared/platform/response-schemas.ts';
+import * as z from '#shared/platform/zod.ts';
 import { LOG_STATUSES, type RequestLogRecord } from '#shared/request-logs/record.ts';
 
 /** What the replay routes answer about a replay's log (the whole log: GET /api/public/v2/requests/{id}). */
@@ -14,14 +14,21 @@ export const replayLogViewSchema = z
     output: blueprintSchema,
     input_tokens: z.int(),
     output_tokens: z.int(),
-    usage: jsonObject.nullable().meta({ description: 'Token usage in one meaning (docs/cost.md)' }),
-    cost: jsonObject.nullable().meta({ description: 'The cost breakdown (docs/cost.md)' }),
-    price: z.number().meta({ description: 'Cost in USD' }),
+    usage: z
+      .nullable(jsonObject)
+      .clone()
+      .register(z.globalRegistry, { description: 'Token usage in one meaning (docs/cost.md)' }),
+    cost: z
+      .nullable(jsonObject)
+      .clone()
+      .register(z.globalRegistry, { description: 'The cost breakdown (docs/cost.md)' }),
+    price: z.number().clone().register(z.globalRegistry, { description: 'Cost in USD' }),
     latency_ms: z.number(),
-    error_type: z.string().nullable(),
-    error_message: z.string().nullable(),
+    error_type: z.nullable(z.string()),
+    error_message: z.nullable(z.string()),
   })
-  .meta({ id: 'ReplayLog' });
+  .clone()
+  .register(z.globalRegistry, { id: 'ReplayLog' });
 
 export function toReplayLogView(record: RequestLogRecord): z.infer<typeof replayLogViewSchema> {
   return {

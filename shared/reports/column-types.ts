@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '#shared/platform/zod.ts';
 import { executorOf } from '#shared/workflows/nodes/registry.ts';
 import { COLUMN_REFERENCE_FIELDS } from './columns.ts';
 import { REPORT_COLUMN_TYPES, type ReportColumnType } from './records.ts';

@@ -1,30 +1,36 @@
-import * as z from 'zod';
+import * as z from '#shared/platform/zod.ts';
 import { scoreConfigurationSchema } from './schemas.ts';
 
 /** Bodies of the results routes: the score, the score card, the rows of an evaluation. */
 
 const columnScoreSchema = z.object({
   column_name: z.string(),
-  score: z.number().nullable(),
-  score_type: z.enum(['boolean', 'numeric']).nullable(),
+  score: z.nullable(z.number()),
+  score_type: z.nullable(z.enum(['boolean', 'numeric'])),
   num_skipped: z.int(),
 });
 
 export const reportScoreSchema = z.object({
-  overall_score: z.number().nullable(),
+  overall_score: z.nullable(z.number()),
   score_type: z.enum(['single_column', 'multi_column', 'custom', 'none']),
   has_custom_scoring: z.boolean(),
   details: z.union([
-    columnScoreSchema.meta({ description: 'Single column score details' }),
-    z.object({ columns: z.array(columnScoreSchema) }).meta({ description: 'Multi-column score details' }),
+    columnScoreSchema.clone().register(z.globalRegistry, { description: 'Single column score details' }),
+    z
+      .object({ columns: z.array(columnScoreSchema) })
+      .clone()
+      .register(z.globalRegistry, { description: 'Multi-column score details' }),
     z
       .object({
         matrix: z.array(z.unknown()),
-        configuration: z.object({ code: z.string(), code_language: z.string() }).nullable(),
-        error: z.string().optional(),
+        configuration: z.nullable(z.object({ code: z.string(), code_language: z.string() })),
+        error: z.optional(z.string()),
       })
-      .meta({ description: 'Custom score details (`error`: why the score code failed)' }),
-    z.object({ message: z.string() }).meta({ description: 'No score details' }),
+      .clone()
+      .register(z.globalRegistry, {
+        description: 'Custom score details (`error`: why the score code failed)',
+      }),
+    z.object({ message: z.string() }).clone().register(z.globalRegistry, { description: 'No score details' }),
   ]),
 });
 
@@ -37,13 +43,13 @@ export const reportScoreResponseSchema = z.object({
 
 /** PATCH /reports/{report_id}/score-card. */
 export const scoreCardBodySchema = z.object({
-  column_names: z.array(z.string().max(255)).max(50),
-  code: scoreConfigurationSchema.shape.code.nullish(),
-  code_language: z.enum(['PYTHON', 'JAVASCRIPT']).optional(),
+  column_names: z.array(z.string().check(z.maxLength(255))).check(z.maxLength(50)),
+  code: z.nullish(scoreConfigurationSchema.shape.code),
+  code_language: z.optional(z.enum(['PYTHON', 'JAVASCRIPT'])),
 });
 export type ScoreCardBody = z.infer<typeof scoreCardBodySchema>;
 
-const omittedBytes = z.int().optional().meta({
+const omittedBytes = z.optional(z.int()).clone().register(z.globalRegistry, {
   description:
     'Set when the value was left out (`value: null`) so that the page fits one answer: the size of its JSON. A smaller `per_page` answers it.',
 });
@@ -61,8 +67,8 @@ export const evaluationRowsSchema = z.object({
           type: z.literal('eval'),
           status: z.enum(['QUEUED', 'RUNNING', 'COMPLETED', 'FAILED', 'NOT_RUN']),
           value: z.unknown(),
-          error_message: z.string().nullable(),
-          request_log_id: z.int().optional().meta({
+          error_message: z.nullable(z.string()),
+          request_log_id: z.optional(z.int()).clone().register(z.globalRegistry, {
             description: 'the request log the cell recorded (PROMPT_TEMPLATE, LLM_ASSERTION), when it did',
           }),
           value_omitted_bytes: omittedBytes,

@@ -1,8 +1,8 @@
-import * as z from 'zod';
 import { externalIdSchema } from '#shared/external-ids/external-ids.ts';
 import { MAX_EMAIL_LENGTH } from '#shared/platform/auth-context.ts';
 import { isoTimestamp, jsonObject, successMessageSchema } from '#shared/platform/response-schemas.ts';
 import { idParam, ownKeysRecord, queryBoolean, wellFormedString } from '#shared/platform/schemas.ts';
+import * as z from '#shared/platform/zod.ts';
 import { headListQuerySchema, publishExternalIdsSchema } from '#shared/versions/schemas.ts';
 import { OMITTABLE_FIELDS, type OmittableField } from './list-budget.ts';
 
@@ -18,36 +18,38 @@ export const MAX_COLUMN_NAME_LENGTH = 255;
 /** A column as a client defines it (POST /reports `columns[]`, POST /report-columns). */
 export const columnDefinitionSchema = z.object({
   /** Any text: a type this service does not run is a 400 naming it, not a validation error. */
-  column_type: wellFormedString().min(1).max(64),
-  name: wellFormedString().min(1).max(MAX_COLUMN_NAME_LENGTH),
+  column_type: wellFormedString().check(z.minLength(1), z.maxLength(64)),
+  name: wellFormedString().check(z.minLength(1), z.maxLength(MAX_COLUMN_NAME_LENGTH)),
   configuration: ownKeysRecord(z.string(), z.unknown()),
-  position: z.int().min(0).nullish(),
-  is_part_of_score: z.boolean().nullish(),
+  position: z.nullish(z.int().check(z.gte(0))),
+  is_part_of_score: z.nullish(z.boolean()),
 });
 export type ColumnDefinition = z.infer<typeof columnDefinitionSchema>;
 
-export const reportNameSchema = wellFormedString().min(1).max(MAX_REPORT_NAME_LENGTH);
+export const reportNameSchema = wellFormedString().check(z.minLength(1), z.maxLength(MAX_REPORT_NAME_LENGTH));
 
 /** JAVASCRIPT when not given; PYTHON is refused with a 400 where it is used (it cannot run here). */
 export const scoreConfigurationSchema = z.object({
-  code: z.string().min(1).max(100_000),
-  code_language: z.enum(['JAVASCRIPT', 'PYTHON']).default('JAVASCRIPT'),
+  code: z.string().check(z.minLength(1), z.maxLength(100_000)),
+  code_language: z._default(z.enum(['JAVASCRIPT', 'PYTHON']), 'JAVASCRIPT'),
 });
 
 /** POST /reports. */
 export const createReportBodySchema = z.object({
-  dataset_group_id: z.int().min(1),
-  name: reportNameSchema.nullish(),
-  folder_id: z.int().min(1).nullish(),
-  dataset_version_number: z.int().min(1).nullish(),
-  columns: z.array(columnDefinitionSchema).max(MAX_COLUMNS_IN_BODY).nullish(),
-  score_configuration: scoreConfigurationSchema.nullish(),
-  external_ids: publishExternalIdsSchema.optional(),
+  dataset_group_id: z.int().check(z.gte(1)),
+  name: z.nullish(reportNameSchema),
+  folder_id: z.nullish(z.int().check(z.gte(1))),
+  dataset_version_number: z.nullish(z.int().check(z.gte(1))),
+  columns: z.nullish(z.array(columnDefinitionSchema).check(z.maxLength(MAX_COLUMNS_IN_BODY))),
+  score_configuration: z.nullish(scoreConfigurationSchema),
+  external_ids: z.optional(publishExternalIdsSchema),
 });
 export type CreateReportBody = z.output<typeof createReportBodySchema>;
 
 /** POST /report-columns. */
-export const createColumnBodySchema = columnDefinitionSchema.extend({ report_id: z.int().min(1) });
+export const createColumnBodySchema = z.extend(columnDefinitionSchema, {
+  report_id: z.int().check(z.gte(1)),
+});
 export type CreateColumnBody = z.output<typeof createColumnBodySchema>;
 
 /**
@@ -55,36 +57,40 @@ export type CreateColumnBody = z.output<typeof createColumnBodySchema>;
  * PromptLayer's contract allows for each) leaves the field as it is.
  */
 export const patchColumnBodySchema = z.object({
-  report_id: z.int().min(1),
+  report_id: z.int().check(z.gte(1)),
   column_type: columnDefinitionSchema.shape.column_type,
-  name: columnDefinitionSchema.shape.name.nullish(),
-  configuration: columnDefinitionSchema.shape.configuration.nullish(),
-  position: z.int().min(0).nullish(),
-  is_part_of_score: z.boolean().nullish(),
+  name: z.nullish(columnDefinitionSchema.shape.name),
+  configuration: z.nullish(columnDefinitionSchema.shape.configuration),
+  position: z.nullish(z.int().check(z.gte(0))),
+  is_part_of_score: z.nullish(z.boolean()),
 });
 export type PatchColumnBody = z.output<typeof patchColumnBodySchema>;
 
 /** PATCH /reports/{report_id}/rename: name and/or tags (replacing; [] clears); at least one. */
 export const renameReportBodySchema = z
   .object({
-    name: reportNameSchema.nullish(),
-    tags: z.array(wellFormedString().min(1).max(255)).max(MAX_TAGS).nullish(),
+    name: z.nullish(reportNameSchema),
+    tags: z.nullish(
+      z.array(wellFormedString().check(z.minLength(1), z.maxLength(255))).check(z.maxLength(MAX_TAGS)),
+    ),
   })
-  .superRefine((body, ctx) => {
-    if (body.name == null && body.tags == null) {
-      ctx.addIssue({ code: 'custom', path: ['name'], message: 'give name or tags (or both)' });
-    }
-  });
+  .check(
+    z.superRefine((body, ctx) => {
+      if (body.name == null && body.tags == null) {
+        ctx.addIssue({ code: 'custom', path: ['name'], message: 'give name or tags (or both)' });
+      }
+    }),
+  );
 export type RenameReportBody = z.output<typeof renameReportBodySchema>;
 
 /** GET /api/public/v2/evaluations (per_page default 10, max 100). */
 export const listEvaluationsQuerySchema = headListQuerySchema(
   {
-    name: z.string().max(MAX_REPORT_NAME_LENGTH).optional(),
-    status: z.enum(['active', 'deleted', 'all']).default('active'),
-    include_runs: queryBoolean.default(false),
-    created_by_email: z.string().max(MAX_EMAIL_LENGTH).optional(),
-    workspace_id: idParam.optional(),
+    name: z.optional(z.string().check(z.maxLength(MAX_REPORT_NAME_LENGTH))),
+    status: z._default(z.enum(['active', 'deleted', 'all']), 'active'),
+    include_runs: z._default(queryBoolean, false),
+    created_by_email: z.optional(z.string().check(z.maxLength(MAX_EMAIL_LENGTH))),
+    workspace_id: z.optional(idParam),
   },
   { defaultPerPage: 10 },
 );
@@ -97,13 +103,17 @@ export const reportColumnSchema = z
   .object({
     id: z.int(),
     report_id: z.int(),
-    name: z.string().max(MAX_COLUMN_NAME_LENGTH),
+    name: z.string().check(z.maxLength(MAX_COLUMN_NAME_LENGTH)),
     column_type: z.string(),
-    position: z.int().meta({ description: '1-based among the evaluation columns' }),
+    position: z
+      .int()
+      .clone()
+      .register(z.globalRegistry, { description: '1-based among the evaluation columns' }),
     is_part_of_score: z.boolean(),
     configuration: jsonObject,
   })
-  .meta({ id: 'ReportColumn' });
+  .clone()
+  .register(z.globalRegistry, { id: 'ReportColumn' });
 
 export const createReportResponseSchema = z
   .object({
@@ -112,7 +122,8 @@ export const createReportResponseSchema = z
     report_columns: z.array(reportColumnSchema),
     external_ids: z.array(externalIdSchema),
   })
-  .meta({ id: 'CreateEvaluationPipelineResponse' });
+  .clone()
+  .register(z.globalRegistry, { id: 'CreateEvaluationPipelineResponse' });
 
 const statusCountsSchema = z.object({
   COMPLETED: z.int(),
@@ -127,30 +138,31 @@ export const reportFieldsSchema = z
   .object({
     id: z.int(),
     name: z.string(),
-    comment: z.string().nullable(),
+    comment: z.nullable(z.string()),
     is_blueprint: z.boolean(),
     deleted: z.boolean(),
     created_at: isoTimestamp,
     updated_at: isoTimestamp,
-    score: jsonObject.nullable(),
-    score_configuration: z
-      .object({ code: z.string(), code_language: z.enum(['JAVASCRIPT', 'PYTHON']) })
-      .nullable(),
-    score_matrix: z.array(z.unknown()).nullable(),
-    score_calculation_error: z.string().nullable(),
-    parent_report_id: z.int().nullable(),
+    score: z.nullable(jsonObject),
+    score_configuration: z.nullable(
+      z.object({ code: z.string(), code_language: z.enum(['JAVASCRIPT', 'PYTHON']) }),
+    ),
+    score_matrix: z.nullable(z.array(z.unknown())),
+    score_calculation_error: z.nullable(z.string()),
+    parent_report_id: z.nullable(z.int()),
     dataset_id: z.int(),
     dataset_group_id: z.int(),
     dataset_version_number: z.int(),
-    user_id: z.int().nullable(),
+    user_id: z.nullable(z.int()),
     workspace_id: z.int(),
-    folder_id: z.int().nullable(),
+    folder_id: z.nullable(z.int()),
     tags: z.array(z.string()),
     external_ids: z.array(externalIdSchema),
-    prompt_registry_id: z.int().nullable(),
-    prompt_version_number: z.int().nullable(),
+    prompt_registry_id: z.nullable(z.int()),
+    prompt_version_number: z.nullable(z.int()),
   })
-  .meta({ id: 'Report' });
+  .clone()
+  .register(z.globalRegistry, { id: 'Report' });
 
 /** GET /reports/{report_id}. */
 export const reportViewSchema = z
@@ -160,17 +172,18 @@ export const reportViewSchema = z
     report: reportFieldsSchema,
     status: reportStatusSchema,
     stats: reportStatsSchema,
-    report_columns: z.array(reportColumnSchema.extend({ score: z.number().nullable() })),
+    report_columns: z.array(z.extend(reportColumnSchema, { score: z.nullable(z.number()) })),
   })
-  .meta({ id: 'GetEvaluationResponse' });
+  .clone()
+  .register(z.globalRegistry, { id: 'GetEvaluationResponse' });
 
-const evaluationListItemSchema = reportFieldsSchema.extend({
+const evaluationListItemSchema = z.extend(reportFieldsSchema, {
   status: reportStatusSchema,
   stats: reportStatsSchema,
   omitted_fields: z
-    .array(z.enum(Object.keys(OMITTABLE_FIELDS) as [OmittableField, ...OmittableField[]]))
-    .optional()
-    .meta({
+    .optional(z.array(z.enum(Object.keys(OMITTABLE_FIELDS) as [OmittableField, ...OmittableField[]])))
+    .clone()
+    .register(z.globalRegistry, {
       description:
         'Fields left out of this item (null or [] in their place) to keep the page within one answer; GET /reports/{report_id} has them',
     }),
@@ -182,9 +195,9 @@ export const evaluationListSchema = z
     success: z.literal(true),
     message: z.string(),
     evaluations: z.array(
-      evaluationListItemSchema.extend({
-        runs: z.array(evaluationListItemSchema).optional(),
-        runs_omitted: z.int().optional().meta({
+      z.extend(evaluationListItemSchema, {
+        runs: z.optional(z.array(evaluationListItemSchema)),
+        runs_omitted: z.optional(z.int()).clone().register(z.globalRegistry, {
           description: 'How many of the oldest runs were left out to keep the page within one answer',
         }),
       }),
@@ -194,7 +207,8 @@ export const evaluationListSchema = z
     total: z.int(),
     pages: z.int(),
   })
-  .meta({ id: 'EvaluationList' });
+  .clone()
+  .register(z.globalRegistry, { id: 'EvaluationList' });
 
 export const reportColumnResponseSchema = z.object({
   success: z.literal(true),
@@ -222,13 +236,14 @@ export const reportColumnTypesResponseSchema = z
       z.object({
         column_type: z.string(),
         description: z.string(),
-        configuration_schema: jsonObject.meta({
+        configuration_schema: jsonObject.clone().register(z.globalRegistry, {
           description: "the configuration's JSON Schema (draft 2020-12), as POST /reports checks it",
         }),
-        column_reference_fields: z.array(z.string()).meta({
+        column_reference_fields: z.array(z.string()).clone().register(z.globalRegistry, {
           description: 'top-level configuration fields whose strings name dataset or earlier columns',
         }),
       }),
     ),
   })
-  .meta({ id: 'ReportColumnTypes' });
+  .clone()
+  .register(z.globalRegistry, { id: 'ReportColumnTypes' });

@@ -1,5 +1,5 @@
-import * as z from 'zod';
 import { AppError } from '#shared/platform/errors.ts';
+import * as z from '#shared/platform/zod.ts';
 import { type CompiledFilter, compileFilter, type FilterGroup, FilterGroupSchema } from './filters.ts';
 import {
   compareEntries,
@@ -45,14 +45,16 @@ export interface RequestLogQuery {
 const FILTER_LOC = ['body', 'filter_group'];
 
 /** filter_group checked completely (fields, operators, values), so a bad filter is a 422 of the request. */
-const filterGroupField = FilterGroupSchema.superRefine((group, ctx) => {
-  try {
-    compileFilter(group, null, []);
-  } catch (error) {
-    if (!(error instanceof AppError) || !error.detail) throw error;
-    for (const issue of error.detail) ctx.addIssue({ code: 'custom', path: issue.loc, message: issue.msg });
-  }
-});
+const filterGroupField = FilterGroupSchema.check(
+  z.superRefine((group, ctx) => {
+    try {
+      compileFilter(group, null, []);
+    } catch (error) {
+      if (!(error instanceof AppError) || !error.detail) throw error;
+      for (const issue of error.detail) ctx.addIssue({ code: 'custom', path: issue.loc, message: issue.msg });
+    }
+  }),
+);
 
 /**
  * The body fields request search and from-filter-params share (reference OpenAPI, RequestLogQuery).
@@ -60,10 +62,10 @@ const filterGroupField = FilterGroupSchema.superRefine((group, ctx) => {
  * applies `sortOrderNeedsSortBy` (a refinement would not survive `.extend`).
  */
 export const requestLogQuerySchema = z.object({
-  filter_group: filterGroupField.nullish(),
-  q: z.string().max(1024, 'q is at most 1024 characters').nullish(),
-  sort_by: z.enum(REQUEST_LOG_SORT_FIELDS).nullish(),
-  sort_order: z.enum(['asc', 'desc']).nullish(),
+  filter_group: z.nullish(filterGroupField),
+  q: z.nullish(z.string().check(z.maxLength(1024, 'q is at most 1024 characters'))),
+  sort_by: z.nullish(z.enum(REQUEST_LOG_SORT_FIELDS)),
+  sort_order: z.nullish(z.enum(['asc', 'desc'])),
 });
 
 interface PreparedQuery {

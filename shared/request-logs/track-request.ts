@@ -1,6 +1,6 @@
-import * as z from 'zod';
 import { AppError, clip, validationError } from '#shared/platform/errors.ts';
 import { jsonObject } from '#shared/platform/schemas.ts';
+import * as z from '#shared/platform/zod.ts';
 import { type LogRequestResult, logRequest, type RawBody } from './log-request.ts';
 import { type LogRequestBody, logRequestBodySchema } from './log-request-schema.ts';
 import { convertTrackedCall } from './providers/index.ts';
@@ -38,20 +38,19 @@ export const trackRequestBodySchema = z.looseObject({
     typeof logRequestBodySchema.shape,
     (typeof LOG_FIELDS)[number]
   >),
-  function_name: z.string().nullish(),
-  provider_type: z.string().min(1),
-  args: z.array(z.unknown()).nullish(),
-  kwargs: jsonObject.nullish(),
+  function_name: z.nullish(z.string()),
+  provider_type: z.string().check(z.minLength(1)),
+  args: z.nullish(z.array(z.unknown())),
+  kwargs: z.nullish(jsonObject),
   request_response: z.unknown(),
-  prompt_version: z.int().gt(0).nullish(),
-  return_pl_id: z.boolean().nullish(),
-  return_prompt_blueprint: z.boolean().nullish(),
+  prompt_version: z.nullish(z.int().check(z.gt(0))),
+  return_pl_id: z.nullish(z.boolean()),
+  return_prompt_blueprint: z.nullish(z.boolean()),
   /** OpenTelemetry's invalid span id (all zeros), which the SDK sends when tracing is off, is no span. */
-  span_id: z
-    .string()
-    .max(256)
-    .nullish()
-    .transform((id) => (id && /^0+$/.test(id) ? null : id)),
+  span_id: z.pipe(
+    z.nullish(z.string().check(z.maxLength(256))),
+    z.transform((id) => (id && /^0+$/.test(id) ? null : id)),
+  ),
 });
 export type TrackRequestBody = z.output<typeof trackRequestBodySchema>;
 

@@ -1,8 +1,8 @@
-import * as z from 'zod';
 import { runEnvironment } from '#shared/env-vars/env-vars.ts';
 import { AppError, badRequest } from '#shared/platform/errors.ts';
 import { logger } from '#shared/platform/logger.ts';
 import { jsonObject } from '#shared/platform/schemas.ts';
+import * as z from '#shared/platform/zod.ts';
 import { SANDBOX_LIMITS } from '#shared/sandbox/limits.ts';
 import { type SandboxPort, type SandboxResult, sandboxPort } from '#shared/sandbox/sandbox.ts';
 import { readVersion, type Selector } from '#shared/versions/read.ts';
@@ -22,12 +22,14 @@ export const TEST_EXECUTE_TIMEOUT_MS = SANDBOX_LIMITS.defaultTimeoutMs;
 export const MIN_MASKED_LENGTH = 4;
 const MASK = '***';
 
-export const testExecuteQuerySchema = z.object({ ...versionSelectorQuery }).superRefine(versionOrLabel);
+export const testExecuteQuerySchema = z
+  .object({ ...versionSelectorQuery })
+  .check(z.superRefine(versionOrLabel));
 
 export const testExecuteBodySchema = z.object({
-  inputs: jsonObject.nullish(),
-  execution: toolExecutionSchema.nullish(),
-  tool_definition: toolDefinitionSchema.nullish(),
+  inputs: z.nullish(jsonObject),
+  execution: z.nullish(toolExecutionSchema),
+  tool_definition: z.nullish(toolDefinitionSchema),
 });
 export type TestExecuteBody = z.output<typeof testExecuteBodySchema>;
 
@@ -37,12 +39,12 @@ export const testExecuteResponseSchema = z.object({
   result: z.object({
     status: z.enum(['success', 'error']),
     /** The body's return value on success, null otherwise. */
-    result: z.unknown().nullable(),
+    result: z.nullable(z.unknown()),
     stdout: z.string(),
     stderr: z.string(),
     duration_ms: z.int(),
     /** On error: `type` (TimeoutError, MemoryLimitError, UnsupportedLanguageError, or the thrown error's name) and `message`. */
-    error: z.object({ type: z.string(), message: z.string() }).nullable(),
+    error: z.nullable(z.object({ type: z.string(), message: z.string() })),
   }),
 });
 type TestExecuteAnswer = z.infer<typeof testExecuteResponseSchema>;

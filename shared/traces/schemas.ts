@@ -1,5 +1,5 @@
-import * as z from 'zod';
 import { jsonObject } from '#shared/platform/schemas.ts';
+import * as z from '#shared/platform/zod.ts';
 import { parseNanos } from './span-time.ts';
 
 /**
@@ -13,10 +13,10 @@ export const MAX_SPANS_PER_CALL = 1000;
 /** Trace and span ids land in table keys: hexadecimal only, bounded, compared in lower case. */
 const HEX_ID = /^[0-9a-fA-F]{1,64}$/;
 export const hexId = (what: string) =>
-  z
-    .string()
-    .regex(HEX_ID, `${what} must be 1 to 64 hexadecimal characters`)
-    .transform((id) => id.toLowerCase());
+  z.pipe(
+    z.string().check(z.regex(HEX_ID, `${what} must be 1 to 64 hexadecimal characters`)),
+    z.transform((id) => id.toLowerCase()),
+  );
 
 export const traceIdField = hexId('trace_id');
 
@@ -24,26 +24,35 @@ export const traceIdField = hexId('trace_id');
  * A parent is only ever compared with span ids, never keyed on, so it is checked less strictly (the
  * reference's own example says `"parent123"`); an empty string means no parent, as null does.
  */
-const parentIdField = z
-  .string()
-  .max(64, 'parent_id is at most 64 characters')
-  .regex(/^[0-9A-Za-z_-]*$/, 'parent_id must be letters, digits, "_" or "-"')
-  .nullish()
-  .transform((id) => (id ? id.toLowerCase() : null));
+const parentIdField = z.pipe(
+  z.nullish(
+    z
+      .string()
+      .check(
+        z.maxLength(64, 'parent_id is at most 64 characters'),
+        z.regex(/^[0-9A-Za-z_-]*$/, 'parent_id must be letters, digits, "_" or "-"'),
+      ),
+  ),
+  z.transform((id) => (id ? id.toLowerCase() : null)),
+);
 
 /** Nanoseconds since the epoch, as a string of digits (the JavaScript SDK) or a JSON integer. */
-const nanosField = z.union([z.string(), z.number()]).transform((value, ctx) => {
-  const ns = parseNanos(value);
-  if (ns === undefined) {
-    ctx.addIssue({
-      code: 'custom',
-      message:
-        'must be nanoseconds since the epoch: a non-negative integer or a string of digits, before year 10000',
-    });
-    return z.NEVER;
-  }
-  return ns;
-});
+const nanosField = z.pipe(
+  z.union([z.string(), z.number()]),
+  z.transform((value, ctx) => {
+    const ns = parseNanos(value);
+    if (ns === undefined) {
+      ctx.issues.push({
+        input: value,
+        code: 'custom',
+        message:
+          'must be nanoseconds since the epoch: a non-negative integer or a string of digits, before year 10000',
+      });
+      return z.NEVER;
+    }
+    return ns;
+  }),
+);
 
 export const SPAN_KINDS = [
   'SpanKind.CLIENT',
@@ -56,11 +65,11 @@ export const STATUS_CODES = ['StatusCode.ERROR', 'StatusCode.OK', 'StatusCode.UN
 
 export const spanSchema = z
   .looseObject({
-    name: z.string().min(1).max(1024, 'a span name is at most 1024 characters'),
+    name: z.string().check(z.minLength(1), z.maxLength(1024, 'a span name is at most 1024 characters')),
     context: z.looseObject({
       trace_id: traceIdField,
       span_id: hexId('span_id'),
-      trace_state: z.string().max(1024, 'trace_state is at most 1024 characters').nullish(),
+      trace_state: z.nullish(z.string().check(z.maxLength(1024, 'trace_state is at most 1024 characters'))),
     }),
     kind: z.enum(SPAN_KINDS),
     parent_id: parentIdField,
@@ -68,36 +77,46 @@ export const spanSchema = z
     end_time: nanosField,
     status: z.looseObject({
       status_code: z.enum(STATUS_CODES),
-      description: z.string().max(16_384, 'a status description is at most 16384 characters').nullish(),
+      description: z.nullish(
+        z.string().check(z.maxLength(16_384, 'a status description is at most 16384 characters')),
+      ),
     }),
     attributes: jsonObject,
-    events: z.array(jsonObject).max(10_000).nullish(),
-    links: z.array(jsonObject).max(10_000).nullish(),
-    resource: z.looseObject({ attributes: jsonObject, schema_url: z.string().nullish() }).nullish(),
+    events: z.nullish(z.array(jsonObject).check(z.maxLength(10_000))),
+    links: z.nullish(z.array(jsonObject).check(z.maxLength(10_000))),
+    resource: z.nullish(z.looseObject({ attributes: jsonObject, schema_url: z.nullish(z.string()) })),
     /** Validated as a POST /log-request body once the span's times have filled in the missing request times. */
-    log_request: jsonObject.nullish(),
+    log_request: z.nullish(jsonObject),
   })
-  .superRefine((span, ctx) => {
-    if (span.end_time < span.start_time) {
-      ctx.addIssue({ code: 'custom', path: ['end_time'], message: 'end_time is before start_time' });
-    }
-  });
+  .check(
+    z.superRefine((span, ctx) => {
+      if (span.end_time < span.start_time) {
+        ctx.addIssue({ code: 'custom', path: ['end_time'], message: 'end_time is before start_time' });
+      }
+    }),
+  );
 export type SpanInput = z.output<typeof spanSchema>;
 
 export const spansBulkBodySchema = z.object({
   spans: z
     .array(spanSchema)
-    .max(MAX_SPANS_PER_CALL, `at most ${MAX_SPANS_PER_CALL} spans per call: send the rest in another call`),
+    .check(
+      z.maxLength(
+        MAX_SPANS_PER_CALL,
+        `at most ${MAX_SPANS_PER_CALL} spans per call: send the rest in another call`,
+      ),
+    ),
   /**
    * PromptLayer closes the batch's traces to later spans when this is true. Not supported here: true is
    * refused (a 422) rather than ignored, so no client believes a trace is closed when it is not.
    */
   close_after: z
-    .boolean()
-    .nullish()
-    .refine(
-      (close) => close !== true,
-      'closing traces is not supported: send close_after false or leave it out',
+    .nullish(z.boolean())
+    .check(
+      z.refine(
+        (close) => close !== true,
+        'closing traces is not supported: send close_after false or leave it out',
+      ),
     ),
 });
 export type SpansBulkBody = z.output<typeof spansBulkBodySchema>;
@@ -108,7 +127,7 @@ export const requestLogSummarySchema = z.object({
   provider: z.string(),
   model: z.string(),
   status: z.string(),
-  prompt_name: z.string().nullable(),
+  prompt_name: z.nullable(z.string()),
   input_tokens: z.number(),
   output_tokens: z.number(),
   price: z.number(),
@@ -123,13 +142,13 @@ export const spansBulkResponseSchema = z.object({
       span_id: z.string(),
       trace_id: z.string(),
       name: z.string(),
-      request_log_id: z.int().nullable(),
+      request_log_id: z.nullable(z.int()),
     }),
   ),
   request_logs: z.array(z.object({ id: z.int(), span_id: z.string(), trace_id: z.string() })),
 });
 
-const spanStatusView = z.object({ status_code: z.string(), description: z.string().nullable() });
+const spanStatusView = z.object({ status_code: z.string(), description: z.nullable(z.string()) });
 
 export interface SpanView {
   span_id: string;
@@ -154,9 +173,9 @@ export interface SpanView {
   children: SpanView[];
 }
 
-export const spanViewSchema: z.ZodType<SpanView> = z.object({
+export const spanViewSchema: z.ZodMiniType<SpanView> = z.object({
   span_id: z.string(),
-  parent_id: z.string().nullable(),
+  parent_id: z.nullable(z.string()),
   name: z.string(),
   kind: z.string(),
   start_time: z.string(),
@@ -165,15 +184,15 @@ export const spanViewSchema: z.ZodType<SpanView> = z.object({
   end_time_unix_nano: z.string(),
   duration_ms: z.number(),
   status: spanStatusView,
-  request_log_id: z.int().nullable(),
-  request_log: requestLogSummarySchema.nullable(),
-  trace_state: z.string().optional(),
-  attributes: jsonObject.optional(),
-  events: z.array(z.unknown()).optional(),
-  links: z.array(z.unknown()).optional(),
-  resource: jsonObject.nullable().optional(),
-  extra: jsonObject.optional(),
-  detail_omitted: z.literal(true).optional(),
+  request_log_id: z.nullable(z.int()),
+  request_log: z.nullable(requestLogSummarySchema),
+  trace_state: z.optional(z.string()),
+  attributes: z.optional(jsonObject),
+  events: z.optional(z.array(z.unknown())),
+  links: z.optional(z.array(z.unknown())),
+  resource: z.optional(z.nullable(jsonObject)),
+  extra: z.optional(jsonObject),
+  detail_omitted: z.optional(z.literal(true)),
   get children() {
     return z.array(spanViewSchema);
   },

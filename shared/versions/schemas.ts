@@ -1,4 +1,3 @@
-import * as z from 'zod';
 import { folderFilterParam } from '#shared/entities/folder-filter.ts';
 import { externalIdSchema } from '#shared/external-ids/external-ids.ts';
 import {
@@ -9,11 +8,12 @@ import {
   wellFormedString,
 } from '#shared/platform/schemas.ts';
 import { queryTimestampSchema } from '#shared/platform/time.ts';
+import * as z from '#shared/platform/zod.ts';
 import { HEAD_SORT_FIELDS } from './list.ts';
 
 /** Request pieces every versioned entity kind shares. */
 
-export const labelNameSchema = wellFormedString().min(1).max(255);
+export const labelNameSchema = wellFormedString().check(z.minLength(1), z.maxLength(255));
 /** Each label moved writes a copy of the version (store.ts): bounded per publish. */
 export const MAX_RELEASE_LABELS = 100;
 
@@ -22,18 +22,20 @@ export const MAX_RELEASE_LABELS = 100;
  * unbounded list would outlast the request (a 5xx, with claims left behind) instead of a 422.
  */
 export const MAX_PUBLISH_EXTERNAL_IDS = 100;
-export const publishExternalIdsSchema = z.array(externalIdSchema).max(MAX_PUBLISH_EXTERNAL_IDS);
+export const publishExternalIdsSchema = z
+  .array(externalIdSchema)
+  .check(z.maxLength(MAX_PUBLISH_EXTERNAL_IDS));
 
 /** The query fields of a read by version or label (check them with `versionOrLabel`). */
 export const versionSelectorQuery = {
-  version: intParam(1, Number.MAX_SAFE_INTEGER).optional(),
-  label: labelNameSchema.optional(),
+  version: z.optional(intParam(1, Number.MAX_SAFE_INTEGER)),
+  label: z.optional(labelNameSchema),
 };
 
 /** A read selects a version by number or by label, never both. */
 export function versionOrLabel(
   select: { version?: number | null; label?: string | null },
-  ctx: z.RefinementCtx,
+  ctx: z.core.$RefinementCtx,
 ): void {
   if (select.version != null && select.label != null) {
     ctx.addIssue({ code: 'custom', path: ['label'], message: 'version and label are mutually exclusive' });
@@ -45,12 +47,12 @@ export function versionOrLabel(
  * `givenTogether('external_source', 'external_id')` to the object that spreads them.
  */
 export const entityListFilters = {
-  external_source: externalIdSchema.shape.source.optional(),
-  external_id: externalIdSchema.shape.external_id.optional(),
-  created_after: queryTimestampSchema.optional(),
-  created_before: queryTimestampSchema.optional(),
-  updated_after: queryTimestampSchema.optional(),
-  updated_before: queryTimestampSchema.optional(),
+  external_source: z.optional(externalIdSchema.shape.source),
+  external_id: z.optional(externalIdSchema.shape.external_id),
+  created_after: z.optional(queryTimestampSchema),
+  created_before: z.optional(queryTimestampSchema),
+  updated_after: z.optional(queryTimestampSchema),
+  updated_before: z.optional(queryTimestampSchema),
 };
 
 /**
@@ -59,7 +61,7 @@ export const entityListFilters = {
  * external_id only together, `folder_id` (a folder, `null` for the root; absent: all), sort_by
  * (created_at by default) and sort_order (desc by default; only with sort_by, a 422 alone).
  */
-export function headListQuerySchema<T extends z.ZodRawShape>(
+export function headListQuerySchema<T extends z.core.$ZodShape>(
   filters: T,
   options: { defaultPerPage?: number } = {},
 ) {
@@ -68,10 +70,12 @@ export function headListQuerySchema<T extends z.ZodRawShape>(
       ...paginationQuery(100, options.defaultPerPage ?? 30),
       ...filters,
       ...entityListFilters,
-      folder_id: folderFilterParam.optional(),
-      sort_by: z.enum(HEAD_SORT_FIELDS).optional(),
-      sort_order: z.enum(['asc', 'desc']).optional(),
+      folder_id: z.optional(folderFilterParam),
+      sort_by: z.optional(z.enum(HEAD_SORT_FIELDS)),
+      sort_order: z.optional(z.enum(['asc', 'desc'])),
     })
-    .superRefine(givenTogether('external_source', 'external_id'))
-    .superRefine(sortOrderNeedsSortBy);
+    .check(
+      z.superRefine(givenTogether('external_source', 'external_id')),
+      z.superRefine(sortOrderNeedsSortBy),
+    );
 }

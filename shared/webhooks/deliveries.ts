@@ -1,10 +1,10 @@
 import { createHash, randomUUID } from 'node:crypto';
-import * as z from 'zod';
 import type { EventEnvelope } from '#shared/events/catalogue.ts';
 import type { EventActor } from '#shared/events/emit.ts';
 import { conflict, notFound } from '#shared/platform/errors.ts';
 import { sendJob } from '#shared/platform/jobs.ts';
 import { toPage } from '#shared/platform/pagination.ts';
+import * as z from '#shared/platform/zod.ts';
 import { WEBHOOK_QUEUE_SETTINGS } from './queues.ts';
 import {
   type AnyDeliveryRecord,
@@ -33,16 +33,16 @@ export const deliveryMessageSchema = z.discriminatedUnion('type', [
   z.object({
     v: z.literal(1),
     type: z.literal('webhook_delivery'),
-    workspace_id: z.number().int().positive(),
-    webhook_id: z.number().int().positive(),
-    delivery_id: z.string().min(1),
+    workspace_id: z.int().check(z.positive()),
+    webhook_id: z.int().check(z.positive()),
+    delivery_id: z.string().check(z.minLength(1)),
   }),
   z.object({
     v: z.literal(1),
     type: z.literal('run_callback'),
-    workspace_id: z.number().int().positive(),
-    execution_id: z.number().int().positive(),
-    delivery_id: z.string().min(1),
+    workspace_id: z.int().check(z.positive()),
+    execution_id: z.int().check(z.positive()),
+    delivery_id: z.string().check(z.minLength(1)),
   }),
 ]);
 export type DeliveryMessage = z.infer<typeof deliveryMessageSchema>;

@@ -1,7 +1,7 @@
-import * as z from 'zod';
 import { EVENT_TYPES, type EventType, SUBSCRIBABLE_EVENT_TYPES } from '#shared/events/catalogue.ts';
 import { isoTimestamp, pageFields } from '#shared/platform/response-schemas.ts';
 import { toIso } from '#shared/platform/time.ts';
+import * as z from '#shared/platform/zod.ts';
 import {
   ATTEMPT_EXCERPT_MAX_CHARS,
   type DeliveryRecord,
@@ -20,22 +20,23 @@ export const webhookViewSchema = z
     id: z.int(),
     url: z.string(),
     event_types: z.array(z.enum(SUBSCRIBABLE_EVENT_TYPES as [EventType, ...EventType[]])),
-    description: z.string().nullable(),
+    description: z.nullable(z.string()),
     is_active: z.boolean(),
-    headers: z.record(z.string(), z.literal(MASKED_HEADER_VALUE)).meta({
+    headers: z.record(z.string(), z.literal(MASKED_HEADER_VALUE)).clone().register(z.globalRegistry, {
       description: 'The custom header names; their values are never shown again (`********`).',
     }),
     created_at: isoTimestamp,
     updated_at: isoTimestamp,
     disabled_reason: z
-      .string()
-      .nullable()
-      .meta({ description: 'Why the service turned it off (a 410 answer).' }),
-    previous_secret_expires_at: isoTimestamp
-      .nullable()
-      .meta({ description: 'Until when the secret a rotation replaced still signs too.' }),
+      .nullable(z.string())
+      .clone()
+      .register(z.globalRegistry, { description: 'Why the service turned it off (a 410 answer).' }),
+    previous_secret_expires_at: z.nullable(isoTimestamp).clone().register(z.globalRegistry, {
+      description: 'Until when the secret a rotation replaced still signs too.',
+    }),
   })
-  .meta({ id: 'Webhook' });
+  .clone()
+  .register(z.globalRegistry, { id: 'Webhook' });
 export type WebhookView = z.infer<typeof webhookViewSchema>;
 
 export function toWebhookView(webhook: WebhookRecord): WebhookView {
@@ -59,23 +60,27 @@ export function toWebhookView(webhook: WebhookRecord): WebhookView {
 
 export const deliveryViewSchema = z
   .object({
-    id: z.string().meta({ description: 'Also the `webhook-id` header of every attempt.' }),
+    id: z
+      .string()
+      .clone()
+      .register(z.globalRegistry, { description: 'Also the `webhook-id` header of every attempt.' }),
     webhook_id: z.int(),
     event_id: z.string(),
     event_type: z.enum(EVENT_TYPES as [EventType, ...EventType[]]),
     status: z.enum(DELIVERY_STATUSES),
     attempts: z.int(),
-    last_status_code: z.int().nullable(),
-    last_error: z.string().nullable(),
-    next_attempt_at: isoTimestamp.nullable(),
+    last_status_code: z.nullable(z.int()),
+    last_error: z.nullable(z.string()),
+    next_attempt_at: z.nullable(isoTimestamp),
     created_at: isoTimestamp,
-    delivered_at: isoTimestamp.nullable(),
-    dead_lettered: z.boolean().meta({
+    delivered_at: z.nullable(isoTimestamp),
+    dead_lettered: z.boolean().clone().register(z.globalRegistry, {
       description:
         'Failed on the last automatic attempt; its message went to the dead-letter queue (a retry clears it).',
     }),
   })
-  .meta({ id: 'WebhookDelivery' });
+  .clone()
+  .register(z.globalRegistry, { id: 'WebhookDelivery' });
 export type DeliveryView = z.infer<typeof deliveryViewSchema>;
 
 const isoOrNull = (ms: number | null) => (ms === null ? null : toIso(ms));
@@ -100,28 +105,45 @@ export function toDeliveryView(delivery: DeliveryRecord): DeliveryView {
 export const deliveryAttemptViewSchema = z
   .object({
     started_at: isoTimestamp,
-    latency_ms: z.int().meta({ description: 'From the start of the request to the end of its answer.' }),
-    status_code: z.int().nullable().meta({ description: 'null: no answer came (see `response_excerpt`).' }),
+    latency_ms: z
+      .int()
+      .clone()
+      .register(z.globalRegistry, { description: 'From the start of the request to the end of its answer.' }),
+    status_code: z
+      .nullable(z.int())
+      .clone()
+      .register(z.globalRegistry, { description: 'null: no answer came (see `response_excerpt`).' }),
     response_excerpt: z
-      .string()
-      .nullable()
-      .meta({
+      .nullable(z.string())
+      .clone()
+      .register(z.globalRegistry, {
         description: `The first ${ATTEMPT_EXCERPT_MAX_CHARS} characters of the answer, or why none came.`,
       }),
-    headers: z.object(Object.fromEntries(SIGNATURE_HEADERS.map((name) => [name, z.string()]))).meta({
-      description: 'The signature headers sent, exactly (custom headers are not kept).',
-    }),
+    headers: z
+      .object(Object.fromEntries(SIGNATURE_HEADERS.map((name) => [name, z.string()])))
+      .clone()
+      .register(z.globalRegistry, {
+        description: 'The signature headers sent, exactly (custom headers are not kept).',
+      }),
   })
-  .meta({ id: 'WebhookDeliveryAttempt' });
+  .clone()
+  .register(z.globalRegistry, { id: 'WebhookDeliveryAttempt' });
 
-export const deliveryDetailViewSchema = deliveryViewSchema
-  .extend({
-    body: z.string().meta({ description: 'The exact body every attempt sends (and signs).' }),
-    attempt_log: z.array(deliveryAttemptViewSchema).meta({
-      description: `The newest ${MAX_RECORDED_ATTEMPTS} attempts, oldest first.`,
-    }),
+export const deliveryDetailViewSchema = z
+  .extend(deliveryViewSchema, {
+    body: z
+      .string()
+      .clone()
+      .register(z.globalRegistry, { description: 'The exact body every attempt sends (and signs).' }),
+    attempt_log: z
+      .array(deliveryAttemptViewSchema)
+      .clone()
+      .register(z.globalRegistry, {
+        description: `The newest ${MAX_RECORDED_ATTEMPTS} attempts, oldest first.`,
+      }),
   })
-  .meta({ id: 'WebhookDeliveryDetail' });
+  .clone()
+  .register(z.globalRegistry, { id: 'WebhookDeliveryDetail' });
 export type DeliveryDetailView = z.infer<typeof deliveryDetailViewSchema>;
 
 export function toDeliveryDetailView(delivery: DeliveryRecord): DeliveryDetailView {
@@ -138,7 +160,10 @@ export function toDeliveryDetailView(delivery: DeliveryRecord): DeliveryDetailVi
   };
 }
 
-const secretField = z.string().meta({ description: '`whsec_...`: shown here only, store it now.' });
+const secretField = z
+  .string()
+  .clone()
+  .register(z.globalRegistry, { description: '`whsec_...`: shown here only, store it now.' });
 
 export const webhookCreatedSchema = z.object({
   success: z.literal(true),
@@ -164,11 +189,12 @@ export const eventTypeListSchema = z.object({
     z
       .object({
         event_type: z.enum(EVENT_TYPES as [EventType, ...EventType[]]),
-        subscribable: z.boolean().meta({
+        subscribable: z.boolean().clone().register(z.globalRegistry, {
           description: 'false for `webhook_test`, sent only by `POST /webhooks/{id}/test`.',
         }),
       })
-      .meta({ id: 'WebhookEventType' }),
+      .clone()
+      .register(z.globalRegistry, { id: 'WebhookEventType' }),
   ),
 });
 

@@ -1,5 +1,5 @@
-import * as z from 'zod';
 import { ownKeysRecord, wellFormedString } from '#shared/platform/schemas.ts';
+import * as z from '#shared/platform/zod.ts';
 
 /**
  * A workflow version's graph as clients send it and as it is stored: nodes (steps) and edges
@@ -11,18 +11,19 @@ export const MAX_NODES = 200;
 
 export const workflowNodeSchema = z
   .object({
-    name: wellFormedString().min(1).max(255),
+    name: wellFormedString().check(z.minLength(1), z.maxLength(255)),
     /** Free text: a known type has its configuration checked; any other fails at run time. */
-    node_type: wellFormedString().min(1).max(64),
+    node_type: wellFormedString().check(z.minLength(1), z.maxLength(64)),
     configuration: ownKeysRecord(z.string(), z.unknown()),
     /** Names of nodes or input variables this node reads. */
-    dependencies: z
-      .array(wellFormedString().min(1).max(255))
-      .max(MAX_NODES * 2)
-      .default([]),
+    dependencies: z._default(
+      z.array(wellFormedString().check(z.minLength(1), z.maxLength(255))).check(z.maxLength(MAX_NODES * 2)),
+      [],
+    ),
     is_output_node: z.boolean(),
   })
-  .meta({ id: 'WorkflowNode' });
+  .clone()
+  .register(z.globalRegistry, { id: 'WorkflowNode' });
 export type WorkflowNode = z.infer<typeof workflowNodeSchema>;
 
 export const EDGE_OPERATORS = [
@@ -43,37 +44,39 @@ export type EdgeOperator = (typeof EDGE_OPERATORS)[number];
 export const operandSchema = z.union([
   z.strictObject({ static_value: z.unknown() }),
   z.strictObject({
-    source: wellFormedString().min(1).max(255),
-    json_path: wellFormedString().min(1).max(1024).optional(),
+    source: wellFormedString().check(z.minLength(1), z.maxLength(255)),
+    json_path: z.optional(wellFormedString().check(z.minLength(1), z.maxLength(1024))),
   }),
 ]);
 export type Operand = z.infer<typeof operandSchema>;
 
 export const edgeConditionalSchema = z
   .object({
-    position: z.number().int().min(0),
+    position: z.int().check(z.gte(0)),
     operator: z.enum(EDGE_OPERATORS),
     left_config: operandSchema,
     right_config: operandSchema,
   })
-  .meta({ id: 'EdgeConditional' });
+  .clone()
+  .register(z.globalRegistry, { id: 'EdgeConditional' });
 export type EdgeConditional = z.infer<typeof edgeConditionalSchema>;
 
 export const workflowEdgeSchema = z
   .object({
-    source_node_name: wellFormedString().min(1).max(255),
-    target_node_name: wellFormedString().min(1).max(255),
+    source_node_name: wellFormedString().check(z.minLength(1), z.maxLength(255)),
+    target_node_name: wellFormedString().check(z.minLength(1), z.maxLength(255)),
     /** All conditionals must hold (true) or any one (false). */
     is_and: z.boolean(),
-    conditionals: z.array(edgeConditionalSchema).min(1).max(100),
+    conditionals: z.array(edgeConditionalSchema).check(z.minLength(1), z.maxLength(100)),
   })
-  .meta({ id: 'WorkflowEdge' });
+  .clone()
+  .register(z.globalRegistry, { id: 'WorkflowEdge' });
 export type WorkflowEdge = z.infer<typeof workflowEdgeSchema>;
 
 /** Input variable name -> type name as the client declares it (e.g. "string"); types are not enforced. */
 export const requiredInputVariablesSchema = ownKeysRecord(
-  wellFormedString().min(1).max(255),
-  z.string().max(64),
+  wellFormedString().check(z.minLength(1), z.maxLength(255)),
+  z.string().check(z.maxLength(64)),
 );
 
 export interface WorkflowGraph {

@@ -1,8 +1,8 @@
-import * as z from 'zod';
 import { externalIdSchema } from '#shared/external-ids/external-ids.ts';
 import { MAX_EMAIL_LENGTH } from '#shared/platform/auth-context.ts';
 import { isoTimestamp, pageOf } from '#shared/platform/response-schemas.ts';
 import { ownKeysRecord, wellFormedString } from '#shared/platform/schemas.ts';
+import * as z from '#shared/platform/zod.ts';
 import {
   headListQuerySchema,
   labelNameSchema,
@@ -20,55 +20,59 @@ import {
 
 /** Request and response schemas of the workflow definition routes (field names from the reference). */
 
-export const workflowNameSchema = wellFormedString().min(1).max(255);
+export const workflowNameSchema = wellFormedString().check(z.minLength(1), z.maxLength(255));
 /** `{workflow_id_or_name}`: a workflow name, or a workflow id as digits. */
-export const workflowIdentifierSchema = wellFormedString().min(1).max(1024);
-const commitMessageSchema = z.string().max(2000);
+export const workflowIdentifierSchema = wellFormedString().check(z.minLength(1), z.maxLength(1024));
+const commitMessageSchema = z.string().check(z.maxLength(2000));
 
-const releaseLabels = z.array(labelNameSchema).max(MAX_RELEASE_LABELS);
+const releaseLabels = z.array(labelNameSchema).check(z.maxLength(MAX_RELEASE_LABELS));
 
 /** POST /rest/workflows: a new workflow (`name`) or a new version of one (`workflow_id` or `workflow_name`). */
 export const createWorkflowBodySchema = z
   .object({
-    name: workflowNameSchema.nullish(),
-    workflow_id: z.int().positive().max(Number.MAX_SAFE_INTEGER).nullish(),
-    workflow_name: workflowNameSchema.nullish(),
-    folder_id: z.int().positive().nullish(),
-    commit_message: commitMessageSchema.nullish(),
+    name: z.nullish(workflowNameSchema),
+    workflow_id: z.nullish(z.int().check(z.positive(), z.lte(Number.MAX_SAFE_INTEGER))),
+    workflow_name: z.nullish(workflowNameSchema),
+    folder_id: z.nullish(z.int().check(z.positive())),
+    commit_message: z.nullish(commitMessageSchema),
     nodes: z.array(workflowNodeSchema),
-    required_input_variables: requiredInputVariablesSchema.nullish(),
-    edges: z.array(workflowEdgeSchema).nullish(),
-    release_labels: releaseLabels.nullish(),
-    external_ids: publishExternalIdsSchema.nullish(),
+    required_input_variables: z.nullish(requiredInputVariablesSchema),
+    edges: z.nullish(z.array(workflowEdgeSchema)),
+    release_labels: z.nullish(releaseLabels),
+    external_ids: z.nullish(publishExternalIdsSchema),
   })
-  .superRefine((body, ctx) => {
-    const given = (['name', 'workflow_id', 'workflow_name'] as const).filter((field) => body[field] != null);
-    if (given.length > 1) {
-      ctx.addIssue({
-        code: 'custom',
-        path: [given[1]!],
-        message: 'give one of name (a new workflow), workflow_id or workflow_name (a new version)',
-      });
-    }
-  });
+  .check(
+    z.superRefine((body, ctx) => {
+      const given = (['name', 'workflow_id', 'workflow_name'] as const).filter(
+        (field) => body[field] != null,
+      );
+      if (given.length > 1) {
+        ctx.addIssue({
+          code: 'custom',
+          path: [given[1]!],
+          message: 'give one of name (a new workflow), workflow_id or workflow_name (a new version)',
+        });
+      }
+    }),
+  );
 export type CreateWorkflowBody = z.output<typeof createWorkflowBodySchema>;
 
 export const nodeUpdateSchema = z.object({
-  node_type: workflowNodeSchema.shape.node_type.nullish(),
-  configuration: workflowNodeSchema.shape.configuration.nullish(),
-  dependencies: workflowNodeSchema.shape.dependencies.unwrap().nullish(),
-  is_output_node: z.boolean().nullish(),
+  node_type: z.nullish(workflowNodeSchema.shape.node_type),
+  configuration: z.nullish(workflowNodeSchema.shape.configuration),
+  dependencies: z.nullish(workflowNodeSchema.shape.dependencies.def.innerType),
+  is_output_node: z.nullish(z.boolean()),
 });
 export type NodeUpdate = z.output<typeof nodeUpdateSchema>;
 
 /** PATCH /rest/workflows/{workflow_id_or_name}: a new version from a partial change. */
 export const patchWorkflowBodySchema = z.object({
-  base_version: z.int().min(1).max(Number.MAX_SAFE_INTEGER).nullish(),
-  commit_message: commitMessageSchema.nullish(),
-  nodes: ownKeysRecord(workflowNodeSchema.shape.name, nodeUpdateSchema.nullable()).nullish(),
-  required_input_variables: requiredInputVariablesSchema.nullish(),
-  edges: z.array(workflowEdgeSchema).nullish(),
-  release_labels: releaseLabels.nullish(),
+  base_version: z.nullish(z.int().check(z.gte(1), z.lte(Number.MAX_SAFE_INTEGER))),
+  commit_message: z.nullish(commitMessageSchema),
+  nodes: z.nullish(ownKeysRecord(workflowNodeSchema.shape.name, z.nullable(nodeUpdateSchema))),
+  required_input_variables: z.nullish(requiredInputVariablesSchema),
+  edges: z.nullish(z.array(workflowEdgeSchema)),
+  release_labels: z.nullish(releaseLabels),
 });
 export type PatchWorkflowBody = z.output<typeof patchWorkflowBodySchema>;
 
@@ -76,11 +80,11 @@ export const getWorkflowQuerySchema = z
   .object({
     ...versionSelectorQuery,
   })
-  .superRefine(versionOrLabel);
+  .check(z.superRefine(versionOrLabel));
 
 /** GET /workflows. `created_by_email` is any text up to an address's length (one that is no address matches nothing). */
 export const listWorkflowsQuerySchema = headListQuerySchema({
-  created_by_email: z.string().max(MAX_EMAIL_LENGTH).optional(),
+  created_by_email: z.optional(z.string().check(z.maxLength(MAX_EMAIL_LENGTH))),
 });
 export type ListWorkflowsQuery = z.output<typeof listWorkflowsQuerySchema>;
 
@@ -102,22 +106,23 @@ export const createWorkflowResponseSchema = z
     workflow_name: z.string(),
     workflow_version_id: z.int(),
     version_number: z.int(),
-    base_version: z.int().nullable(),
+    base_version: z.nullable(z.int()),
     release_labels: z.array(z.string()),
     nodes: z.array(nodeSummarySchema),
     required_input_variables: z.record(z.string(), z.string()),
     external_ids: z.array(externalIdSchema),
   })
-  .meta({ id: 'CreateWorkflowResponse' });
+  .clone()
+  .register(z.globalRegistry, { id: 'CreateWorkflowResponse' });
 
 const workflowSummarySchema = z.object({
   id: z.int(),
   name: z.string(),
   workspace_id: z.int(),
-  folder_id: z.int().nullable(),
+  folder_id: z.nullable(z.int()),
   is_deleted: z.boolean(),
-  user_id: z.int().nullable(),
-  latest_version_number: z.int().nullable(),
+  user_id: z.nullable(z.int()),
+  latest_version_number: z.nullable(z.int()),
   release_labels: z.array(z.string()),
   external_ids: z.array(externalIdSchema),
   created_at: isoTimestamp,
@@ -135,23 +140,24 @@ export const workflowVersionViewSchema = z
     version: z.int(),
     version_number: z.int(),
     workflow_version_id: z.int(),
-    commit_message: z.string().nullable(),
+    commit_message: z.nullable(z.string()),
     required_input_variables: z.record(z.string(), z.string()),
     release_labels: z.array(z.string()),
     created_at: isoTimestamp,
     nodes: z.array(
-      workflowNodeSchema.extend({
+      z.extend(workflowNodeSchema, {
         id: z.string(),
         workflow_version_id: z.int(),
         dependencies: z.array(z.string()),
       }),
     ),
     edges: z.array(
-      workflowEdgeSchema.extend({ id: z.string(), conditionals: z.array(edgeConditionalSchema) }),
+      z.extend(workflowEdgeSchema, { id: z.string(), conditionals: z.array(edgeConditionalSchema) }),
     ),
     external_ids: z.array(externalIdSchema),
   })
-  .meta({ id: 'WorkflowVersion' });
+  .clone()
+  .register(z.globalRegistry, { id: 'WorkflowVersion' });
 
 export const workflowLabelsViewSchema = z.object({
   success: z.literal(true),
@@ -166,5 +172,7 @@ export const workflowLabelsViewSchema = z.object({
 });
 
 /** An item of GET /workflows. */
-export const workflowListItemSchema = workflowSummarySchema.meta({ id: 'WorkflowListItem' });
+export const workflowListItemSchema = workflowSummarySchema
+  .clone()
+  .register(z.globalRegistry, { id: 'WorkflowListItem' });
 export const workflowListSchema = pageOf(workflowListItemSchema);

@@ -1,6 +1,5 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import * as z from 'zod';
 import { kindOfFolderType } from '#shared/entities/kinds.ts';
 import { kindPermission } from '#shared/entities/permissions.ts';
 import { type Permissions, toAuthorizerContext } from '#shared/platform/auth-context.ts';
@@ -9,6 +8,7 @@ import { notFound } from '#shared/platform/errors.ts';
 import { type HttpHandler, HttpResponse, httpRoute } from '#shared/platform/http.ts';
 import { logger } from '#shared/platform/logger.ts';
 import { idParam, queryBoolean } from '#shared/platform/schemas.ts';
+import * as z from '#shared/platform/zod.ts';
 
 /**
  * The HTTP wrapper every route is built with, exercised through small routes defined here and fake
@@ -81,14 +81,18 @@ async function invoke(route: HttpHandler, options: EventOptions = {}): Promise<A
 
 const json = (value: unknown) => JSON.stringify(value);
 
-const thingBody = z.object({ name: z.string().max(5), count: z.int().min(0), note: z.string().optional() });
+const thingBody = z.object({
+  name: z.string().check(z.maxLength(5)),
+  count: z.int().check(z.gte(0)),
+  note: z.optional(z.string()),
+});
 
 /** An edit route: answers what it was handed. */
 const createThing = httpRoute({
   body: thingBody,
-  query: z
-    .object({ dry_run: queryBoolean.default(false), tag: z.union([z.string(), z.array(z.string())]) })
-    .partial(),
+  query: z.partial(
+    z.object({ dry_run: z._default(queryBoolean, false), tag: z.union([z.string(), z.array(z.string())]) }),
+  ),
   permission: ['request_logs', 'edit'],
   status: 201,
   handle: async ({ body, rawBody, query, auth, requestId }) => ({ body, rawBody, query, auth, requestId }),
@@ -267,7 +271,7 @@ describe('http wrapper: bad bodies', () => {
     ['JSON null', 'null'],
   ])('reads a %s body as {} on a route whose body is optional', async (_what, body) => {
     const optional = httpRoute({
-      body: z.object({ note: z.string().optional() }),
+      body: z.object({ note: z.optional(z.string()) }),
       optionalBody: true,
       permission: ['request_logs', 'read'],
       handle: async ({ body, rawBody }) => ({ body, rawBody }),
@@ -483,7 +487,7 @@ describe('http wrapper: permissions', () => {
 /** A move route: every kind named in the body needs edit, as a folder move does. */
 const moveThings = httpRoute({
   body: z.object({
-    entities: z.array(z.object({ id: z.int(), type: z.enum(['PROMPT', 'DATASET']) })).min(1),
+    entities: z.array(z.object({ id: z.int(), type: z.enum(['PROMPT', 'DATASET']) })).check(z.minLength(1)),
   }),
   permission: (body) =>
     body.entities.map(({ type }) => kindPermission(kindOfFolderType(type) ?? 'folder', 'edit')),

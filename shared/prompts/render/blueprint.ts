@@ -11,9 +11,10 @@
  * their placeholders as they are, jinja2 renders them as nothing, a placeholder message stays.
  * One RenderBudget covers the whole template (limits.ts).
  */
-import * as z from 'zod';
+
 import { type ContentBlock, messageSchema, type PromptBlueprint } from '#shared/blueprints/schema.ts';
 import { AppError, invalid } from '#shared/platform/errors.ts';
+import * as z from '#shared/platform/zod.ts';
 import { renderFString, type Variables } from './fstring.ts';
 import { jinjaVariables, renderJinja } from './jinja.ts';
 import { RenderBudget, TemplateRenderError } from './limits.ts';

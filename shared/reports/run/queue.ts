@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '#shared/platform/zod.ts';
 
 /**
  * Settings of the `report-rows` queue that both the route table and the row worker read, and the
@@ -34,9 +34,9 @@ export const batchSizeFor = (rowCount: number) => Math.max(MIN_BATCH_ROWS, Math.
 
 const runMessageFields = {
   v: z.literal(1),
-  ws: z.number().int(),
-  reportId: z.number().int(),
-  run: z.number().int(),
+  ws: z.int(),
+  reportId: z.int(),
+  run: z.int(),
 };
 
 /** Sends one message per batch of a run (the run route sends it; redelivery sends them again, harmless). */
@@ -47,7 +47,7 @@ export type RunStartMessage = z.infer<typeof runStartMessageSchema>;
 const rowsMessageSchema = z.object({
   ...runMessageFields,
   type: z.literal('report-rows'),
-  batch: z.number().int().min(0),
+  batch: z.int().check(z.gte(0)),
 });
 export type RowsMessage = z.infer<typeof rowsMessageSchema>;
 

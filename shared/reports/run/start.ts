@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import * as z from 'zod';
 import { isDraft } from '#shared/datasets/records.ts';
 import { getDataset } from '#shared/datasets/repository.ts';
 import { deleteObject } from '#shared/platform/blob-store.ts';
 import { badRequest, conflict, notFound } from '#shared/platform/errors.ts';
 import { wellFormedString } from '#shared/platform/schemas.ts';
 import { storeJson } from '#shared/platform/stored-json.ts';
+import * as z from '#shared/platform/zod.ts';
 import { columnsUnlocked, reportForEdit } from '../column-lock.ts';
 import { abandonRun, beginRun, reportRunning, type StoredRunState, updateReportHead } from '../head.ts';
 import type { ReportRecord, ReportRunState } from '../records.ts';
@@ -17,11 +17,12 @@ import { batchSizeFor, type RunStartMessage } from './queue.ts';
 /** The run body (PromptLayer's fields; every one optional here: without `name` the report runs in place). */
 export const runReportBodySchema = z
   .object({
-    name: wellFormedString().min(1).max(255).nullish(),
-    dataset_id: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).nullish(),
-    refresh_dataset: z.boolean().nullish(),
+    name: z.nullish(wellFormedString().check(z.minLength(1), z.maxLength(255))),
+    dataset_id: z.nullish(z.int().check(z.gte(1), z.lte(Number.MAX_SAFE_INTEGER))),
+    refresh_dataset: z.nullish(z.boolean()),
   })
-  .meta({ id: 'RunReport' });
+  .clone()
+  .register(z.globalRegistry, { id: 'RunReport' });
 export type RunReportBody = z.infer<typeof runReportBodySchema>;
 
 export interface StartDeps extends CompletionDeps {

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '#shared/platform/zod.ts';
 
 export type FilterScalar = string | number | boolean | null;
 
@@ -32,12 +32,12 @@ const ScalarSchema = z.union([z.string(), z.number(), z.boolean(), z.null()]);
 const FilterSchema = z.object({
   field: z.string(),
   operator: z.string(),
-  value: z
-    .union([ScalarSchema, z.array(ScalarSchema)], {
+  value: z.optional(
+    z.union([ScalarSchema, z.array(ScalarSchema)], {
       error: 'must be a string, number, boolean or null, or an array of them',
-    })
-    .optional(),
-  nested_key: z.string().nullable().optional(),
+    }),
+  ),
+  nested_key: z.optional(z.nullable(z.string())),
 });
 
 /**
@@ -45,19 +45,22 @@ const FilterSchema = z.object({
  * by a union: a union that fails both ways says only "Invalid input", while this names what is wrong
  * (`filters.0.field: Field required`, `filters.0.value: Invalid input`).
  */
-const ItemSchema: z.ZodType<Filter | FilterGroup> = z.unknown().transform((item, ctx) => {
-  const schema = isGroupShape(item) ? GroupShapeSchema : FilterSchema;
-  const result = schema.safeParse(item);
-  if (result.success) return result.data;
-  // Issues of the item's own schema, kept as they are: their paths continue from the item's.
-  ctx.issues.push(...(result.error.issues as typeof ctx.issues));
-  return z.NEVER;
-});
+const ItemSchema: z.ZodMiniType<Filter | FilterGroup> = z.pipe(
+  z.unknown(),
+  z.transform((item, ctx) => {
+    const schema = isGroupShape(item) ? GroupShapeSchema : FilterSchema;
+    const result = schema.safeParse(item);
+    if (result.success) return result.data;
+    // Issues of the item's own schema, kept as they are: their paths continue from the item's.
+    ctx.issues.push(...(result.error.issues as typeof ctx.issues));
+    return z.NEVER;
+  }),
+);
 
 const isGroupShape = (item: unknown) => typeof item === 'object' && item !== null && 'filters' in item;
 
-const GroupShapeSchema: z.ZodType<FilterGroup> = z.object({
-  logic: z.enum(['AND', 'OR']).optional(),
+const GroupShapeSchema: z.ZodMiniType<FilterGroup> = z.object({
+  logic: z.optional(z.enum(['AND', 'OR'])),
   filters: z.array(z.lazy(() => ItemSchema)),
 });
 
@@ -80,10 +83,10 @@ function exceedsDepth(root: unknown): boolean {
  * compileFilter, which knows which pairs are valid). The depth is checked first so a hostile body
  * cannot exhaust the stack of the recursive parse.
  */
-export const FilterGroupSchema: z.ZodType<FilterGroup> = z
-  .unknown()
-  .check((ctx) => {
+export const FilterGroupSchema: z.ZodMiniType<FilterGroup> = z.pipe(
+  z.unknown().check((ctx) => {
     if (exceedsDepth(ctx.value))
       ctx.issues.push({ code: 'custom', message: tooDeepMessage, input: ctx.value });
-  })
-  .pipe(GroupShapeSchema);
+  }),
+  GroupShapeSchema,
+);

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '#shared/platform/zod.ts';
 
 /**
  * Settings of the `workflow-node` queue that both the route table and the engine read: the worker's
@@ -31,10 +31,10 @@ export const MAX_NODE_ATTEMPTS = WORKFLOW_NODE_QUEUE.maxReceiveCount;
 export const nodeMessageSchema = z.object({
   v: z.literal(1),
   type: z.literal('workflow-node'),
-  ws: z.number().int(),
-  executionId: z.number().int(),
-  workflowId: z.number().int(),
-  versionNumber: z.number().int(),
+  ws: z.int(),
+  executionId: z.int(),
+  workflowId: z.int(),
+  versionNumber: z.int(),
   node: z.string(),
 });
 export type NodeMessage = z.infer<typeof nodeMessageSchema>;

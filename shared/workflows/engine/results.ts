@@ -1,6 +1,6 @@
-import * as z from 'zod';
 import { ANSWER_BUDGET_BYTES, valuesToOmit } from '#shared/platform/answer-limit.ts';
 import { notFound } from '#shared/platform/errors.ts';
+import * as z from '#shared/platform/zod.ts';
 import { NODE_STATUSES, type NodeStatus } from './readiness.ts';
 import { type NodeItem, nodeValue, readExecution } from './store.ts';
 
@@ -105,17 +105,19 @@ export const nodeResultSchema = z
   .object({
     status: z.enum(NODE_STATUSES),
     value: z.unknown(),
-    error_message: z.string().nullable(),
-    raw_error_message: z.string().nullable(),
+    error_message: z.nullable(z.string()),
+    raw_error_message: z.nullable(z.string()),
     is_output_node: z.boolean(),
-    value_omitted_bytes: z.number().int().optional(),
+    value_omitted_bytes: z.optional(z.int()),
   })
-  .meta({ id: 'WorkflowNodeResult' });
+  .clone()
+  .register(z.globalRegistry, { id: 'WorkflowNodeResult' });
 
 /** Both the 200 and the 202 answer: node name -> result. */
 export const executionResultsSchema = z
   .record(z.string(), nodeResultSchema)
-  .meta({ id: 'WorkflowVersionExecutionResults' });
+  .clone()
+  .register(z.globalRegistry, { id: 'WorkflowVersionExecutionResults' });
 
 /** The results of one run of the workspace: 404 when there is no such run in it. */
 export async function getExecutionResults(

@@ -1,8 +1,8 @@
-import * as z from 'zod';
 import { notFound } from '#shared/platform/errors.ts';
 import { isoTimestamp } from '#shared/platform/response-schemas.ts';
 import { intParam } from '#shared/platform/schemas.ts';
 import { toIso } from '#shared/platform/time.ts';
+import * as z from '#shared/platform/zod.ts';
 import { findHead } from '#shared/versions/read.ts';
 import { workflowStore } from '../registry.ts';
 import { type ListedRun, listExecutions, type RunListPosition } from './store.ts';
@@ -18,12 +18,13 @@ export const RUN_LIST_MAX = 100;
 const cursorPattern = /^(\d{1,15})-(\d{1,15})$/;
 
 export const runListQuerySchema = z.object({
-  per_page: intParam(1, RUN_LIST_MAX).default(20),
+  per_page: z._default(intParam(1, RUN_LIST_MAX), 20),
   cursor: z
-    .string()
-    .regex(cursorPattern, 'must be the next_cursor of a previous page')
-    .optional()
-    .meta({ description: 'The `next_cursor` of the previous page: this page continues after its last run.' }),
+    .optional(z.string().check(z.regex(cursorPattern, 'must be the next_cursor of a previous page')))
+    .clone()
+    .register(z.globalRegistry, {
+      description: 'The `next_cursor` of the previous page: this page continues after its last run.',
+    }),
 });
 
 export const RUN_STATUSES = ['RUNNING', 'SUCCESS', 'FAILED'] as const;
@@ -36,16 +37,20 @@ export const runListSchema = z.object({
         workflow_version_execution_id: z.int(),
         workflow_version_id: z.int(),
         version_number: z.int(),
-        status: z.enum(RUN_STATUSES).meta({
+        status: z.enum(RUN_STATUSES).clone().register(z.globalRegistry, {
           description:
             '`RUNNING` until the run has finished and been reported; then `SUCCESS` (an output node succeeded) or `FAILED`.',
         }),
         created_at: isoTimestamp,
-        finished_at: isoTimestamp.nullable(),
+        finished_at: z.nullable(isoTimestamp),
       })
-      .meta({ id: 'WorkflowRun' }),
+      .clone()
+      .register(z.globalRegistry, { id: 'WorkflowRun' }),
   ),
-  next_cursor: z.string().nullable().meta({ description: 'null: this is the last page.' }),
+  next_cursor: z
+    .nullable(z.string())
+    .clone()
+    .register(z.globalRegistry, { description: 'null: this is the last page.' }),
 });
 
 function runStatus(run: ListedRun): (typeof RUN_STATUSES)[number] {

@@ -1,8 +1,8 @@
-import * as z from 'zod';
 import { nextId } from '#shared/platform/ids.ts';
 import { outboundUrl } from '#shared/platform/outbound-http.ts';
 import { jsonObject } from '#shared/platform/schemas.ts';
 import { storeJson } from '#shared/platform/stored-json.ts';
+import * as z from '#shared/platform/zod.ts';
 import { metadataField } from '#shared/request-logs/annotation-schemas.ts';
 import { planGraph } from '../plan.ts';
 import type { WorkflowVersion } from '../store.ts';
@@ -25,37 +25,42 @@ export const MAX_RUN_TIMEOUT_SECONDS = 3600;
  */
 export const MAX_RUN_METADATA_BYTES = 64 * 1024;
 
-const runMetadata = metadataField.nullish().superRefine((metadata, ctx) => {
-  if (metadata && Buffer.byteLength(JSON.stringify(metadata), 'utf8') > MAX_RUN_METADATA_BYTES) {
-    ctx.addIssue({
-      code: 'custom',
-      message: `metadata is at most ${MAX_RUN_METADATA_BYTES} bytes of JSON; keep large values in input_variables`,
-    });
-  }
-});
+const runMetadata = z.nullish(metadataField).check(
+  z.superRefine((metadata, ctx) => {
+    if (metadata && Buffer.byteLength(JSON.stringify(metadata), 'utf8') > MAX_RUN_METADATA_BYTES) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `metadata is at most ${MAX_RUN_METADATA_BYTES} bytes of JSON; keep large values in input_variables`,
+      });
+    }
+  }),
+);
 
 /** The run body: PromptLayer's fields (unknown ones, e.g. the Python SDK's, are ignored) and ours. */
 export const runWorkflowBodySchema = z
   .object({
-    workflow_label_name: z.string().min(1).max(255).nullish(),
-    workflow_version_number: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).nullish(),
-    input_variables: jsonObject.nullish(),
+    workflow_label_name: z.nullish(z.string().check(z.minLength(1), z.maxLength(255))),
+    workflow_version_number: z.nullish(z.int().check(z.gte(1), z.lte(Number.MAX_SAFE_INTEGER))),
+    input_variables: z.nullish(jsonObject),
     metadata: runMetadata,
-    return_all_outputs: z.boolean().nullish(),
-    callback_url: outboundUrl().nullish(),
+    return_all_outputs: z.nullish(z.boolean()),
+    callback_url: z.nullish(outboundUrl()),
     /** How long the run may take before its unfinished nodes are FAILED (seconds). */
-    timeout_seconds: z.number().int().min(1).max(MAX_RUN_TIMEOUT_SECONDS).nullish(),
+    timeout_seconds: z.nullish(z.int().check(z.gte(1), z.lte(MAX_RUN_TIMEOUT_SECONDS))),
   })
-  .superRefine((body, ctx) => {
-    if (body.workflow_label_name != null && body.workflow_version_number != null) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['workflow_version_number'],
-        message: 'give workflow_label_name or workflow_version_number, not both',
-      });
-    }
-  })
-  .meta({ id: 'RunWorkflow' });
+  .check(
+    z.superRefine((body, ctx) => {
+      if (body.workflow_label_name != null && body.workflow_version_number != null) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['workflow_version_number'],
+          message: 'give workflow_label_name or workflow_version_number, not both',
+        });
+      }
+    }),
+  )
+  .clone()
+  .register(z.globalRegistry, { id: 'RunWorkflow' });
 export type RunWorkflowBody = z.infer<typeof runWorkflowBodySchema>;
 
 export interface StartedRun {

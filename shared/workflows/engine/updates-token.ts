@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import * as z from 'zod';
 import { notFound } from '#shared/platform/errors.ts';
 import { deriveKey } from '#shared/platform/master-key.ts';
+import * as z from '#shared/platform/zod.ts';
 import { getMeta } from './store.ts';
 import { CHANNEL_PATTERN, runUpdatesChannel } from './updates.ts';
 
@@ -27,10 +27,12 @@ export interface UpdatesTokenClaims {
 
 /** The `capability` a client asks a token for: the run's channel. */
 export const capabilitySchema = z
-  .string()
-  .regex(CHANNEL_PATTERN, 'must be workflow_updates:<workflow_version_execution_id>')
-  .transform((channel) => Number(channel.slice(channel.indexOf(':') + 1)))
-  .meta({
+  .pipe(
+    z.string().check(z.regex(CHANNEL_PATTERN, 'must be workflow_updates:<workflow_version_execution_id>')),
+    z.transform((channel) => Number(channel.slice(channel.indexOf(':') + 1))),
+  )
+  .clone()
+  .register(z.globalRegistry, {
     description: '`workflow_updates:<workflow_version_execution_id>`',
     example: 'workflow_updates:42',
   });
@@ -86,11 +88,12 @@ export const runUpdatesTokenSchema = z
       /** The channel it may subscribe to: the capability asked for. */
       capability: z.string(),
       /** Epoch milliseconds. */
-      issued: z.number().int(),
-      expires: z.number().int(),
+      issued: z.int(),
+      expires: z.int(),
     }),
   })
-  .meta({ id: 'RunUpdatesToken' });
+  .clone()
+  .register(z.globalRegistry, { id: 'RunUpdatesToken' });
 
 /** A token for the updates of one run of the workspace; 404 when the workspace has no such run. */
 export async function requestRunUpdatesToken(

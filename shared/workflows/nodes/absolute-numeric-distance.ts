@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '#shared/platform/zod.ts';
 import type { NodeExecutor } from './types.ts';
 import { numericSource, readSource, sourceName } from './values.ts';
 

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '#shared/platform/zod.ts';
 import { SANDBOX_LIMITS } from '#shared/sandbox/limits.ts';
 import { type NodeExecutor, NodeFailure } from './types.ts';
 
@@ -12,18 +12,28 @@ import { type NodeExecutor, NodeFailure } from './types.ts';
 const MAX_TIMEOUT_SECONDS = SANDBOX_LIMITS.maxTimeoutMs / 1000;
 
 export const codeExecutionConfig = z.looseObject({
-  code: z.string({ error: 'code must be a string' }).max(100_000, 'code must be at most 100000 characters'),
+  code: z
+    .string({ error: 'code must be a string' })
+    .check(z.maxLength(100_000, 'code must be at most 100000 characters')),
   /** PromptLayer writes `PYTHON` / `JAVASCRIPT` (and lowercase in tool bodies): either case is taken. */
-  language: z
-    .string()
-    .transform((language) => language.toUpperCase())
-    .pipe(z.enum(['JAVASCRIPT', 'PYTHON'], { error: 'language must be JAVASCRIPT or PYTHON' }))
-    .default('JAVASCRIPT'),
-  timeout_seconds: z
-    .number()
-    .min(1, 'timeout_seconds must be between 1 and 60')
-    .max(MAX_TIMEOUT_SECONDS, 'timeout_seconds must be between 1 and 60')
-    .optional(),
+  language: z._default(
+    z.pipe(
+      z.pipe(
+        z.string(),
+        z.transform((language) => language.toUpperCase()),
+      ),
+      z.enum(['JAVASCRIPT', 'PYTHON'], { error: 'language must be JAVASCRIPT or PYTHON' }),
+    ),
+    'JAVASCRIPT',
+  ),
+  timeout_seconds: z.optional(
+    z
+      .number()
+      .check(
+        z.gte(1, 'timeout_seconds must be between 1 and 60'),
+        z.lte(MAX_TIMEOUT_SECONDS, 'timeout_seconds must be between 1 and 60'),
+      ),
+  ),
 });
 
 export type CodeExecutionConfig = z.infer<typeof codeExecutionConfig>;

@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import * as z from 'zod';
+import * as z from '#shared/platform/zod.ts';
 import type { NodeExecutor } from './types.ts';
 import { jsonOf, jsonPathMatches, jsonPathSchema, readSource, sourceName, textOf } from './values.ts';
 
@@ -13,13 +13,15 @@ const config = z
     sources: z.tuple([sourceName, sourceName]),
     comparison_type: z.object({
       type: z.enum(['STRING', 'JSON']),
-      json_path: jsonPathSchema.nullish(),
+      json_path: z.nullish(jsonPathSchema),
     }),
   })
-  .refine((c) => c.comparison_type.type === 'JSON' || c.comparison_type.json_path == null, {
-    message: 'json_path applies to comparison_type JSON only',
-    path: ['comparison_type', 'json_path'],
-  });
+  .check(
+    z.refine((c) => c.comparison_type.type === 'JSON' || c.comparison_type.json_path == null, {
+      message: 'json_path applies to comparison_type JSON only',
+      path: ['comparison_type', 'json_path'],
+    }),
+  );
 
 export const compare: NodeExecutor<z.infer<typeof config>> = {
   config,

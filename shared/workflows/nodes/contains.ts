@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '#shared/platform/zod.ts';
 import type { NodeExecutor } from './types.ts';
 import { readSource, sourceName, textOf } from './values.ts';
 
@@ -9,13 +9,15 @@ import { readSource, sourceName, textOf } from './values.ts';
 const config = z
   .object({
     source: sourceName,
-    value: z.union([z.string().max(100_000), z.number()]).nullish(),
-    value_source: sourceName.nullish(),
+    value: z.nullish(z.union([z.string().check(z.maxLength(100_000)), z.number()])),
+    value_source: z.nullish(sourceName),
   })
-  .refine((c) => (c.value == null) !== (c.value_source == null), {
-    message: 'give exactly one of value and value_source',
-    path: ['value'],
-  });
+  .check(
+    z.refine((c) => (c.value == null) !== (c.value_source == null), {
+      message: 'give exactly one of value and value_source',
+      path: ['value'],
+    }),
+  );
 
 export const contains: NodeExecutor<z.infer<typeof config>> = {
   config,

@@ -1,10 +1,10 @@
-import * as z from 'zod';
 import { clip } from '#shared/platform/errors.ts';
 import {
   OUTBOUND_DEFAULT_TIMEOUT_MS,
   OUTBOUND_MAX_URL_LENGTH,
   OutboundError,
 } from '#shared/platform/outbound-http.ts';
+import * as z from '#shared/platform/zod.ts';
 import { headersSchema } from '#shared/webhooks/validation.ts';
 import { type NodeExecutor, NodeFailure } from './types.ts';
 
@@ -16,14 +16,14 @@ import { type NodeExecutor, NodeFailure } from './types.ts';
  * node. The URL is checked for its form when the workflow is saved and for its address when it runs.
  */
 export const endpointConfigSchema = z.looseObject({
-  url: z
-    .string()
-    .trim()
-    .max(OUTBOUND_MAX_URL_LENGTH)
-    .refine((text) => /^https?:$/.test(URL.parse(text)?.protocol ?? ''), {
+  url: z.string().check(
+    z.trim(),
+    z.maxLength(OUTBOUND_MAX_URL_LENGTH),
+    z.refine((text) => /^https?:$/.test(URL.parse(text)?.protocol ?? ''), {
       message: 'must be an http or https URL',
     }),
-  headers: headersSchema.nullish(),
+  ),
+  headers: z.nullish(headersSchema),
 });
 export type EndpointConfig = z.infer<typeof endpointConfigSchema>;
 

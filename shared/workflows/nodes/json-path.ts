@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '#shared/platform/zod.ts';
 import type { NodeExecutor } from './types.ts';
 import { jsonOf, jsonPathMatches, jsonPathSchema, readSource, sourceName } from './values.ts';
 
@@ -10,7 +10,7 @@ import { jsonOf, jsonPathMatches, jsonPathSchema, readSource, sourceName } from 
 const config = z.object({
   source: sourceName,
   json_path: jsonPathSchema,
-  return_first_match: z.boolean().nullish(),
+  return_first_match: z.nullish(z.boolean()),
 });
 
 export const jsonPath: NodeExecutor<z.infer<typeof config>> = {

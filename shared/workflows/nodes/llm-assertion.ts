@@ -1,5 +1,5 @@
-import * as z from 'zod';
 import { wellFormedString } from '#shared/platform/schemas.ts';
+import * as z from '#shared/platform/zod.ts';
 import { buildLlmKwargs, LlmKwargsError, type PromptBlueprint } from '#shared/prompts/llm-kwargs.ts';
 import { callLlm } from './llm-call.ts';
 import { engineSchema } from './prompt-template.ts';
@@ -16,20 +16,25 @@ import { type NodeContext, type NodeExecutor, NodeFailure } from './types.ts';
 export const DEFAULT_ASSERTION_ENGINE = { provider: 'openai', model: 'gpt-4o-mini' } as const;
 export const MAX_ASSERTIONS = 20;
 
-const nameSchema = wellFormedString().min(1).max(255);
+const nameSchema = wellFormedString().check(z.minLength(1), z.maxLength(255));
 
 export const llmAssertionConfigSchema = z
   .looseObject({
     source: nameSchema,
-    prompt: z
-      .union([z.string().min(1).max(100_000), z.array(z.string().min(1)).min(1).max(MAX_ASSERTIONS)])
-      .nullish(),
-    prompt_source: nameSchema.nullish(),
-    engine: engineSchema.nullish(),
+    prompt: z.nullish(
+      z.union([
+        z.string().check(z.minLength(1), z.maxLength(100_000)),
+        z.array(z.string().check(z.minLength(1))).check(z.minLength(1), z.maxLength(MAX_ASSERTIONS)),
+      ]),
+    ),
+    prompt_source: z.nullish(nameSchema),
+    engine: z.nullish(engineSchema),
   })
-  .refine((config) => (config.prompt == null) !== (config.prompt_source == null), {
-    message: 'give exactly one of prompt and prompt_source',
-  });
+  .check(
+    z.refine((config) => (config.prompt == null) !== (config.prompt_source == null), {
+      message: 'give exactly one of prompt and prompt_source',
+    }),
+  );
 export type LlmAssertionConfig = z.infer<typeof llmAssertionConfigSchema>;
 
 export const ASSERTION_INSTRUCTIONS =

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '#shared/platform/zod.ts';
 import type { NodeExecutor } from './types.ts';
 import { numericSource, readSource, sourceName } from './values.ts';
 
@@ -9,18 +9,20 @@ import { numericSource, readSource, sourceName } from './values.ts';
  */
 const config = z
   .object({
-    sources: z.array(sourceName).min(1).max(2),
+    sources: z.array(sourceName).check(z.minLength(1), z.maxLength(2)),
     operator: z.enum(['lt', 'le', 'gt', 'ge']),
-    value: z.number().nullish(),
+    value: z.nullish(z.number()),
   })
-  .superRefine((c, ctx) => {
-    if (c.sources.length === 1 && c.value == null) {
-      ctx.addIssue({ code: 'custom', path: ['value'], message: 'value is required with one source' });
-    }
-    if (c.sources.length === 2 && c.value != null) {
-      ctx.addIssue({ code: 'custom', path: ['value'], message: 'value is used only with one source' });
-    }
-  });
+  .check(
+    z.superRefine((c, ctx) => {
+      if (c.sources.length === 1 && c.value == null) {
+        ctx.addIssue({ code: 'custom', path: ['value'], message: 'value is required with one source' });
+      }
+      if (c.sources.length === 2 && c.value != null) {
+        ctx.addIssue({ code: 'custom', path: ['value'], message: 'value is used only with one source' });
+      }
+    }),
+  );
 
 export const mathOperator: NodeExecutor<z.infer<typeof config>> = {
   config,

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '#shared/platform/zod.ts';
 import type { NodeExecutor } from './types.ts';
 import { NodeFailure } from './types.ts';
 import { jsonOf, jsonPathMatches, jsonPathSchema, numericSource, readSource, sourceName } from './values.ts';
@@ -11,7 +11,7 @@ import { jsonOf, jsonPathMatches, jsonPathSchema, numericSource, readSource, sou
 const config = z.object({
   source: sourceName,
   type: z.enum(['min', 'max']),
-  json_path: jsonPathSchema.nullish(),
+  json_path: z.nullish(jsonPathSchema),
 });
 
 export const minMax: NodeExecutor<z.infer<typeof config>> = {

@@ -1,5 +1,5 @@
-import * as z from 'zod';
 import { clip } from '#shared/platform/errors.ts';
+import * as z from '#shared/platform/zod.ts';
 import { type NodeExecutor, NodeFailure } from './types.ts';
 import { numberOf, readSource, sourceName, textOf } from './values.ts';
 

@@ -1,7 +1,7 @@
-import * as z from 'zod';
 import { blueprintSchema } from '#shared/blueprints/schema.ts';
 import { AppError } from '#shared/platform/errors.ts';
 import { jsonObject, wellFormedString } from '#shared/platform/schemas.ts';
+import * as z from '#shared/platform/zod.ts';
 import type { ModelMetadata, PromptBlueprint } from '#shared/prompts/llm-kwargs.ts';
 import { readTemplate } from '#shared/prompts/lookup.ts';
 import { getRawTemplate, snippetLoader } from '#shared/prompts/read.ts';
@@ -28,52 +28,58 @@ import { type NodeContext, type NodeExecutor, NodeFailure } from './types.ts';
  */
 const templateRefSchema = z
   .strictObject({
-    name: wellFormedString().min(1).max(512).optional(),
-    prompt_name: wellFormedString().min(1).max(512).optional(),
-    version_number: z.int().min(1).nullish(),
-    label: labelNameSchema.nullish(),
+    name: z.optional(wellFormedString().check(z.minLength(1), z.maxLength(512))),
+    prompt_name: z.optional(wellFormedString().check(z.minLength(1), z.maxLength(512))),
+    version_number: z.nullish(z.int().check(z.gte(1))),
+    label: z.nullish(labelNameSchema),
     /** Sent by some clients beside the name; ignored. */
-    prompt_id: z.unknown().optional(),
+    prompt_id: z.optional(z.unknown()),
   })
-  .refine((ref) => (ref.name ?? ref.prompt_name) !== undefined, {
-    message: 'template needs name (or prompt_name)',
-  })
-  .refine((ref) => ref.version_number == null || ref.label == null, {
-    message: 'template takes version_number or label, not both',
-  });
+  .check(
+    z.refine((ref) => (ref.name ?? ref.prompt_name) !== undefined, {
+      message: 'template needs name (or prompt_name)',
+    }),
+    z.refine((ref) => ref.version_number == null || ref.label == null, {
+      message: 'template takes version_number or label, not both',
+    }),
+  );
 
 const modelSchema = z.looseObject({
-  provider: z.string().min(1).max(64),
-  name: z.string().min(1).max(256),
-  parameters: jsonObject.nullish(),
-  api_type: z.string().max(64).nullish(),
+  provider: z.string().check(z.minLength(1), z.maxLength(64)),
+  name: z.string().check(z.minLength(1), z.maxLength(256)),
+  parameters: z.nullish(jsonObject),
+  api_type: z.nullish(z.string().check(z.maxLength(64))),
 });
 
 const inlineTemplateSchema = z.looseObject({
-  inline: z.boolean().optional(),
+  inline: z.optional(z.boolean()),
   prompt_template: blueprintSchema,
-  metadata: z.looseObject({ model: modelSchema.nullish() }).nullish(),
-  source_prompt_name: z.string().max(512).nullish(),
-  source_prompt_version: z.int().min(1).nullish(),
+  metadata: z.nullish(z.looseObject({ model: z.nullish(modelSchema) })),
+  source_prompt_name: z.nullish(z.string().check(z.maxLength(512))),
+  source_prompt_version: z.nullish(z.int().check(z.gte(1))),
 });
 
 export const engineSchema = z.strictObject({
   provider: z.enum(PROVIDERS, { error: `must be one of ${PROVIDERS.join(', ')}` }),
-  model: z.string().min(1).max(256),
-  parameters: jsonObject.nullish(),
+  model: z.string().check(z.minLength(1), z.maxLength(256)),
+  parameters: z.nullish(jsonObject),
 });
 export type Engine = z.infer<typeof engineSchema>;
 
 export const promptTemplateConfigSchema = z
   .looseObject({
-    template: templateRefSchema.nullish(),
-    inline_template: inlineTemplateSchema.nullish(),
-    prompt_template_variable_mappings: z.record(z.string(), wellFormedString().min(1).max(255)).nullish(),
-    engine: engineSchema.nullish(),
+    template: z.nullish(templateRefSchema),
+    inline_template: z.nullish(inlineTemplateSchema),
+    prompt_template_variable_mappings: z.nullish(
+      z.record(z.string(), wellFormedString().check(z.minLength(1), z.maxLength(255))),
+    ),
+    engine: z.nullish(engineSchema),
   })
-  .refine((config) => (config.template == null) !== (config.inline_template == null), {
-    message: 'give exactly one of template and inline_template',
-  });
+  .check(
+    z.refine((config) => (config.template == null) !== (config.inline_template == null), {
+      message: 'give exactly one of template and inline_template',
+    }),
+  );
 export type PromptTemplateConfig = z.infer<typeof promptTemplateConfigSchema>;
 
 export const promptTemplate: NodeExecutor<PromptTemplateConfig> = {

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '#shared/platform/zod.ts';
 import type { RegexRun } from '#shared/sandbox/sandbox.ts';
 import { type NodeContext, NodeFailure } from './types.ts';
 import { readSource, sourceName, textOf } from './values.ts';
@@ -31,11 +31,10 @@ export function compilePattern(userPattern: string): CompiledPattern {
   return { pattern, flags };
 }
 
-export const regexPatternSchema = z
-  .string()
-  .min(1)
-  .max(MAX_PATTERN_LENGTH)
-  .superRefine((pattern, ctx) => {
+export const regexPatternSchema = z.string().check(
+  z.minLength(1),
+  z.maxLength(MAX_PATTERN_LENGTH),
+  z.superRefine((pattern, ctx) => {
     try {
       compilePattern(pattern);
     } catch (error) {
@@ -44,7 +43,8 @@ export const regexPatternSchema = z
         message: `not a valid regular expression: ${(error as Error).message}`,
       });
     }
-  });
+  }),
+);
 
 export const regexConfig = z.object({ source: sourceName, regex_pattern: regexPatternSchema });
 export type RegexConfig = z.infer<typeof regexConfig>;

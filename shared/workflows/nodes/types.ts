@@ -1,5 +1,5 @@
-import type * as z from 'zod';
 import type { outboundRequest } from '#shared/platform/outbound-http.ts';
+import type * as z from '#shared/platform/zod.ts';
 import type { LlmPort } from '#shared/providers/port.ts';
 import type { SandboxPort } from '#shared/sandbox/sandbox.ts';
 
@@ -45,7 +45,7 @@ export interface NodeContext {
 
 export interface NodeExecutor<C = unknown> {
   /** The configuration's schema, checked when a workflow version is created and again before a run. */
-  config: z.ZodType<C>;
+  config: z.ZodMiniType<C>;
   execute(config: C, context: NodeContext): Promise<unknown>;
 }
 

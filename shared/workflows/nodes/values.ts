@@ -1,9 +1,9 @@
 import { isDeepStrictEqual } from 'node:util';
 import { type JsonValue, query } from 'jsonpath-rfc9535';
 import parseJsonPath from 'jsonpath-rfc9535/parser';
-import * as z from 'zod';
 import { clip } from '#shared/platform/errors.ts';
 import { wellFormedString } from '#shared/platform/schemas.ts';
+import * as z from '#shared/platform/zod.ts';
 import { type NodeContext, NodeFailure } from './types.ts';
 
 /**
@@ -13,7 +13,7 @@ import { type NodeContext, NodeFailure } from './types.ts';
  */
 
 /** The schema of a `source` name in a configuration. */
-export const sourceName = wellFormedString().min(1).max(255);
+export const sourceName = wellFormedString().check(z.minLength(1), z.maxLength(255));
 
 /** The value named `name`, or a NodeFailure naming it when the context has no such value. */
 export function readSource(context: Pick<NodeContext, 'inputs'>, name: string): unknown {
@@ -26,14 +26,14 @@ export function readSource(context: Pick<NodeContext, 'inputs'>, name: string): 
 export const MAX_JSON_PATH_LENGTH = 1024;
 
 /** A JSONPath (RFC 9535) expression that parses; a syntax error is a configuration error. */
-export const jsonPathSchema = z
-  .string()
-  .min(1)
-  .max(MAX_JSON_PATH_LENGTH)
-  .superRefine((path, ctx) => {
+export const jsonPathSchema = z.string().check(
+  z.minLength(1),
+  z.maxLength(MAX_JSON_PATH_LENGTH),
+  z.superRefine((path, ctx) => {
     const problem = jsonPathProblem(path);
     if (problem) ctx.addIssue({ code: 'custom', message: problem });
-  });
+  }),
+);
 
 /** Why `path` is not a JSONPath expression, or null when it is one. */
 export function jsonPathProblem(path: string): string | null {
