@@ -160,7 +160,7 @@ describeUi('dashboard playground', (ui) => {
     await page.getByLabel('Side by side on two models').check();
     await page.getByLabel('Model B provider').selectOption('anthropic');
     await page.getByLabel('Model B name').fill('claude-sonnet-4-5');
-    expect(new URL(page.url()).searchParams.get('model_b')).toBe('claude-sonnet-4-5');
+    await expect.poll(() => new URL(page.url()).searchParams.get('model_b')).toBe('claude-sonnet-4-5');
     await page.getByRole('button', { name: 'Run', exact: true }).click();
 
     const columnA = page.getByRole('region', { name: 'Model A' });

@@ -38,7 +38,8 @@ describeUi('dashboard workflows', (ui) => {
     await page.getByRole('link', { name: 'triage <b>flow</b>' }).click();
     await page.getByRole('heading', { name: 'triage <b>flow</b>', level: 1 }).waitFor();
     expect(new URL(page.url()).pathname).toBe(`/ui/workflows/${encodeURIComponent('triage <b>flow</b>')}`);
-    expect(await page.getByRole('link', { name: 'prod → v1' }).count()).toBe(1);
+    // The labels arrive with the versions, after the heading.
+    await expect.poll(() => page.getByRole('link', { name: 'prod → v1' }).count()).toBe(1);
 
     // The graph comes from its own chunk (dagre) and draws every node as a focusable SVG button.
     await page.locator('[data-node="after-review"]').waitFor();
