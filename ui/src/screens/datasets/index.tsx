@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, errorMessage } from '../../api/client.ts';
 import { useApi } from '../../api/use-api.ts';
 import { EditOnly } from '../../components/edit-only.tsx';
+import { GroupPicker } from '../../components/group-picker.tsx';
 import { ErrorMessage, Loading } from '../../components/status.tsx';
 import { describeFilter, readLogQuery, toApiQuery } from '../../lib/log-query.ts';
 import { useFormatTime } from '../../lib/time.ts';
@@ -322,29 +323,15 @@ function FromFilter({
         Logs of {range}
         {conditions.length > 0 ? `, where ${conditions.join(' and ')}` : ''}.
       </p>
-      <label for="datasets-filter-group">Group</label>
-      <select
-        id="datasets-filter-group"
-        value={groupChoice}
-        onChange={(event) => setGroupChoice(event.currentTarget.value)}
-      >
-        <option value="">A new group…</option>
-        {groups.map((group) => (
-          <option key={group.id} value={String(group.id)}>
-            {group.name}
-          </option>
-        ))}
-      </select>
-      {groupChoice ? null : (
-        <>
-          <label for="datasets-filter-new-name">New group's name</label>
-          <input
-            id="datasets-filter-new-name"
-            value={newName}
-            onInput={(event) => setNewName(event.currentTarget.value)}
-          />
-        </>
-      )}
+      <GroupPicker
+        idPrefix="datasets-filter"
+        label="Group"
+        groups={groups}
+        choice={groupChoice}
+        onChoice={setGroupChoice}
+        newName={newName}
+        onNewName={setNewName}
+      />
       <button type="submit" disabled={!groupChoice && !newName.trim()}>
         Create the version
       </button>

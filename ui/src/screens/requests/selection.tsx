@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, errorMessage } from '../../api/client.ts';
 import { EditOnly } from '../../components/edit-only.tsx';
+import { GroupPicker } from '../../components/group-picker.tsx';
 import { ErrorMessage } from '../../components/status.tsx';
 import { navigate } from '../../lib/url-state.ts';
 
@@ -160,31 +161,16 @@ function AddToDataset({ ids, onCancel }: { ids: number[]; onCancel(): void }) {
         }
       }}
     >
-      <label for="requests-dataset-group">Dataset group</label>
-      <select
-        id="requests-dataset-group"
-        value={choice}
+      <GroupPicker
+        idPrefix="requests-dataset"
+        label="Dataset group"
+        groups={groups}
+        choice={choice}
+        onChoice={setChoice}
+        newName={newName}
+        onNewName={setNewName}
         disabled={adding}
-        onChange={(event) => setChoice(event.currentTarget.value)}
-      >
-        <option value="">A new group…</option>
-        {groups.map((group) => (
-          <option key={group.id} value={String(group.id)}>
-            {group.name}
-          </option>
-        ))}
-      </select>
-      {choice ? null : (
-        <>
-          <label for="requests-dataset-new-name">New group's name</label>
-          <input
-            id="requests-dataset-new-name"
-            value={newName}
-            disabled={adding}
-            onInput={(event) => setNewName(event.currentTarget.value)}
-          />
-        </>
-      )}
+      />
       <button type="submit" disabled={adding || (!choice && !newName.trim())}>
         Add to the group's draft
       </button>
