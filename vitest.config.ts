@@ -8,6 +8,8 @@ import { defineConfig } from 'vitest/config';
  * its own (options, `messaging.events`, `countItems()`, `runSchedules()`, a global provider) stays out.
  */
 const SHARED_SERVICE_FILES = [
+  'analytics',
+  'costs',
   'dataset-append',
   'dataset-external-ids',
   'folder-filters',

@@ -34,6 +34,10 @@ afterAll(() => {
     if (send.isSinonProxy) send.restore?.();
   }
   // The project's modules are evaluated afresh for the next file (their clients, caches and settings
-  // are module state); node_modules stay loaded, which is most of the import time.
-  vi.resetModules();
+  // are module state); node_modules stay loaded, which is most of the import time. Not where files share
+  // one local service (the e2e-shared project, test/support/local-service.ts): it lives on from file to
+  // file with the modules it loaded, and a handler it loads later must import those same modules, or it
+  // gets a document client of its own without the change feed's capture (its writes never reach the
+  // rollups) and caches apart from the other handlers'.
+  if (process.env.PROMPTOPS_TEST_SERVICE !== 'shared') vi.resetModules();
 });

@@ -70,7 +70,7 @@ export async function startTestService(options: LocalServiceOptions = {}): Promi
  */
 export const SHARED_SERVICE_ENV = 'PROMPTOPS_TEST_SERVICE';
 
-/** Kept on the global object: `test/setup.ts` evaluates this module afresh for each file. */
+/** Kept on the global object, which outlives any fresh evaluation of this module. */
 const SHARED_SERVICE = Symbol.for('promptops.sharedTestService');
 
 interface SharedService {
