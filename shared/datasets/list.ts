@@ -233,10 +233,13 @@ export async function listDatasets(workspaceId: number, query: ListDatasetsQuery
  * `job_error`), so whoever started the job learns why.
  */
 export async function getDatasetView(workspaceId: number, datasetId: number) {
-  const [dataset, failure] = await Promise.all([
+  const [dataset, readFailure] = await Promise.all([
     getDataset(workspaceId, datasetId),
     getJobFailure(workspaceId, datasetId),
   ]);
+  // A failed job records its failure before it removes its draft: a draft that went while the two were
+  // read has its failure by now.
+  const failure = dataset || readFailure ? readFailure : await getJobFailure(workspaceId, datasetId, true);
   const groupId = dataset?.groupId ?? failure?.groupId;
   if (groupId === undefined) throw notFound(`Dataset ${datasetId} not found`);
   const externalIds = await listExternalIds(workspaceId, 'dataset_group', groupId);

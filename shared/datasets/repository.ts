@@ -154,8 +154,9 @@ export async function putJobFailure(failure: JobFailureRecord): Promise<void> {
 export async function getJobFailure(
   workspaceId: number,
   datasetId: number,
+  consistent = false,
 ): Promise<JobFailureRecord | undefined> {
-  const item = await getItem(jobFailureKey(workspaceId, datasetId), false);
+  const item = await getItem(jobFailureKey(workspaceId, datasetId), consistent);
   if (!item || isExpired(item as { expiresAt?: number })) return undefined;
   return {
     datasetId: Number(item.datasetId),
