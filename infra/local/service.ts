@@ -139,9 +139,23 @@ async function importHandler<T>(file: string): Promise<T> {
   return module.handler;
 }
 
+/** Scratch folders of services not stopped yet: a service never stopped (a test worker's shared one) leaves none. */
+const scratchFolders = new Set<string>();
+let removingOnExit = false;
+
+function removeOnExit(folder: string): void {
+  if (!removingOnExit)
+    process.once('exit', () => {
+      for (const left of scratchFolders) rmSync(left, { recursive: true, force: true });
+    });
+  removingOnExit = true;
+  scratchFolders.add(folder);
+}
+
 export async function startLocalService(options: LocalServiceOptions = {}): Promise<LocalService> {
   const dataDir = options.dataDir === null ? undefined : resolve(options.dataDir ?? '.data');
   const scratch = dataDir ? undefined : mkdtempSync(join(tmpdir(), 'promptops-'));
+  if (scratch) removeOnExit(scratch);
   const tableName = options.tableName ?? LOCAL_TABLE_NAME;
   const bucketName = options.bucketName ?? LOCAL_TABLE_NAME;
   const stops: (() => Promise<void>)[] = [];
@@ -346,7 +360,11 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       );
       stops.push(async () => rmSync(join(dataDir, ENDPOINTS_FILE), { force: true }));
     }
-    if (scratch) stops.push(async () => rmSync(scratch, { recursive: true, force: true }));
+    if (scratch)
+      stops.push(async () => {
+        rmSync(scratch, { recursive: true, force: true });
+        scratchFolders.delete(scratch);
+      });
 
     return {
       baseUrl,
