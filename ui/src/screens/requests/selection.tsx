@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, errorMessage } from '../../api/client.ts';
 import { EditOnly } from '../../components/edit-only.tsx';
 import { GroupPicker } from '../../components/group-picker.tsx';
@@ -40,18 +40,22 @@ export function useRowSelection(ids: readonly number[], activeIndex: number): Ro
     setSelected(next);
     setAnchor(index);
   };
+  // Set while rendering, so a key pressed right after a move (j, then x) toggles the row now active,
+  // not the one a listener registered before the move would still see.
+  const onKey = useRef<(event: KeyboardEvent) => void>(() => undefined);
+  onKey.current = (event) => {
+    if ((event.key !== 'x' && event.key !== ' ') || event.ctrlKey || event.metaKey || event.altKey) return;
+    const target = event.target as HTMLElement | null;
+    // A field, button or link keeps its own keys (Space on a checkbox toggles it already).
+    if (target?.closest('input, textarea, select, button, a, summary, [contenteditable]')) return;
+    event.preventDefault();
+    toggle(activeIndex, event.shiftKey);
+  };
   useEffect(() => {
-    const onKey = (event: KeyboardEvent) => {
-      if ((event.key !== 'x' && event.key !== ' ') || event.ctrlKey || event.metaKey || event.altKey) return;
-      const target = event.target as HTMLElement | null;
-      // A field, button or link keeps its own keys (Space on a checkbox toggles it already).
-      if (target?.closest('input, textarea, select, button, a, summary, [contenteditable]')) return;
-      event.preventDefault();
-      toggle(activeIndex, event.shiftKey);
-    };
-    window.addEventListener('keydown', onKey);
-    return () => window.removeEventListener('keydown', onKey);
-  });
+    const listener = (event: KeyboardEvent) => onKey.current(event);
+    window.addEventListener('keydown', listener);
+    return () => window.removeEventListener('keydown', listener);
+  }, []);
   return { selected, toggle, clear: () => setSelected(new Set()) };
 }
 
