@@ -1,3 +1,5 @@
+import { api } from '../api/client.ts';
+
 /**
  * A dataset group chosen from a list, or "A new group…" with its name typed: `choice` is the chosen
  * group's id as text, or '' for a new one. Its labels are the caller's (a form may say "Group" or
@@ -43,4 +45,14 @@ export function GroupPicker(props: {
       )}
     </>
   );
+}
+
+/** The id of the group a GroupPicker chose: the chosen one, or a new group of the typed name, created now. */
+export async function pickedGroupId(choice: string, newName: string): Promise<number> {
+  const chosen = Number(choice);
+  if (chosen) return chosen;
+  const created = await api<{ dataset_group: { id: number } }>('POST', '/api/public/v2/dataset-groups', {
+    body: { name: newName.trim() },
+  });
+  return created.dataset_group.id;
 }

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, errorMessage } from '../../api/client.ts';
 import { useApi } from '../../api/use-api.ts';
 import { EditOnly } from '../../components/edit-only.tsx';
-import { GroupPicker } from '../../components/group-picker.tsx';
+import { GroupPicker, pickedGroupId } from '../../components/group-picker.tsx';
 import { ErrorMessage, Loading } from '../../components/status.tsx';
 import { describeFilter, readLogQuery, toApiQuery } from '../../lib/log-query.ts';
 import { useFormatTime } from '../../lib/time.ts';
@@ -285,17 +285,7 @@ function FromFilter({
         event.preventDefault();
         setError(undefined);
         try {
-          let groupId = Number(groupChoice);
-          if (!groupId) {
-            const created = await api<{ dataset_group: { id: number } }>(
-              'POST',
-              '/api/public/v2/dataset-groups',
-              {
-                body: { name: newName.trim() },
-              },
-            );
-            groupId = created.dataset_group.id;
-          }
+          const groupId = await pickedGroupId(groupChoice, newName);
           const started = await api<{ dataset_id: number }>(
             'POST',
             '/api/public/v2/dataset-versions/from-filter-params',

@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, errorMessage } from '../../api/client.ts';
 import { EditOnly } from '../../components/edit-only.tsx';
-import { GroupPicker } from '../../components/group-picker.tsx';
+import { GroupPicker, pickedGroupId } from '../../components/group-picker.tsx';
 import { ErrorMessage } from '../../components/status.tsx';
 import { navigate } from '../../lib/url-state.ts';
 
@@ -136,17 +136,7 @@ function AddToDataset({ ids, onCancel }: { ids: number[]; onCancel(): void }) {
         setError(undefined);
         setDone(0);
         try {
-          let groupId = Number(choice);
-          if (!groupId) {
-            const created = await api<{ dataset_group: { id: number } }>(
-              'POST',
-              '/api/public/v2/dataset-groups',
-              {
-                body: { name: newName.trim() },
-              },
-            );
-            groupId = created.dataset_group.id;
-          }
+          const groupId = await pickedGroupId(choice, newName);
           let draftId = 0;
           // One at a time: each appends a row to the same draft.
           for (const [at, id] of ids.entries()) {
