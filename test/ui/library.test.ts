@@ -238,12 +238,25 @@ describeUi('dashboard library', (ui) => {
       page.evaluate(() => (globalThis as any).document.activeElement?.textContent as string | undefined);
     await page.keyboard.press('End');
     await expect.poll(focused).not.toBe('▾Bulk Folder');
-    for (let presses = 0; presses < 20 && !(await focused())?.startsWith('▸child 149'); presses++)
+    // Each ↑ is awaited until focus has moved, so a slow render cannot make the loop overshoot or stop short.
+    for (let presses = 0; presses < 200 && !(await focused())?.startsWith('▸child 149'); presses++) {
+      const before = await focused();
       await page.keyboard.press('ArrowUp');
+      await expect.poll(focused).not.toBe(before);
+    }
     const last = tree.getByRole('treeitem', { name: 'child 149 Folder' });
     expect(await focused()).toBe('▸child 149 Folder');
     expect(await last.getAttribute('aria-posinset')).toBe('150');
     expect(await tree.getByRole('treeitem').count()).toBeLessThan(70);
+    // Keys pressed faster than the tree renders are each counted (holding ↑ skips no row): five in one task.
+    await page.evaluate(() => {
+      const row = (globalThis as any).document.activeElement;
+      for (let presses = 0; presses < 5; presses++)
+        row.dispatchEvent(
+          new (globalThis as any).KeyboardEvent('keydown', { key: 'ArrowUp', bubbles: true }),
+        );
+    });
+    await expect.poll(focused).toBe('▸child 144 Folder');
     await page.close();
   });
 });

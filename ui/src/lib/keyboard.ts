@@ -37,7 +37,11 @@ export function useListKeys(keys: ListKeys): void {
       }
       // Enter on a button or link is that control's own action; the other keys still move the list.
       if (event.key === 'Enter' && isControl(event.target)) return;
-      const handled = handleKey(event.key, options);
+      const handled = handleKey(event.key, options, (index) => {
+        // The next key, even one pressed before the list renders again, moves on from this row.
+        latest.current = { ...latest.current, selected: index };
+        options.onSelect(index);
+      });
       if (handled) event.preventDefault();
     };
     document.addEventListener('keydown', listener);
@@ -45,16 +49,16 @@ export function useListKeys(keys: ListKeys): void {
   }, []);
 }
 
-function handleKey(key: string, options: ListKeys): boolean {
+function handleKey(key: string, options: ListKeys, select: (index: number) => void): boolean {
   const { count, selected } = options;
   switch (key) {
     case 'j':
       if (count === 0) return false;
-      options.onSelect(Math.min(count - 1, selected + 1));
+      select(Math.min(count - 1, selected + 1));
       return true;
     case 'k':
       if (count === 0) return false;
-      options.onSelect(Math.max(0, selected < 0 ? 0 : selected - 1));
+      select(Math.max(0, selected < 0 ? 0 : selected - 1));
       return true;
     case 'Enter':
       if (selected < 0 || selected >= count || !options.onOpen) return false;

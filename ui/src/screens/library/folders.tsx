@@ -214,23 +214,31 @@ function FolderTree({ rows, selectedIndex, expanded, onSelect, onToggle, canDrag
     }
   };
 
+  // Keys pressed faster than the tree renders build on each other: each starts from the row the key
+  // before it chose, not from the row of the last render (holding ↑ on a slow machine skips none).
+  const active = useRef({ rendered: selectedIndex, index: selectedIndex });
+  if (active.current.rendered !== selectedIndex)
+    active.current = { rendered: selectedIndex, index: selectedIndex };
+
   const onKeyDown = (event: KeyboardEvent) => {
-    const row = rows[selectedIndex];
+    const from = active.current.index;
+    const row = rows[from];
     if (!row || event.ctrlKey || event.altKey || event.metaKey) return;
     const node = row.node;
     const go = (index: number) => {
       const target = rows[Math.max(0, Math.min(rows.length - 1, index))];
       if (!target) return;
+      active.current.index = rows.indexOf(target);
       focusNext.current = target.node.key;
       reveal(rows.indexOf(target));
       onSelect(target.node, 'replace');
     };
     switch (event.key) {
       case 'ArrowDown':
-        go(selectedIndex + 1);
+        go(from + 1);
         break;
       case 'ArrowUp':
-        go(selectedIndex - 1);
+        go(from - 1);
         break;
       case 'Home':
         go(0);
@@ -241,7 +249,7 @@ function FolderTree({ rows, selectedIndex, expanded, onSelect, onToggle, canDrag
       case 'ArrowRight':
         if (!isContainer(node)) return;
         if (!expanded.has(node.key)) onToggle(node, true);
-        else if (node.children.length > 0) go(selectedIndex + 1);
+        else if (node.children.length > 0) go(from + 1);
         break;
       case 'ArrowLeft':
         if (isContainer(node) && expanded.has(node.key)) onToggle(node, false);

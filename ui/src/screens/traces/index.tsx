@@ -148,8 +148,13 @@ function Waterfall({ trace }: { trace: Trace }) {
           onScroll={(event) => setScrollTop(event.currentTarget.scrollTop)}
           onKeyDown={(event) => {
             // Keys reach here from the row buttons inside; Enter and Space stay the buttons' own.
-            if (event.key === 'j') select(Math.min(rows.length - 1, selectedIndex + 1));
-            else if (event.key === 'k') select(Math.max(0, selectedIndex - 1));
+            // A key pressed before the last one's render moves on from the span that key chose.
+            const pending = focusNext.current
+              ? rows.findIndex((row) => row.span.span_id === focusNext.current)
+              : -1;
+            const from = pending >= 0 ? pending : selectedIndex;
+            if (event.key === 'j') select(Math.min(rows.length - 1, from + 1));
+            else if (event.key === 'k') select(Math.max(0, from - 1));
             else if (event.key === 'Escape') setQuery({ span: null }, 'replace');
             else return;
             event.preventDefault();
