@@ -17,7 +17,7 @@ import type { PublishBody } from './schemas.ts';
  *   A template of that name without the mapping gets it and a new version.
  * - Two first PUTs of one mapping: under one name the publish's same-name claim makes them one template;
  *   under two names the loser's claim meets the winner's mapping (409) and it publishes to the winner's
- *   template instead, as a later PUT would.
+ *   template instead, as a later PUT would (waiting briefly for that template when the winner is mid-write).
  *
  * `created` is true when this call created the template (version 1).
  */
@@ -35,10 +35,32 @@ export async function upsertByExternalId(
     return { created: view.version_number === 1, view };
   } catch (error) {
     const raced = error instanceof AppError && error.code === 'external_id_conflict';
-    const view = raced ? await publishToMapped(workspaceId, mapping, body, actor) : undefined;
+    const view = raced ? await publishToWinner(workspaceId, mapping, body, actor) : undefined;
     if (!view) throw error;
     return { created: false, view };
   }
+}
+
+/** How long a loser waits, in all, for the winner's template to appear (the winner's publish is in flight). */
+const WINNER_WAIT_MS = [25, 50, 100, 200, 400];
+
+/**
+ * The loser of a first-PUT race publishes to the winner's template. The winner claimed the mapping
+ * before writing its template, so the loser may read the claim before the template exists: it reads
+ * again a few times, then answers the 409 (a winner that crashed is taken over once its claim expires).
+ */
+async function publishToWinner(
+  workspaceId: number,
+  mapping: ExternalId,
+  body: PublishBody,
+  actor?: EventActor,
+): Promise<PublishView | undefined> {
+  for (const waitMs of [0, ...WINNER_WAIT_MS]) {
+    if (waitMs > 0) await new Promise((resolve) => setTimeout(resolve, waitMs));
+    const view = await publishToMapped(workspaceId, mapping, body, actor);
+    if (view) return view;
+  }
+  return undefined;
 }
 
 /** A new version of the template holding the mapping; undefined when no visible template holds it. */
