@@ -5,7 +5,7 @@ import { checkA11y, describeUi, signIn } from './support/browser.ts';
 const EMPTY_STATES: Record<string, RegExp> = {
   Requests: /No request matches this search/,
   Prompts: /No prompt templates yet/,
-  Analytics: /No requests\./,
+  Analytics: /No requests in this time range: nothing to plot/,
   Datasets: /No dataset groups yet/,
   Evaluations: /No reports/,
   Workflows: /No workflows yet: publish one with POST \/rest\/workflows/,

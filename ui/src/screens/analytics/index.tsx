@@ -231,6 +231,7 @@ function ChartCard({ chart, onZoom }: { chart: TimeSeriesChart; onZoom(from: str
     );
   }, [asTable]);
   const titleId = `chart-${chart.id}`;
+  const hasPoints = chart.series.some((series) => series.values.some((value) => value !== null));
   return (
     <figure class="chart-card" aria-labelledby={titleId}>
       <figcaption>
@@ -241,6 +242,9 @@ function ChartCard({ chart, onZoom }: { chart: TimeSeriesChart; onZoom(from: str
       </figcaption>
       {asTable ? (
         <ChartTable chart={chart} />
+      ) : !hasPoints ? (
+        // Latency and error rate have no value without requests: an empty plot would look broken.
+        <p class="chart-empty">No requests in this time range: nothing to plot.</p>
       ) : failed ? (
         <ErrorMessage>The chart could not load: {failed}</ErrorMessage>
       ) : Chart ? (
