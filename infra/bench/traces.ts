@@ -73,7 +73,7 @@ export async function benchTraceCalls(): Promise<BenchRow[]> {
       name: `spans-bulk: DynamoDB calls for ${SPANS} spans of ~1 KB (sequential waves)`,
       value: `${postCalls.calls} (${postCalls.waves} waves)`,
       target:
-        '1 BatchGetItem (closure), 10 BatchGetItem + 40 BatchWriteItem in 4 lanes, 4 UpdateItem (trace index)',
+        '2 BatchGetItem (closure, trace index), 40 BatchWriteItem in 4 lanes, 4 UpdateItem (trace index)',
     },
     {
       name: `trace GET: DynamoDB calls for ${SPANS} spans (sequential waves), answer size`,

@@ -5,7 +5,7 @@ import { forEachLimited } from '#shared/platform/concurrency.ts';
 import { dynamo, table } from '#shared/platform/dynamo.ts';
 import { getItem, putNewItem } from '#shared/platform/items.ts';
 import type { RequestLogSummary } from './schemas.ts';
-import { traceDeltas, updateTraceSummary } from './trace-index.ts';
+import { indexedTraces, traceDeltas, updateTraceSummary } from './trace-index.ts';
 
 /**
  * Storage of spans. One item per span, in one partition per trace:
@@ -105,11 +105,16 @@ const GET_BATCH = 100;
  * Writes spans (each key at most once per call): oversized details to S3 first, then the items, in a few
  * BatchWriteItem lanes (25 items a request). Writing a span again replaces it. Then each trace's summary
  * in the trace index (trace-index.ts) takes the batch's change, measured against the items the batch
- * replaced (read, consistently, before the write), so a span sent again is not counted again.
+ * replaced (read, consistently, before the write), so a span sent again is not counted again. Spans of a
+ * trace without a summary replace nothing counted, so only the spans of indexed traces are read.
  */
 export async function putSpans(workspaceId: number, spans: readonly StoredSpan[]): Promise<void> {
   if (spans.length === 0) return;
-  const before = await replacedSpanRecords(workspaceId, spans);
+  const indexed = await indexedTraces(workspaceId, [...new Set(spans.map(({ record }) => record.trace_id))]);
+  const before = await replacedSpanRecords(
+    workspaceId,
+    spans.filter(({ record }) => indexed.has(record.trace_id)),
+  );
   const items = spans.map(({ record, detailJson }) => {
     const detailBytes = Buffer.byteLength(detailJson, 'utf8');
     const item: Record<string, unknown> = {

@@ -1,4 +1,5 @@
 import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { batchGetItems } from '#shared/platform/batch.ts';
 import { dynamo, table, unlessConditionFails } from '#shared/platform/dynamo.ts';
 
 /**
@@ -28,6 +29,19 @@ const summaryKey = (workspaceId: number, traceId: string) => ({
   PK: `W#${workspaceId}#TR#${traceId}`,
   SK: TRACE_SUMMARY_SK,
 });
+
+/**
+ * Which of these traces have a summary already (read consistently). A span of a trace without one was
+ * never counted, so it needs no comparison with what it replaces: a trace's first batch, and the retry of
+ * a call that failed before its summary update, count all their spans.
+ */
+export async function indexedTraces(workspaceId: number, traceIds: readonly string[]): Promise<Set<string>> {
+  const items = await batchGetItems(
+    traceIds.map((traceId) => summaryKey(workspaceId, traceId)),
+    { projection: 'traceId', consistent: true },
+  );
+  return new Set(items.map((item) => item.traceId as string));
+}
 
 /** What the index reads of a span's summary (repository.ts SpanRecord, which imports this module). */
 interface IndexedSpan {
