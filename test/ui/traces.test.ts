@@ -256,16 +256,50 @@ describeUi('dashboard traces', (ui) => {
     await page.close();
   }, 120_000);
 
-  it('says how traces arrive in a workspace that has none', async () => {
+  it('says how traces arrive in a workspace that has none, then pages through 51 traces', async () => {
+    const key = await ui.service.otherWorkspaceKey('traces-ui-paging');
     const page = await ui.newPage();
     await page.goto('/ui/traces');
-    await signIn(page, await ui.service.otherWorkspaceKey('traces-ui-empty'));
+    await signIn(page, key);
     const notice = page.locator('.traces-empty');
     await notice.waitFor();
     expect(await notice.textContent()).toContain('/v1/traces');
     expect(await notice.textContent()).toContain('/spans-bulk');
     expect(await page.locator('.traces-table').count()).toBe(0);
     expect(await checkA11y(page, 'traces-empty')).toEqual([]);
+
+    // 51 one-span traces, trace i starting i seconds in: 50 on the first page, the oldest on the second.
+    const spans = Array.from({ length: 51 }, (_, i) =>
+      span(hex(32, 0xf000 + i), {
+        name: `job ${i}`,
+        spanId: hex(16, 0xf000 + i),
+        parentId: null,
+        startMs: i * 1000,
+        endMs: i * 1000 + 10,
+      }),
+    );
+    const response = await fetch(`${ui.service.baseUrl}/spans-bulk`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'X-API-KEY': key },
+      body: bodyOf(spans),
+    });
+    expect(response.status).toBe(201);
+    await page.reload();
+    await page.getByRole('link', { name: 'job 50', exact: true }).waitFor();
+    const rows = page.locator('.traces-table tbody tr');
+    expect(await rows.count()).toBe(50);
+    expect(await rows.last().locator('a').textContent()).toBe('job 1');
+
+    await page.getByRole('button', { name: 'Older' }).click();
+    await page.getByRole('link', { name: 'job 0', exact: true }).waitFor();
+    expect(await rows.count()).toBe(1);
+    expect(await page.getByRole('button', { name: 'Older' }).isDisabled()).toBe(true);
+
+    // The page is in the URL: reload keeps it, Newer returns to the first.
+    await page.reload();
+    await page.getByRole('link', { name: 'job 0', exact: true }).waitFor();
+    await page.getByRole('button', { name: 'Newer' }).click();
+    await page.getByRole('link', { name: 'job 50', exact: true }).waitFor();
     await page.close();
   }, 120_000);
 });
