@@ -34,6 +34,7 @@ const SHARED_SERVICE_FILES = [
   'skill-collection-edges',
   'skill-collection-uploads',
   'tools',
+  'trace-list',
   'track',
   'workflows',
 ].map((name) => `test/e2e/${name}.test.ts`);

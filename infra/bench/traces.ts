@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, BatchWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { benchContext, proxyEvent } from './log-request.ts';
@@ -72,7 +72,8 @@ export async function benchTraceCalls(): Promise<BenchRow[]> {
     {
       name: `spans-bulk: DynamoDB calls for ${SPANS} spans of ~1 KB (sequential waves)`,
       value: `${postCalls.calls} (${postCalls.waves} waves)`,
-      target: '40 BatchWriteItem, 4 lanes',
+      target:
+        '2 BatchGetItem (closure, trace index), 40 BatchWriteItem in 4 lanes, 4 UpdateItem (trace index)',
     },
     {
       name: `trace GET: DynamoDB calls for ${SPANS} spans (sequential waves), answer size`,
@@ -89,6 +90,8 @@ export async function benchTraceLatency(): Promise<BenchRow[]> {
   const { DynamoDBDocumentClient } = await import('@aws-sdk/lib-dynamodb');
   const mock = mockClient(DynamoDBDocumentClient);
   mock.on(BatchWriteCommand).resolves({});
+  mock.on(UpdateCommand).resolves({});
+  mock.on(BatchGetCommand).resolves({});
   try {
     const post = (await import('#functions/http/spans-bulk.ts')).handler;
     const bodies = Array.from({ length: 5 }, () => sdkBatch(randomBytes(16).toString('hex')));

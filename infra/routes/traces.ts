@@ -2,7 +2,7 @@ import type { RouteDef } from '../route-types.ts';
 
 /**
  * Tracing: spans as the SDK's exporter sends them and as any OpenTelemetry exporter sends them (OTLP/HTTP,
- * also at Langfuse's path), read back as a trace.
+ * also at Langfuse's path), read back as a trace; the workspace's traces listed newest first.
  */
 const OTLP_EXPORT = {
   method: 'POST',
@@ -31,6 +31,13 @@ export const TRACE_ROUTES: readonly RouteDef[] = [
     path: '/api/public/otel/v1/traces',
     handler: 'functions/http/otlp-traces-langfuse.ts',
     auth: 'basic',
+  },
+  {
+    method: 'GET',
+    path: '/api/public/v2/traces',
+    handler: 'functions/http/traces-list.ts',
+    // One Query of the trace index (GSI1) a page.
+    table: 'read',
   },
   {
     method: 'GET',

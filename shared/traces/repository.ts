@@ -5,6 +5,7 @@ import { forEachLimited } from '#shared/platform/concurrency.ts';
 import { dynamo, table } from '#shared/platform/dynamo.ts';
 import { getItem, putNewItem } from '#shared/platform/items.ts';
 import type { RequestLogSummary } from './schemas.ts';
+import { indexedTraces, traceDeltas, updateTraceSummary } from './trace-index.ts';
 
 /**
  * Storage of spans. One item per span, in one partition per trace:
@@ -95,11 +96,25 @@ const detailObjectKey = (workspaceId: number, record: SpanRecord) =>
 const S3_IN_FLIGHT = 8;
 const WRITE_LANES = 4;
 
+/** Summaries of traces updated at once after a batch (each 1 to 4 UpdateItems). */
+const SUMMARIES_IN_FLIGHT = 8;
+/** Keys a BatchGetItem reads. */
+const GET_BATCH = 100;
+
 /**
  * Writes spans (each key at most once per call): oversized details to S3 first, then the items, in a few
- * BatchWriteItem lanes (25 items a request). Writing a span again replaces it.
+ * BatchWriteItem lanes (25 items a request). Writing a span again replaces it. Then each trace's summary
+ * in the trace index (trace-index.ts) takes the batch's change, measured against the items the batch
+ * replaced (read, consistently, before the write), so a span sent again is not counted again. Spans of a
+ * trace without a summary replace nothing counted, so only the spans of indexed traces are read.
  */
 export async function putSpans(workspaceId: number, spans: readonly StoredSpan[]): Promise<void> {
+  if (spans.length === 0) return;
+  const indexed = await indexedTraces(workspaceId, [...new Set(spans.map(({ record }) => record.trace_id))]);
+  const before = await replacedSpanRecords(
+    workspaceId,
+    spans.filter(({ record }) => indexed.has(record.trace_id)),
+  );
   const items = spans.map(({ record, detailJson }) => {
     const detailBytes = Buffer.byteLength(detailJson, 'utf8');
     const item: Record<string, unknown> = {
@@ -121,6 +136,31 @@ export async function putSpans(workspaceId: number, spans: readonly StoredSpan[]
   const lanes: WriteRequest[][] = [];
   for (let i = 0; i < writes.length; i += laneSize) lanes.push(writes.slice(i, i + laneSize));
   await Promise.all(lanes.map((lane) => batchWriteItems(lane)));
+  const deltas = traceDeltas(
+    spans.map(({ record }) => record),
+    before,
+  );
+  await forEachLimited([...deltas], SUMMARIES_IN_FLIGHT, ([traceId, delta]) =>
+    updateTraceSummary(workspaceId, traceId, delta),
+  );
+}
+
+/** The stored summaries of the spans a batch is about to replace, read in parallel lanes. */
+async function replacedSpanRecords(workspaceId: number, spans: readonly StoredSpan[]) {
+  const chunks: StoredSpan[][] = [];
+  for (let i = 0; i < spans.length; i += GET_BATCH) chunks.push(spans.slice(i, i + GET_BATCH));
+  const found = new Map<string, SpanRecord>();
+  await forEachLimited(chunks, WRITE_LANES, async (chunk) => {
+    const items = await batchGetItems(
+      chunk.map(({ record }) => spanKey(workspaceId, record.trace_id, record.span_id)),
+      { projection: 'doc', consistent: true },
+    );
+    for (const item of items) {
+      const record = JSON.parse(item.doc as string) as SpanRecord;
+      found.set(`${record.trace_id}/${record.span_id}`, record);
+    }
+  });
+  return found;
 }
 
 /** The stored summaries of these spans of the workspace that exist, by `<trace_id>/<span_id>`. */

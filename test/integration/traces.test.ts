@@ -107,15 +107,39 @@ describe('storage', () => {
     expect(item?.detailBytes).toBeGreaterThan(m.repository.INLINE_DETAIL_BYTES);
   });
 
-  it('writes 1,000 spans in batches of 25, with one read (the trace closure) when no span names a log', async () => {
+  it('writes 1,000 spans of a new trace in batches of 25, with two reads (closure, trace index) and one summary update', async () => {
     const trace = hex(16);
     const spans = Array.from({ length: 1000 }, (_, i) => span(trace, hex(8), i));
 
     const answer = await store(spans);
 
     expect(answer.spans).toHaveLength(1000);
-    // The one read is the closure check: a closed trace refuses later spans (409), docs/otlp.md.
-    expect(counts()).toEqual({ BatchGetItemCommand: 1, BatchWriteItemCommand: 40 });
+    // One read is the closure check: a closed trace refuses later spans (409), docs/otlp.md. The other
+    // finds the batch's traces already in the trace index: this one is not, so its spans replace nothing
+    // counted and are not read. The summary takes the counts, then the start, the end and the root.
+    expect(counts()).toEqual({ BatchGetItemCommand: 2, BatchWriteItemCommand: 40, UpdateItemCommand: 4 });
+  });
+
+  it('reads what a batch replaces, 100 spans a call, once its trace is indexed', async () => {
+    const trace = hex(16);
+    const spans = Array.from({ length: 1000 }, (_, i) => span(trace, hex(8), i));
+    await store(spans.slice(0, 1));
+    sent.length = 0;
+
+    await store(spans);
+
+    // Closure, trace index, 10 reads of the spans replaced; the summary takes the counts, the later end,
+    // and the root sent again (its name may have changed); the start did not move.
+    expect(counts()).toEqual({ BatchGetItemCommand: 12, BatchWriteItemCommand: 40, UpdateItemCommand: 3 });
+    const { Item } = await m.dynamo.dynamo.send(
+      new GetCommand({
+        TableName: m.dynamo.table(),
+        Key: { PK: `W#${service.workspaceId}#TR#${trace}`, SK: 'SUMMARY' },
+        ConsistentRead: true,
+      }),
+    );
+    // Span 0, sent twice, counts once.
+    expect(Item).toMatchObject({ spanCount: 1000, errorCount: 0, rootName: 'op 0' });
   });
 });
 

@@ -178,4 +178,128 @@ describeUi('dashboard traces', (ui) => {
     expect(await page.locator('.waterfall-row').count()).toBeLessThan(60);
     await page.close();
   }, 120_000);
+
+  it('lists the traces newest first with their counts, errors marked; a row opens its waterfall', async () => {
+    const minutes = (n: number) => n * 60_000;
+    const older = hex(32, 0xabc3);
+    const newer = hex(32, 0xabc4);
+    await send([
+      span(older, {
+        name: 'nightly import',
+        spanId: hex(16, 0x21),
+        parentId: null,
+        startMs: minutes(10),
+        endMs: minutes(10) + 750,
+      }),
+      span(older, {
+        name: 'parse',
+        spanId: hex(16, 0x22),
+        parentId: hex(16, 0x21),
+        startMs: minutes(10) + 5,
+        endMs: minutes(10) + 90,
+        error: true,
+      }),
+    ]);
+    await send([
+      span(newer, {
+        name: 'chat turn',
+        spanId: hex(16, 0x31),
+        parentId: null,
+        startMs: minutes(20),
+        endMs: minutes(20) + 2500,
+      }),
+      span(newer, {
+        name: 'openai.chat',
+        spanId: hex(16, 0x32),
+        parentId: hex(16, 0x31),
+        startMs: minutes(20) + 10,
+        endMs: minutes(20) + 2400,
+        logRequest: logRequestBody(),
+      }),
+    ]);
+
+    const page = await ui.newPage();
+    await page.goto('/ui/traces');
+    await signIn(page, ui.service.apiKey);
+    await page.getByRole('link', { name: 'chat turn', exact: true }).waitFor();
+
+    // Newest first: the two traces of this test, then the two of the tests before (both at START_NS).
+    const rows = page.locator('.traces-table tbody tr');
+    expect(await rows.count()).toBe(4);
+    const cells = (index: number) => rows.nth(index).locator('td').allTextContents();
+    expect(await cells(0)).toEqual(['2026-03-02 10:20:00.000 UTC', 'chat turn', '2.50 s', '2', '0', '1']);
+    expect(await cells(1)).toEqual([
+      '2026-03-02 10:10:00.000 UTC',
+      'nightly import',
+      '750 ms',
+      '2',
+      '● 1 failed',
+      '0',
+    ]);
+    expect((await cells(2))[1]).toBe('batch');
+    expect((await cells(3))[1]).toBe('handle request');
+    expect(await checkA11y(page, 'traces-list')).toEqual([]);
+
+    // A row opens the trace's waterfall; back returns to the list.
+    await page.getByRole('link', { name: 'nightly import', exact: true }).click();
+    await page.getByRole('button', { name: 'parse (error)', exact: true }).waitFor();
+    expect(new URL(page.url()).searchParams.get('trace')).toBe(older);
+    await page.goBack();
+    await page.getByRole('link', { name: 'chat turn', exact: true }).waitFor();
+
+    // j then Enter opens the second trace from the keyboard.
+    await page.keyboard.press('j');
+    await page.keyboard.press('Enter');
+    await page.getByRole('button', { name: 'nightly import', exact: true }).waitFor();
+    await page.getByRole('button', { name: '← All traces' }).click();
+    await page.getByRole('link', { name: 'chat turn', exact: true }).waitFor();
+    await page.close();
+  }, 120_000);
+
+  it('says how traces arrive in a workspace that has none, then pages through 51 traces', async () => {
+    const key = await ui.service.otherWorkspaceKey('traces-ui-paging');
+    const page = await ui.newPage();
+    await page.goto('/ui/traces');
+    await signIn(page, key);
+    const notice = page.locator('.traces-empty');
+    await notice.waitFor();
+    expect(await notice.textContent()).toContain('/v1/traces');
+    expect(await notice.textContent()).toContain('/spans-bulk');
+    expect(await page.locator('.traces-table').count()).toBe(0);
+    expect(await checkA11y(page, 'traces-empty')).toEqual([]);
+
+    // 51 one-span traces, trace i starting i seconds in: 50 on the first page, the oldest on the second.
+    const spans = Array.from({ length: 51 }, (_, i) =>
+      span(hex(32, 0xf000 + i), {
+        name: `job ${i}`,
+        spanId: hex(16, 0xf000 + i),
+        parentId: null,
+        startMs: i * 1000,
+        endMs: i * 1000 + 10,
+      }),
+    );
+    const response = await fetch(`${ui.service.baseUrl}/spans-bulk`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'X-API-KEY': key },
+      body: bodyOf(spans),
+    });
+    expect(response.status).toBe(201);
+    await page.reload();
+    await page.getByRole('link', { name: 'job 50', exact: true }).waitFor();
+    const rows = page.locator('.traces-table tbody tr');
+    expect(await rows.count()).toBe(50);
+    expect(await rows.last().locator('a').textContent()).toBe('job 1');
+
+    await page.getByRole('button', { name: 'Older' }).click();
+    await page.getByRole('link', { name: 'job 0', exact: true }).waitFor();
+    expect(await rows.count()).toBe(1);
+    expect(await page.getByRole('button', { name: 'Older' }).isDisabled()).toBe(true);
+
+    // The page is in the URL: reload keeps it, Newer returns to the first.
+    await page.reload();
+    await page.getByRole('link', { name: 'job 0', exact: true }).waitFor();
+    await page.getByRole('button', { name: 'Newer' }).click();
+    await page.getByRole('link', { name: 'job 50', exact: true }).waitFor();
+    await page.close();
+  }, 120_000);
 });

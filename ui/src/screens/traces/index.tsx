@@ -5,6 +5,7 @@ import { JsonView } from '../../components/json-view.tsx';
 import { ErrorMessage, Loading } from '../../components/status.tsx';
 import { formatDuration, useFormatTime } from '../../lib/time.ts';
 import { dashboardUrl, navigate, setQuery, useQueryParam } from '../../lib/url-state.ts';
+import { TraceListView } from './trace-list.tsx';
 import { axisTicks, type SpanNode, type WaterfallRow, waterfallRows } from './waterfall-rows.ts';
 
 interface Trace {
@@ -24,8 +25,9 @@ const VIEW_ROWS = 20;
 const OVERSCAN = 10;
 
 /**
- * Traces: one trace's span tree as a waterfall on a shared time axis. The URL holds the trace (`trace`)
- * and the selected span (`span`), whose details show beside it; LLM spans link to their request logs.
+ * Traces: the workspace's traces newest first (trace-list.tsx); a row, or a trace id typed in, opens that
+ * trace's span tree as a waterfall on a shared time axis. The URL holds the trace (`trace`) and the
+ * selected span (`span`), whose details show beside it; LLM spans link to their request logs.
  */
 export default function TracesScreen() {
   const [traceId] = useQueryParam('trace');
@@ -33,7 +35,16 @@ export default function TracesScreen() {
     <section aria-labelledby="screen-title">
       <h1 id="screen-title">Traces</h1>
       <OpenTrace current={traceId} />
-      {traceId ? <TraceView traceId={traceId} /> : null}
+      {traceId ? (
+        <>
+          <button type="button" class="traces-back" onClick={() => setQuery({ trace: null, span: null })}>
+            ← All traces
+          </button>
+          <TraceView traceId={traceId} />
+        </>
+      ) : (
+        <TraceListView />
+      )}
     </section>
   );
 }
