@@ -4,6 +4,7 @@ import { checkA11y, describeUi, signIn } from './support/browser.ts';
 /** What each list screen says when the workspace has nothing of its kind yet (a new team's first visit). */
 const EMPTY_STATES: Record<string, RegExp> = {
   Requests: /No request matches this search/,
+  Traces: /No traces yet/,
   Prompts: /No prompt templates yet/,
   Analytics: /No requests in this time range: nothing to plot/,
   Datasets: /No dataset groups yet/,
