@@ -347,10 +347,18 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     stops.push(() => gateway.close());
     // The dashboard's pages PUT uploads to the emulator from the gateway's origin, by address or as localhost.
     const gatewayUrl = new URL(baseUrl);
-    await allowBrowserUploads(s3Endpoint, bucketName, [
+    const cors = allowBrowserUploads(s3Endpoint, bucketName, [
       gatewayUrl.origin,
       `${gatewayUrl.protocol}//localhost:${gatewayUrl.port}`,
     ]);
+    // An external emulator may not implement bucket CORS (MinIO): everything but the dashboard's upload works.
+    await (options.s3Endpoint
+      ? cors.catch((error: Error) =>
+          console.warn(
+            `The S3 emulator refused the bucket's CORS rule (${error.name}): the dashboard cannot upload files to it`,
+          ),
+        )
+      : cors);
     // Stopped first: its sockets left the gateway's server when they upgraded.
     stops.push(async () => {
       setRunUpdatesPublisher(undefined);
