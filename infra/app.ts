@@ -1,7 +1,8 @@
 /**
  * The CDK app: `npx cdk synth|deploy -c stage=prod`. Optional context: `alarmEmail=ops@example.com`,
  * `requestSizeGuard=false` (no WAF web ACL), `deletionProtection=true|false`, `promptCacheTtlSeconds=10`,
- * `openaiBaseUrl=https://...`, `anthropicBaseUrl=https://...`, `providerTimeoutMs=60000`.
+ * `openaiBaseUrl=https://...`, `anthropicBaseUrl=https://...`, `providerTimeoutMs=60000`,
+ * `dashboardOrigins=https://api.example.com,https://...` (the dashboard behind a custom domain).
  */
 import { App, Tags, Validations } from 'aws-cdk-lib';
 import { parsePromptCacheTtl } from '#shared/prompts/cache-settings.ts';
@@ -25,6 +26,9 @@ new PromptopsStack(app, `promptops-${stage}`, {
   openaiBaseUrl: contextString('openaiBaseUrl'),
   anthropicBaseUrl: contextString('anthropicBaseUrl'),
   providerTimeoutMs: contextNumber('providerTimeoutMs', (text) => Number(text)),
+  dashboardOrigins: contextString('dashboardOrigins')
+    ?.split(',')
+    .map((origin) => origin.trim()),
 });
 
 // cdk-nag (AWS Solutions and Serverless packs): an unacknowledged finding fails the synth.

@@ -55,6 +55,12 @@ export interface PromptopsStackProps extends StackProps {
   anthropicBaseUrl?: string;
   /** Longest wait for one LLM call, ms (PROVIDER_TIMEOUT_MS), a whole number >= 1. Default 120 000. */
   providerTimeoutMs?: number;
+  /**
+   * Origins the dashboard is also served from (a custom domain or a proxy in front of the API, e.g.
+   * `https://api.example.com`): the bucket's CORS rule lets their pages PUT uploads to presigned URLs,
+   * as it lets the API's default endpoint (known at deploy, the only origin by default).
+   */
+  dashboardOrigins?: readonly string[];
 }
 
 /**
@@ -145,6 +151,9 @@ export class PromptopsStack extends Stack {
       settings,
     });
 
+    // Browsers PUT dataset files to presigned URLs from the dashboard's pages, and only from them.
+    this.data.allowBrowserUploads([this.http.origin, ...checkOrigins(props.dashboardOrigins ?? [])]);
+
     if (props.requestSizeGuard ?? true) {
       new RequestSizeGuard(this, 'RequestSizeGuard', {
         stage: this.http.api.deploymentStage,
@@ -208,4 +217,15 @@ function providerSettings(props: PromptopsStackProps): Record<string, string> {
     settings[ENV.providerTimeoutMs] = String(timeout);
   }
   return settings;
+}
+
+/** Bare https origins (no path, no trailing slash), as a browser sends them in `Origin`. */
+function checkOrigins(origins: readonly string[]): string[] {
+  for (const origin of origins) {
+    const url = URL.canParse(origin) ? new URL(origin) : undefined;
+    if (url?.protocol !== 'https:' || url.origin !== origin) {
+      throw new Error(`dashboardOrigins must be https origins like https://api.example.com, got "${origin}"`);
+    }
+  }
+  return [...origins];
 }

@@ -5,11 +5,12 @@ import {
   Bucket,
   BucketEncryption,
   HttpMethods,
+  type IBucket,
   ObjectOwnership,
 } from 'aws-cdk-lib/aws-s3';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
-import { UPLOADS_PREFIX } from '#shared/platform/blob-store.ts';
+import { BROWSER_UPLOAD_CORS, UPLOADS_PREFIX } from '#shared/platform/blob-store.ts';
 import { TABLE_INDEXES, TABLE_KEYS, TTL_ATTRIBUTE } from '#shared/platform/table-schema.ts';
 import { EXECUTION_OBJECT_PREFIX, EXECUTION_RETENTION_DAYS } from '#shared/workflows/engine/limits.ts';
 
@@ -104,16 +105,6 @@ export class DataStore extends Construct {
           expiration: Duration.days(EXECUTION_RETENTION_DAYS),
         },
       ],
-      // Browsers PUT straight to presigned URLs; the signature, not the origin, is the access control.
-      cors: [
-        {
-          allowedMethods: [HttpMethods.PUT],
-          allowedOrigins: ['*'],
-          allowedHeaders: ['*'],
-          exposedHeaders: ['ETag'],
-          maxAge: 3000,
-        },
-      ],
       removalPolicy: RemovalPolicy.RETAIN,
     });
 
@@ -147,4 +138,25 @@ export class DataStore extends Construct {
         "No automatic rotation: these are API keys of third-party LLM providers, issued and revoked in the providers' consoles; the operator puts a new value (aws secretsmanager put-secret-value), which applies without a deploy",
     });
   }
+
+  /**
+   * Lets pages of these origins (the dashboard's) PUT files to the bucket's presigned URLs: its only CORS
+   * rule (BROWSER_UPLOAD_CORS). No other origin, method or header passes a preflight.
+   */
+  allowBrowserUploads(origins: readonly string[]): void {
+    this.bucket.addCorsRule({
+      allowedOrigins: [...origins],
+      allowedMethods: BROWSER_UPLOAD_CORS.methods.map((method) => HttpMethods[method]),
+      allowedHeaders: [...BROWSER_UPLOAD_CORS.headers],
+      maxAge: BROWSER_UPLOAD_CORS.maxAgeSeconds,
+    });
+  }
+}
+
+/**
+ * The origin of the bucket's presigned URLs: the SDK signs virtual-hosted, regional URLs
+ * (`https://<bucket>.s3.<region>.amazonaws.com/<key>?X-Amz-...`), the bucket's regional domain name.
+ */
+export function presignedUrlOrigin(bucket: IBucket): string {
+  return `https://${bucket.bucketRegionalDomainName}`;
 }

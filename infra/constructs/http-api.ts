@@ -1,4 +1,4 @@
-import { Duration, NestedStack, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Duration, NestedStack, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import {
   AccessLogFormat,
   AuthorizationType,
@@ -19,9 +19,10 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { DASHBOARD_HOME, DASHBOARD_REDIRECT_PATHS, SECURITY_HEADERS } from '#shared/dashboard/site.ts';
 import { keyCheckedByHandler } from '#shared/platform/auth-context.ts';
-import { AUTHORIZER_CACHE_TTL_SECONDS, BINARY_MEDIA_TYPES } from '#shared/platform/config.ts';
+import { AUTHORIZER_CACHE_TTL_SECONDS, BINARY_MEDIA_TYPES, ENV } from '#shared/platform/config.ts';
 import { GATEWAY_ERRORS, type GatewayError } from '../gateway-errors.ts';
 import { API_STAGE_NAME, type RouteDef } from '../routes.ts';
+import { presignedUrlOrigin } from './data-store.ts';
 import { pascalCase, routeId } from './naming.ts';
 import { ServiceFunction, type ServiceResources } from './service-function.ts';
 import { rowEnvironment } from './settings.ts';
@@ -127,6 +128,11 @@ export class HttpApi extends Construct {
   readonly routes: readonly RouteFunction[];
   /** The nested stacks of the route groups, by group name. */
   readonly routeStacks: ReadonlyMap<string, NestedStack>;
+  /**
+   * The origin of the default endpoint (`https://<api id>.execute-api.<region>.amazonaws.com`), the
+   * dashboard's origin when no custom domain fronts the API.
+   */
+  readonly origin: string;
   readonly accessLogs: LogGroup;
   readonly executionLogs: LogGroup;
 
@@ -179,6 +185,9 @@ export class HttpApi extends Construct {
       },
     });
 
+    // From the API's id, not its URL: the URL names the stage, which waits for every route's function.
+    const { region, urlSuffix } = Stack.of(this);
+    this.origin = `https://${this.api.restApiId}.execute-api.${region}.${urlSuffix}`;
     // The stack outputs the URL once, as ApiUrl; drop RestApi's own duplicate `Endpoint` output.
     this.api.node.tryRemoveChild('Endpoint');
     // API Gateway writes execution logs to this group, creating it with no retention if it is missing:
@@ -274,7 +283,11 @@ export class HttpApi extends Construct {
     settings: Readonly<Record<string, string>>,
     props: HttpApiProps,
   ): ServiceFunction {
-    const environment = rowEnvironment(route, settings);
+    let environment = rowEnvironment(route, settings);
+    // The dashboard's CSP lets its page PUT files to the bucket's presigned URLs (the Datasets upload).
+    if (route.site === 'dashboard') {
+      environment = { ...environment, [ENV.uploadOrigin]: presignedUrlOrigin(props.resources.bucket) };
+    }
     const fn = new ServiceFunction(stack, routeId(route.method, route.path), {
       root: props.root,
       entry: route.handler,

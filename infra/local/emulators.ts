@@ -2,8 +2,9 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { CreateTableCommand, DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { CreateBucketCommand, HeadBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import { CreateBucketCommand, HeadBucketCommand, PutBucketCorsCommand, S3Client } from '@aws-sdk/client-s3';
 import S3rver from 's3rver';
+import { BROWSER_UPLOAD_CORS } from '#shared/platform/blob-store.ts';
 import { TABLE_INDEXES, TABLE_KEYS } from '#shared/platform/table-schema.ts';
 
 /**
@@ -100,4 +101,32 @@ export async function ensureBucket(endpoint: string, bucket: string): Promise<vo
   } catch {
     await client.send(new CreateBucketCommand({ Bucket: bucket }));
   }
+}
+
+/**
+ * The bucket's CORS rule as the stack sets it (DataStore.allowBrowserUploads): pages of these origins
+ * (the local gateway's) may PUT files to presigned URLs. Replaces the rule of the last start, whose
+ * gateway may have had another port.
+ */
+export async function allowBrowserUploads(
+  endpoint: string,
+  bucket: string,
+  origins: string[],
+): Promise<void> {
+  const client = new S3Client({ endpoint, forcePathStyle: true });
+  await client.send(
+    new PutBucketCorsCommand({
+      Bucket: bucket,
+      CORSConfiguration: {
+        CORSRules: [
+          {
+            AllowedOrigins: origins,
+            AllowedMethods: [...BROWSER_UPLOAD_CORS.methods],
+            AllowedHeaders: [...BROWSER_UPLOAD_CORS.headers],
+            MaxAgeSeconds: BROWSER_UPLOAD_CORS.maxAgeSeconds,
+          },
+        ],
+      },
+    }),
+  );
 }

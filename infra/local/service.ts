@@ -30,7 +30,14 @@ import {
 } from '../routes.ts';
 import { type ChangeHandler, LocalChangeFeed } from './change-feed.ts';
 import { dashboardRedirects } from './dashboard.ts';
-import { type Emulator, ensureBucket, ensureTable, startDynalite, startS3rver } from './emulators.ts';
+import {
+  allowBrowserUploads,
+  type Emulator,
+  ensureBucket,
+  ensureTable,
+  startDynalite,
+  startS3rver,
+} from './emulators.ts';
 import type { LocalEvent } from './event-router.ts';
 import { type AccessLogEntry, type AuthorizerHandler, LocalGateway, type RouteHandler } from './gateway.ts';
 import {
@@ -255,6 +262,8 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       [ENV.providerCredentialsSecretId]: LOCAL_PROVIDER_CREDENTIALS_SECRET_ID,
       [ENV.dynamodbEndpoint]: dynamodbEndpoint,
       [ENV.s3Endpoint]: s3Endpoint,
+      // Presigned URLs name the emulator (path-style): the dashboard's CSP lets the page PUT there.
+      [ENV.uploadOrigin]: new URL(s3Endpoint).origin,
       [ENV.sqsEndpoint]: messagingEndpoint,
       [ENV.eventsEndpoint]: messagingEndpoint,
       [ENV.secretsEndpoint]: messagingEndpoint,
@@ -336,6 +345,20 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     });
     const baseUrl = await gateway.listen(options.port ?? 3000, options.host);
     stops.push(() => gateway.close());
+    // The dashboard's pages PUT uploads to the emulator from the gateway's origin, by address or as localhost.
+    const gatewayUrl = new URL(baseUrl);
+    const cors = allowBrowserUploads(s3Endpoint, bucketName, [
+      gatewayUrl.origin,
+      `${gatewayUrl.protocol}//localhost:${gatewayUrl.port}`,
+    ]);
+    // An external emulator may not implement bucket CORS (MinIO): everything but the dashboard's upload works.
+    await (options.s3Endpoint
+      ? cors.catch((error: Error) =>
+          console.warn(
+            `The S3 emulator refused the bucket's CORS rule (${error.name}): the dashboard cannot upload files to it`,
+          ),
+        )
+      : cors);
     // Stopped first: its sockets left the gateway's server when they upgraded.
     stops.push(async () => {
       setRunUpdatesPublisher(undefined);

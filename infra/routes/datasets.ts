@@ -105,14 +105,6 @@ export const DATASET_ROUTES: readonly RouteDef[] = [
   },
   {
     method: 'POST',
-    path: '/api/public/v2/dataset-versions/upload',
-    handler: 'functions/http/dataset-upload.ts',
-    table: 'write',
-    bucket: 'write',
-    queues: [FILE_JOBS.name],
-  },
-  {
-    method: 'POST',
     path: '/api/public/v2/dataset-versions/from-filter-params',
     handler: 'functions/http/dataset-from-filter-params.ts',
     table: 'write',

@@ -14,15 +14,36 @@ import { BINARY_MEDIA_TYPES } from '#shared/platform/config.ts';
  *   reloads into the same view and a deploy is picked up at once.
  * - every answer, errors included, carries the dashboard's security headers.
  */
-export const CONTENT_SECURITY_POLICY =
-  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
-  "base-uri 'none'; frame-ancestors 'none'; require-trusted-types-for 'script'";
+/** An http(s) origin and nothing else (no path, no space or `;` that could add a directive). */
+const ORIGIN = /^https?:\/\/[a-z0-9.-]+(?::\d{1,5})?$/i;
 
-export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
-  'Content-Security-Policy': CONTENT_SECURITY_POLICY,
-  'Referrer-Policy': 'no-referrer',
-  'X-Content-Type-Options': 'nosniff',
-};
+/**
+ * The dashboard's CSP. `connect-src` names the API's origin (`'self'`) and, given one, the origin of the
+ * bucket's presigned URLs, where the Datasets screen PUTs a file (`uploadOrigin`, ENV.uploadOrigin: the
+ * stack passes the bucket's regional endpoint, the local runtime its S3 emulator). A value that is not a
+ * bare http(s) origin is left out: the page then cannot upload, and nothing else is loosened.
+ */
+export function contentSecurityPolicy(uploadOrigin?: string): string {
+  const connect = uploadOrigin && ORIGIN.test(uploadOrigin) ? `'self' ${uploadOrigin}` : "'self'";
+  return (
+    `default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src ${connect}; ` +
+    "base-uri 'none'; frame-ancestors 'none'; require-trusted-types-for 'script'"
+  );
+}
+
+/** The CSP of answers that are not the page (the redirects to it): no upload origin. */
+export const CONTENT_SECURITY_POLICY = contentSecurityPolicy();
+
+/** The headers every dashboard answer carries, errors included. */
+export function securityHeaders(uploadOrigin?: string): Readonly<Record<string, string>> {
+  return {
+    'Content-Security-Policy': contentSecurityPolicy(uploadOrigin),
+    'Referrer-Policy': 'no-referrer',
+    'X-Content-Type-Options': 'nosniff',
+  };
+}
+
+export const SECURITY_HEADERS = securityHeaders();
 
 export const IMMUTABLE = 'public, max-age=31536000, immutable';
 export const NO_CACHE = 'no-cache';

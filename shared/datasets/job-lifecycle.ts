@@ -12,7 +12,14 @@ import {
   datasetJobMessageSchema,
 } from './jobs.ts';
 import { datasetKey } from './keys.ts';
-import { type DatasetJob, type DatasetRecord, DRAFT_VERSION, isExpired, nowSeconds } from './records.ts';
+import {
+  type DatasetJob,
+  type DatasetRecord,
+  DRAFT_VERSION,
+  isExpired,
+  jobFailureOf,
+  nowSeconds,
+} from './records.ts';
 import { getDataset, putJobFailure, reserveVersionNumber, updateItem } from './repository.ts';
 
 /**
@@ -279,18 +286,7 @@ async function endFailed(definition: JobDefinition, dataset: DatasetRecord, job:
 }
 
 function recordFailure(dataset: DatasetRecord, job: DatasetJob): Promise<void> {
-  return putJobFailure({
-    datasetId: dataset.id,
-    workspaceId: dataset.workspaceId,
-    groupId: dataset.groupId,
-    groupName: dataset.groupName,
-    userId: dataset.userId,
-    jobId: job.id,
-    jobType: job.type,
-    error: job.error ?? 'The job failed',
-    createdAt: dataset.createdAt,
-    failedAt: Date.now(),
-  });
+  return putJobFailure(jobFailureOf(dataset, job, Date.now()));
 }
 
 async function afterEnd(definition: JobDefinition, dataset: DatasetRecord, job: DatasetJob): Promise<void> {

@@ -17,7 +17,13 @@ import {
   listedFilterParamsOf,
   loadFilterParams,
 } from './filter-params.ts';
-import { type DatasetJob, type DatasetRecord, DRAFT_VERSION, type JobFailureRecord } from './records.ts';
+import {
+  type DatasetJob,
+  type DatasetRecord,
+  DRAFT_VERSION,
+  type JobFailureRecord,
+  jobFailureOf,
+} from './records.ts';
 import { getDataset, getJobFailure, queryDatasets } from './repository.ts';
 
 /**
@@ -238,8 +244,12 @@ export async function getDatasetView(workspaceId: number, datasetId: number) {
     getJobFailure(workspaceId, datasetId),
   ]);
   // A failed job records its failure before it removes its draft: a draft that went while the two were
-  // read has its failure by now.
-  const failure = dataset || readFailure ? readFailure : await getJobFailure(workspaceId, datasetId, true);
+  // read has its failure by now, or is still there, expired, its job failing (the draft expires the
+  // moment its job fails, before the failure is recorded): it answers as removed, with that reason.
+  const failure =
+    dataset || readFailure
+      ? readFailure
+      : ((await getJobFailure(workspaceId, datasetId, true)) ?? (await failingDraft(workspaceId, datasetId)));
   const groupId = dataset?.groupId ?? failure?.groupId;
   if (groupId === undefined) throw notFound(`Dataset ${datasetId} not found`);
   const externalIds = await listExternalIds(workspaceId, 'dataset_group', groupId);
@@ -247,6 +257,12 @@ export async function getDatasetView(workspaceId: number, datasetId: number) {
     ? await toDatasetView(dataset, externalIds, 'full', failure)
     : removedByFailedJob(failure!, externalIds);
   return { success: true as const, message: 'success', dataset: view };
+}
+
+/** The failure of a draft whose job is failing and which expired with it (not yet recorded apart). */
+async function failingDraft(workspaceId: number, datasetId: number): Promise<JobFailureRecord | undefined> {
+  const draft = await getDataset(workspaceId, datasetId, { consistent: true, includeExpired: true });
+  return draft?.job?.status === 'failing' ? jobFailureOf(draft, draft.job, draft.updatedAt) : undefined;
 }
 
 /**

@@ -54,6 +54,22 @@ export interface JobFailureRecord {
   failedAt: number;
 }
 
+/** The failure record of a dataset's failed job, as GET /datasets/{id} reads it. */
+export function jobFailureOf(dataset: DatasetRecord, job: DatasetJob, failedAt: number): JobFailureRecord {
+  return {
+    datasetId: dataset.id,
+    workspaceId: dataset.workspaceId,
+    groupId: dataset.groupId,
+    groupName: dataset.groupName,
+    userId: dataset.userId,
+    jobId: job.id,
+    jobType: job.type,
+    error: job.error ?? 'The job failed',
+    createdAt: dataset.createdAt,
+    failedAt,
+  };
+}
+
 /** How long a failure's reason stays readable. */
 export const JOB_FAILURE_RETENTION_SECONDS = 7 * 24 * 3600;
 

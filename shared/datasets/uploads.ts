@@ -4,19 +4,14 @@ import { badRequest, invalid } from '#shared/platform/errors.ts';
 import { type DatasetFileKind, datasetFileKind } from './file-parser.ts';
 
 /**
- * The three ways a dataset file arrives: inline as base64 in the from-file body (API Gateway and Lambda cap
- * a body near 6 MB), as the body of the upload route (the dashboard's way: same origin, up to 5 MB), or
- * uploaded straight to S3 with a presigned PUT from upload-url and then named by its `file_key` (up to the
- * API's 100 MB file limit). Either way the job reads the file from S3 below `uploads/`, where the bucket
- * expires whatever a job has not cleaned up after a day.
+ * The two ways a dataset file arrives: inline as base64 in the from-file body (API Gateway and Lambda cap
+ * a body near 6 MB), or uploaded straight to S3 with a presigned PUT from upload-url (by a script, or the
+ * dashboard's page) and then named by its `file_key` (up to the API's 100 MB file limit). Either way the
+ * job reads the file from S3 below `uploads/`, where the bucket expires whatever a job has not cleaned up
+ * after a day.
  */
 export const MAX_FILE_BYTES = 100 * 1024 * 1024;
 export const UPLOAD_URL_EXPIRES_SECONDS = 15 * 60;
-/**
- * The upload route's limit (POST dataset-versions/upload, the file as the body through the API's origin):
- * a Lambda request event carries at most 6 MB, escaping included. Bigger files go through upload-url.
- */
-export const UPLOAD_ROUTE_MAX_BYTES = 5 * 1024 * 1024;
 
 const uploadsOf = (workspaceId: number) => `${UPLOADS_PREFIX}${workspaceId}/`;
 

@@ -102,9 +102,8 @@ export async function createDraftVersion(
 export interface FromFileInput {
   groupId: number;
   fileName: string;
-  /** Exactly one of the three: inline base64, the bytes (the upload route), or an upload-url key. */
+  /** Exactly one of the two: inline base64, or an upload-url key. */
   base64?: string;
-  bytes?: Buffer;
   fileKey?: string;
 }
 
@@ -115,7 +114,7 @@ export interface FromFileInput {
 export async function createVersionFromFile(caller: Caller, input: FromFileInput): Promise<number> {
   const { workspaceId } = caller;
   const fileKind = requireFileKind(input.fileName);
-  const bytes = input.base64 === undefined ? input.bytes : decodeBase64File(input.base64);
+  const bytes = input.base64 === undefined ? undefined : decodeBase64File(input.base64);
   const group = await requireGroup(workspaceId, input.groupId);
   const upload = input.fileKey === undefined ? undefined : await checkUpload(workspaceId, input.fileKey);
 

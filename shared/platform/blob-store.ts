@@ -55,6 +55,18 @@ export async function deleteObject(key: string): Promise<void> {
 /** Presigned uploads wait here until a job reads them; the bucket expires what is left after a day. */
 export const UPLOADS_PREFIX = 'uploads/';
 
+/**
+ * The bucket's CORS rule for the dashboard's origin (and that origin only): a page PUTs a file to a
+ * presigned URL (the Datasets upload) with its Content-Type. The signature stays the access control;
+ * CORS lets the page send the PUT and read its answer. The stack sets it (infra/constructs/data-store.ts),
+ * the local runtime on its S3 emulator.
+ */
+export const BROWSER_UPLOAD_CORS = {
+  methods: ['PUT'],
+  headers: ['Content-Type'],
+  maxAgeSeconds: 3000,
+} as const;
+
 export interface ObjectInfo {
   contentLength: number;
   etag: string | undefined;

@@ -15,6 +15,11 @@ export const ENV = {
   eventsEndpoint: 'EVENTS_ENDPOINT',
   secretsEndpoint: 'SECRETS_ENDPOINT',
   /**
+   * The origin of the bucket's presigned URLs (`https://<bucket>.s3.<region>.amazonaws.com` in AWS, the
+   * S3 emulator's locally): the dashboard's CSP lets the page PUT a file there (connect-src).
+   */
+  uploadOrigin: 'UPLOAD_ORIGIN',
+  /**
    * Comma list of `host` or `host:port` the outbound client may reach although their address is refused
    * (loopback, private, ...), and over plain http. Empty by default, in AWS and locally.
    */

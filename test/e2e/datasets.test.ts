@@ -16,7 +16,6 @@ const DATASETS = '/api/public/v2/datasets';
 const CREATE_DRAFT = '/api/public/v2/dataset-versions/create-draft';
 const FROM_FILE = '/api/public/v2/dataset-versions/from-file';
 const UPLOAD_URL = '/api/public/v2/dataset-versions/upload-url';
-const UPLOAD = '/api/public/v2/dataset-versions/upload';
 const FROM_FILTER = '/api/public/v2/dataset-versions/from-filter-params';
 const SAVE_DRAFT = '/api/public/v2/dataset-versions/save-draft';
 const rowsPath = (id: number) => `${DATASETS}/${id}/rows`;
@@ -666,70 +665,6 @@ describe('from-file through upload-url', () => {
 
   it('refuses a file name without .csv or .json (400)', async () => {
     expect((await service.rejected('POST', UPLOAD_URL, { body: { file_name: 'a.xlsx' } })).status).toBe(400);
-  });
-});
-
-describe('upload (the file as the body, through the API origin)', () => {
-  const upload = (groupId: number, fileName: string, content: string | Buffer, options = {}) =>
-    service.call('POST', UPLOAD, {
-      query: { dataset_group_id: groupId, file_name: fileName },
-      rawBody: content,
-      headers: { 'Content-Type': fileName.endsWith('.csv') ? 'text/csv' : 'application/json' },
-      ...options,
-    });
-
-  it('turns the body into the group next version with the from-file job, and a bad file into its reason', async () => {
-    const { groupId, draftId } = await createGroup();
-    const answer = await upload(groupId, 'rows.csv', csvOf(200));
-    await jobsDone();
-    expect(answer.status, JSON.stringify(answer.body)).toBe(201);
-    expect(answer.body).toEqual({ success: true, message: expect.any(String), dataset_id: draftId });
-    expect((await allRows(draftId)).total).toBe(200);
-    expect((await service.call('GET', `${DATASETS}/${draftId}`)).body.dataset).toMatchObject({
-      version_number: 1,
-      job_status: 'SUCCESS',
-    });
-
-    const bad = await upload(groupId, 'bad.json', '[1, 2]');
-    await jobsDone();
-    expect(bad.status).toBe(201);
-    const failed = await service.call('GET', `${DATASETS}/${bad.body.dataset_id}`);
-    expect(failed.body.dataset).toMatchObject({ is_deleted: true, job_status: 'FAILED' });
-    expect(failed.body.dataset.job_error).toMatch(/Row 1 .* not an object/);
-  });
-
-  it('refuses an empty body (400), a body over 5 MB (413), another type (415), a bad name (400), a read-only key (403), another workspace group (404): nothing written', async () => {
-    const { groupId } = await createGroup();
-    const readOnly = await service.keyWithPermissions({ datasets: 'read' });
-    const refused = (
-      fileName: string,
-      content: string,
-      options: { headers?: Record<string, string>; key?: string } = {},
-    ) =>
-      service.rejected('POST', UPLOAD, {
-        query: { dataset_group_id: groupId, file_name: fileName },
-        rawBody: content,
-        key: options.key,
-        headers: { 'Content-Type': options.headers?.['Content-Type'] ?? 'text/csv' },
-      });
-    const cases: [() => ReturnType<typeof refused>, number, string][] = [
-      [() => refused('a.csv', ''), 400, 'empty_file'],
-      [() => refused('a.csv', 'a\n'.repeat(2.6 * 1024 * 1024)), 413, 'payload_too_large'],
-      [
-        () => refused('a.csv', 'a\n1\n', { headers: { 'Content-Type': 'image/png' } }),
-        415,
-        'unsupported_media_type',
-      ],
-      [() => refused('a.txt', 'a\n1\n'), 400, 'invalid_file_type'],
-      [() => refused('a.csv', 'a\n1\n', { key: otherKey }), 404, 'not_found'],
-      [() => refused('a.csv', 'a\n1\n', { key: readOnly }), 403, 'forbidden'],
-    ];
-    for (const [send, status, error] of cases) {
-      const answer = await send();
-      expect(answer.status, JSON.stringify(answer.body)).toBe(status);
-      expect(answer.body.error).toBe(error);
-    }
-    expect(await datasetsOf(groupId)).toMatchObject([{ version_number: -1, row_count: 0 }]);
   });
 });
 

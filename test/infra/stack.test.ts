@@ -159,6 +159,7 @@ beforeAll(() => {
     promptCacheTtlSeconds: 5,
     openaiBaseUrl: 'https://llm.example.com/v1/',
     providerTimeoutMs: 30_000,
+    dashboardOrigins: ['https://api.example.com'],
   });
 
   const jobsStack = new Stack(app, 'jobs');
@@ -408,11 +409,41 @@ describe('data', () => {
           Match.objectLike({ Prefix: 'uploads/', ExpirationInDays: 1, Status: 'Enabled' }),
         ]),
       },
-      CorsConfiguration: {
-        CorsRules: [Match.objectLike({ AllowedMethods: ['PUT'], AllowedOrigins: ['*'] })],
-      },
     });
   });
+
+  it("lets only the dashboard's origins PUT to presigned URLs: the API's endpoint, and dashboardOrigins", () => {
+    const corsRules = (template: Template) =>
+      only(resources(template, 'AWS::S3::Bucket').filter(([id]) => id.startsWith('DataBucket')))[1].Properties
+        .CorsConfiguration.CorsRules;
+    const [restApiId] = only(resources(dev, 'AWS::ApiGateway::RestApi'));
+    const apiOrigin = {
+      'Fn::Join': [
+        '',
+        [
+          'https://',
+          { Ref: restApiId },
+          '.execute-api.',
+          { Ref: 'AWS::Region' },
+          '.',
+          { Ref: 'AWS::URLSuffix' },
+        ],
+      ],
+    };
+    const rule = { AllowedMethods: ['PUT'], AllowedHeaders: ['Content-Type'], MaxAge: 3000 };
+    expect(corsRules(dev)).toEqual([{ ...rule, AllowedOrigins: [apiOrigin] }]);
+    expect(corsRules(prod)).toEqual([{ ...rule, AllowedOrigins: [apiOrigin, 'https://api.example.com'] }]);
+  });
+
+  it.each(['http://api.example.com', 'https://api.example.com/', 'https://api.example.com/v1', '*'])(
+    'refuses dashboardOrigins %s at synth',
+    (origin) => {
+      const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+      expect(
+        () => new PromptopsStack(app, 'bad-origin', { stage: 'dev', dashboardOrigins: [origin] }),
+      ).toThrow(/dashboardOrigins must be https origins/);
+    },
+  );
 
   it('denies every request to the bucket that is not over TLS', () => {
     dev.hasResourceProperties('AWS::S3::BucketPolicy', {
@@ -911,6 +942,14 @@ describe('API', () => {
     );
     expect(method.Properties).toMatchObject({ HttpMethod: 'GET', AuthorizationType: 'NONE' });
     expect(method.Properties.AuthorizerId).toBeUndefined();
+    // Its CSP's connect-src names the origin of presigned URLs: the bucket's regional endpoint.
+    const [bucketId] = only(resources(dev, 'AWS::S3::Bucket').filter(([id]) => id.startsWith('DataBucket')));
+    const uploadOrigins = resources(dev, 'AWS::Lambda::Function')
+      .filter(([, fn]) => fn.Properties.Environment?.Variables?.[ENV.uploadOrigin] !== undefined)
+      .map(([id, fn]) => [id, fn.Properties.Environment.Variables[ENV.uploadOrigin]]);
+    expect(uploadOrigins).toEqual([
+      [functionId, { 'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [bucketId, 'RegionalDomainName'] }]] }],
+    ]);
     // The asset gets the built dashboard beside index.mjs: ui/build.ts writes it there after bundling.
     expect(siteLambdaBundling.commandHooks?.afterBundling('/asset-input', '/asset-output')).toContain(
       "'/asset-input/node_modules/.bin/tsx' '/asset-input/ui/build.ts' '/asset-output/ui'",

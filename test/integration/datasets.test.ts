@@ -201,6 +201,36 @@ describe('one draft per group', () => {
   });
 });
 
+describe('a failing job seen from GET /datasets/{id}', () => {
+  it('answers its draft as removed, with the reason, from the moment the job fails (before the failure is recorded apart)', async () => {
+    const { draft, fileKey } = await pendingFileJob('a\n1,2\n');
+    const reason = 'The CSV row 1 (line 2) has 2 fields';
+    // What the job has written when it has just failed: the draft marked failing and expired at once.
+    await m.dynamo.dynamo.send(
+      new UpdateCommand({
+        TableName: m.dynamo.table(),
+        Key: m.keys.datasetKey(service.workspaceId, draft.id),
+        UpdateExpression: 'SET jobStatus = :failing, jobError = :reason, expiresAt = :now',
+        ExpressionAttributeValues: {
+          ':failing': 'failing',
+          ':reason': reason,
+          ':now': Math.floor(Date.now() / 1000) - 1,
+        },
+      }),
+    );
+    const answer = await service.call('GET', `/api/public/v2/datasets/${draft.id}`);
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    expect(answer.body.dataset).toMatchObject({
+      id: draft.id,
+      is_deleted: true,
+      version_number: -1,
+      job_status: 'FAILED',
+      job_error: reason,
+    });
+    await m.blobs.deleteObject(fileKey);
+  });
+});
+
 describe('external ids of a group', () => {
   it('takes over a mapping left by a create that crashed once it is stale, not before', async () => {
     const ws = service.workspaceId;

@@ -135,30 +135,32 @@ describeUi('dashboard datasets', (ui) => {
       .waitFor({ timeout: 30_000 });
   });
 
-  it('uploads a CSV through the API origin with its progress, the version appears; a bad file shows why it failed', async () => {
+  it('uploads a 6 MB CSV straight to the bucket with its progress, the version appears; a bad file shows why it failed', async () => {
     const { groupId } = await createGroup(ui, 'uploaded');
     const page = await ui.newPage();
+    const storage = new URL(ui.service.s3Endpoint).origin;
+    const storageRequests: string[] = [];
+    page.on('request', (request) => {
+      if (new URL(request.url()).origin === storage) storageRequests.push(request.method());
+    });
     await page.goto(`/ui/datasets?group=${groupId}`);
     await signIn(page, ui.service.apiKey);
     const input = page.getByLabel(/Upload a CSV or JSON file/);
     await input.waitFor();
 
-    // Too big for the upload route: refused in the page, with the way that takes it.
-    await input.setInputFiles({
-      name: 'huge.csv',
-      mimeType: 'text/csv',
-      buffer: Buffer.alloc(5 * 1024 * 1024 + 1, 'a'),
-    });
-    await page.getByRole('alert').filter({ hasText: 'larger than 5 MB: upload it with the API' }).waitFor();
+    // An empty file: refused in the page.
+    await input.setInputFiles({ name: 'empty.csv', mimeType: 'text/csv', buffer: Buffer.alloc(0) });
+    await page.getByRole('alert').filter({ hasText: 'empty.csv is empty' }).waitFor();
 
-    // A 1 MB CSV (5,000 rows) on a 512 KB/s uplink: the bar shows values between empty and full while it goes.
+    // A 6 MB CSV (more than a request body carries) on a 2 MB/s uplink: the bar shows values between
+    // empty and full while it goes to the presigned URL.
     const cdp = await page.context().newCDPSession(page);
     await cdp.send('Network.enable');
     await cdp.send('Network.emulateNetworkConditions', {
       offline: false,
       latency: 0,
       downloadThroughput: -1,
-      uploadThroughput: 512 * 1024,
+      uploadThroughput: 2 * 1024 * 1024,
     });
     await page.evaluate(() => {
       // Runs in the page: samples the progress bar every 20 ms.
@@ -169,21 +171,30 @@ describeUi('dashboard datasets', (ui) => {
         if (bar) window.progressSeen.push(bar.value);
       }, 20);
     });
-    let csv = 'question,answer\n';
-    let rows = 0;
-    while (csv.length < 1024 * 1024) csv += `q${rows++},${'a'.repeat(200)}\n`;
-    await input.setInputFiles({ name: 'rows.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
+    const csv = ['question,answer'];
+    let bytes = 0;
+    while (bytes < 6 * 1024 * 1024) {
+      const line = `q${csv.length},${'a'.repeat(200)}`;
+      csv.push(line);
+      bytes += line.length + 1;
+    }
+    const rows = csv.length - 1;
+    const file = Buffer.from(`${csv.join('\n')}\n`);
+    expect(file.length).toBeGreaterThan(6 * 1024 * 1024);
+    await input.setInputFiles({ name: 'rows.csv', mimeType: 'text/csv', buffer: file });
     await page.getByRole('progressbar', { name: 'Upload progress' }).waitFor();
     await page.screenshot({ path: `${ARTIFACTS_DIR}/datasets-upload-progress.png` });
     await page
       .getByText(`uploaded: version 1 is ready (${rows.toLocaleString('en-US')} rows)`)
-      .waitFor({ timeout: 30_000 });
+      .waitFor({ timeout: 60_000 });
     await page.getByRole('button', { name: /^Version 1/, pressed: true }).waitFor();
     const seen = (await page.evaluate(() => (globalThis as any).progressSeen)) as number[];
     expect(
       seen.some((value) => value > 0 && value < 1),
       JSON.stringify(seen),
     ).toBe(true);
+    // The bytes went to the bucket's presigned URL, not through the API.
+    expect(storageRequests.filter((method) => method !== 'OPTIONS')).toEqual(['PUT']);
     await cdp.send('Network.emulateNetworkConditions', {
       offline: false,
       latency: 0,

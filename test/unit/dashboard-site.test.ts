@@ -2,7 +2,13 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { acceptsGzip, DashboardSite, gatewayPassesBytes } from '#shared/dashboard/site.ts';
+import {
+  acceptsGzip,
+  CONTENT_SECURITY_POLICY,
+  contentSecurityPolicy,
+  DashboardSite,
+  gatewayPassesBytes,
+} from '#shared/dashboard/site.ts';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -47,5 +53,28 @@ describe('the dashboard site', () => {
     [undefined, false],
   ])('expects API Gateway to pass bytes for Accept %s: %s', (header, passes) => {
     expect(gatewayPassesBytes(header)).toBe(passes);
+  });
+});
+
+describe("the dashboard's CSP", () => {
+  it("lets the page connect to the bucket's origin, and to nothing else", () => {
+    const origin = 'https://promptops-dev-databucket-x1.s3.eu-west-1.amazonaws.com';
+    expect(contentSecurityPolicy(origin)).toBe(
+      CONTENT_SECURITY_POLICY.replace("connect-src 'self';", `connect-src 'self' ${origin};`),
+    );
+    expect(contentSecurityPolicy('http://127.0.0.1:4569')).toContain(
+      "connect-src 'self' http://127.0.0.1:4569;",
+    );
+  });
+
+  it.each([
+    "https://x.example; script-src 'unsafe-inline'",
+    'https://x.example/path',
+    '*',
+    'javascript:alert(1)',
+    'https://a b.example',
+    '',
+  ])('leaves out an upload origin that is not a bare http(s) origin: %s', (value) => {
+    expect(contentSecurityPolicy(value)).toBe(CONTENT_SECURITY_POLICY);
   });
 });

@@ -1,39 +1,48 @@
 import { useState } from 'preact/hooks';
-import { endSession, session } from '../../api/session.ts';
-import { basePath, setQuery } from '../../lib/url-state.ts';
+import { api, errorMessage } from '../../api/client.ts';
+import { setQuery } from '../../lib/url-state.ts';
 
-/** The upload route's limit (a Lambda request carries at most 6 MB); bigger files go through upload-url. */
-export const UPLOAD_MAX_BYTES = 5 * 1024 * 1024;
+interface UploadUrl {
+  upload_url: string;
+  file_key: string;
+}
 
 /**
- * A CSV or JSON file becomes the group's next version: its bytes are the body of POST
- * dataset-versions/upload (same origin: the CSP's connect-src allows no storage URL), which starts the
- * from-file job; the job's state then shows as for a filter.
+ * A CSV or JSON file (up to the API's 100 MB) becomes the group's next version, as a script sends one:
+ * upload-url (the size signed into the URL), the file PUT straight to that presigned URL (the CSP's
+ * connect-src names the bucket's origin, the bucket's CORS rule the dashboard's), then from-file with its
+ * `file_key`, which starts the job; the job's state then shows as for a filter.
  */
 export function UploadFile({ groupId }: { groupId: number }) {
   const [progress, setProgress] = useState<number | null>(null);
   const [error, setError] = useState<string>();
   const upload = async (file: File) => {
     setError(undefined);
-    if (file.size > UPLOAD_MAX_BYTES) {
-      setError(
-        `${file.name} is larger than 5 MB: upload it with the API's upload-url (see the datasets documentation).`,
-      );
+    if (file.size === 0) {
+      setError(`${file.name} is empty.`);
       return;
     }
     setProgress(0);
     try {
-      const datasetId = await send(groupId, file, setProgress);
-      setQuery({ version: String(datasetId), job: String(datasetId) });
+      const target = await api<UploadUrl>('POST', '/api/public/v2/dataset-versions/upload-url', {
+        body: { file_name: file.name, file_size: file.size },
+      });
+      await put(target.upload_url, file, setProgress);
+      const { dataset_id } = await api<{ dataset_id: number }>(
+        'POST',
+        '/api/public/v2/dataset-versions/from-file',
+        { body: { dataset_group_id: groupId, file_name: file.name, file_key: target.file_key } },
+      );
+      setQuery({ version: String(dataset_id), job: String(dataset_id) });
     } catch (failure) {
-      setError(failure instanceof Error ? failure.message : String(failure));
+      setError(errorMessage(failure));
     } finally {
       setProgress(null);
     }
   };
   return (
     <span class="datasets-upload">
-      <label for="datasets-upload-file">Upload a CSV or JSON file (at most 5 MB)</label>
+      <label for="datasets-upload-file">Upload a CSV or JSON file (at most 100 MB)</label>
       <input
         id="datasets-upload-file"
         type="file"
@@ -59,32 +68,33 @@ export function UploadFile({ groupId }: { groupId: number }) {
   );
 }
 
-/** XMLHttpRequest, not fetch: only it reports an upload's progress. Answers the new dataset's id. */
-function send(groupId: number, file: File, onProgress: (fraction: number) => void): Promise<number> {
-  const url = new URL(`${basePath()}/api/public/v2/dataset-versions/upload`, location.origin);
-  url.searchParams.set('dataset_group_id', String(groupId));
-  url.searchParams.set('file_name', file.name);
+/**
+ * The file PUT to its presigned URL, without the API key (the URL's signature is the permission).
+ * XMLHttpRequest, not fetch: only it reports an upload's progress.
+ */
+function put(url: string, file: File, onProgress: (fraction: number) => void): Promise<void> {
   return new Promise((resolve, reject) => {
     const request = new XMLHttpRequest();
-    request.open('POST', url);
-    const key = session.get()?.key;
-    if (key) request.setRequestHeader('X-API-KEY', key);
+    request.open('PUT', url);
     request.setRequestHeader('Content-Type', /\.json$/i.test(file.name) ? 'application/json' : 'text/csv');
-    request.responseType = 'json';
     request.upload.onprogress = (event) => {
       if (event.lengthComputable) onProgress(event.loaded / event.total);
     };
     request.onload = () => {
-      const body = (request.response ?? {}) as { dataset_id?: number; message?: string };
-      if (request.status === 201 && body.dataset_id) {
+      if (request.status >= 200 && request.status < 300) {
         onProgress(1);
-        resolve(body.dataset_id);
+        resolve();
       } else {
-        if (request.status === 401) endSession('Your session ended: sign in again.');
-        reject(new Error(body.message ?? `The upload was refused (${request.status})`));
+        reject(new Error(`The file storage refused the upload (${request.status})`));
       }
     };
-    request.onerror = () => reject(new Error('The upload failed: the service could not be reached'));
+    // A browser tells a refused CORS preflight and a network failure apart to nobody: both land here.
+    request.onerror = () =>
+      reject(
+        new Error(
+          "The upload could not reach the file storage (a network failure, or the bucket's CORS rule does not name this dashboard's origin)",
+        ),
+      );
     request.send(file);
   });
 }
