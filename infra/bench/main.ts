@@ -6,7 +6,8 @@ import type { BenchRow } from './support.ts';
  * one table. Each section runs in a fresh child process, as a cold Lambda would: one section's memory,
  * JIT state or AWS clients (created once per process, against the emulators it started) never count
  * against the next. A section that needs the local emulators starts its own. `npm run bench --
- * <section...>` runs only those.
+ * <section...>` runs only those; `--profile` writes each section's CPU profile (`node --cpu-prof`) to
+ * `.bench/profiles/` (open it in Chrome DevTools' Performance panel).
  */
 const SECTIONS: Record<string, () => Promise<BenchRow[]>> = {
   'log-request': async () =>
@@ -94,7 +95,10 @@ async function withLocalService(
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 process.env.POWERTOOLS_LOG_LEVEL ??= 'ERROR';
 
-const wanted = process.argv.slice(2);
+const PROFILE_FLAG = '--profile';
+const PROFILE_DIR = '.bench/profiles';
+const profile = process.argv.includes(PROFILE_FLAG);
+const wanted = process.argv.slice(2).filter((arg) => arg !== PROFILE_FLAG);
 const unknown = wanted.filter((name) => !(name in SECTIONS));
 if (unknown.length) {
   console.error(`Unknown section(s): ${unknown.join(', ')}. Sections: ${Object.keys(SECTIONS).join(', ')}`);
@@ -121,7 +125,8 @@ process.exit(0);
 
 async function runInChild(name: string): Promise<BenchRow[]> {
   const { spawn } = await import('node:child_process');
-  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url)], {
+  const profiling = profile ? ['--cpu-prof', '--cpu-prof-dir', `${PROFILE_DIR}/${name}`] : [];
+  const child = spawn(process.execPath, [...profiling, '--import', 'tsx', fileURLToPath(import.meta.url)], {
     env: { ...process.env, PROMPTOPS_BENCH_SECTION: name },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

@@ -1,9 +1,10 @@
-import { type BenchRow, countDynamoCalls, fmt, percentile } from './support.ts';
+import { type BenchRow, countDynamoCalls, cpuMs, fmt, percentile } from './support.ts';
 
 /**
  * The workflow engine on the local runtime (dynalite, the in-process node queue with its concurrency):
  * DynamoDB calls per executed node of a 50-node chain, the per-hop overhead of that chain, a 50-wide
- * fan-out against a 5-wide one, and 100 concurrent runs of a 10-node diamond.
+ * fan-out against a 5-wide one (with the CPU each executed node cost: locally every node shares this
+ * process, so the fan-out's time follows it), and 100 concurrent runs of a 10-node diamond.
  */
 type Node = Record<string, unknown>;
 const variable = (name: string, dependencies: string[] = [], output = false): Node => ({
@@ -42,13 +43,29 @@ export async function benchWorkflows(
     await createWorkflow(workspaceId, 1, { name, nodes } as never);
     return findWorkflowVersion(workspaceId, name, {});
   };
-  const runOnce = async (version: Awaited<ReturnType<typeof define>>) => {
+  /** CPU of the runs measured so far, by graph: this process's and the embedded DynamoDB's, and nodes run. */
+  const cpu = new Map<string, { own: number; dynamo: number; nodes: number }>();
+  const runOnce = async (version: Awaited<ReturnType<typeof define>>, cpuOf?: string) => {
     const started = Date.now();
+    const cpuBefore = cpuMs();
     const { executionId } = await startExecution(workspaceId, version, {});
     await service.messaging.idle();
     const execution = await readExecution(workspaceId, executionId);
     if (execution?.meta.status !== 'COMPLETE') throw new Error(`run ${executionId} did not complete`);
-    return { ms: Date.now() - started, execution };
+    const ms = Date.now() - started;
+    if (cpuOf) {
+      const cpuAfter = cpuMs();
+      const sum = cpu.get(cpuOf) ?? { own: 0, dynamo: 0, nodes: 0 };
+      sum.own += cpuAfter.own - cpuBefore.own;
+      sum.dynamo += cpuAfter.children - cpuBefore.children;
+      sum.nodes += execution.nodes.length;
+      cpu.set(cpuOf, sum);
+    }
+    return { ms, execution };
+  };
+  const cpuPerNode = (graph: string) => {
+    const sum = cpu.get(graph) ?? { own: 0, dynamo: 0, nodes: 1 };
+    return `${fmt(sum.own / sum.nodes, 1)} + ${fmt(sum.dynamo / sum.nodes, 1)}`;
   };
 
   // A first run warms the node worker (module loading, the version cache) out of the numbers.
@@ -64,7 +81,7 @@ export async function benchWorkflows(
   const hops: number[] = [];
   const chainTimes: number[] = [counted.ms];
   for (let i = 0; i < 5; i++) {
-    const { ms, execution } = await runOnce(chain50);
+    const { ms, execution } = await runOnce(chain50, 'chain');
     chainTimes.push(ms);
     const nodes = execution.nodes;
     for (let n = 1; n < nodes.length; n++) {
@@ -79,8 +96,8 @@ export async function benchWorkflows(
   const times5: number[] = [];
   const times50: number[] = [];
   for (let i = 0; i < 3; i++) {
-    times5.push((await runOnce(wide5)).ms);
-    times50.push((await runOnce(wide50)).ms);
+    times5.push((await runOnce(wide5, '5-wide')).ms);
+    times50.push((await runOnce(wide50, '50-wide')).ms);
   }
   const ratio = percentile(times50, 50) / percentile(times5, 50);
 
@@ -128,6 +145,11 @@ export async function benchWorkflows(
       name: 'workflows: 50-wide / 5-wide fan-out time (ms, p50 of 3, local)',
       value: `${fmt(percentile(times50, 50), 0)} / ${fmt(percentile(times5, 50), 0)} = ${fmt(ratio)}x`,
       target: '< 3x',
+    },
+    {
+      name: 'workflows: CPU per executed node, this process + the embedded DynamoDB (ms; 50-wide, 5-wide, chain of 50)',
+      value: `${cpuPerNode('50-wide')}, ${cpuPerNode('5-wide')}, ${cpuPerNode('chain')}`,
+      target: 'report',
     },
     {
       name: 'workflows: 100 concurrent runs of a 10-node diamond (runs/s, local; all complete, none run twice)',

@@ -1,6 +1,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, paginateQuery } from '@aws-sdk/lib-dynamodb';
 import { ENV, requireEnv } from './config.ts';
+import { withoutSdkLogger } from './sdk-clients.ts';
 import type { IndexName } from './table-schema.ts';
 
 let client: DynamoDBDocumentClient | undefined;
@@ -40,7 +41,7 @@ export function documentClient(): DynamoDBDocumentClient {
   if (client && clientEndpoint !== endpoint) client = undefined;
   clientEndpoint = endpoint;
   if (!client) {
-    client = DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint }), {
+    client = DynamoDBDocumentClient.from(withoutSdkLogger(new DynamoDBClient({ endpoint })), {
       marshallOptions: { removeUndefinedValues: true },
     });
     for (const [name, middleware] of middlewares) addTo(client, name, middleware);

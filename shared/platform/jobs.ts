@@ -1,5 +1,6 @@
 import { SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { ENV, queueUrlEnv, requireEnv } from './config.ts';
+import { withoutSdkLogger } from './sdk-clients.ts';
 
 let sqs: { client: SQSClient; endpoint: string | undefined } | undefined;
 
@@ -12,7 +13,8 @@ type JobMessage = { v: number; type: string } & Record<string, unknown>;
 function client(): SQSClient {
   // Made again when the endpoint changes: a local service restarted in the same process (tests).
   const endpoint = process.env[ENV.sqsEndpoint] || undefined;
-  if (!sqs || sqs.endpoint !== endpoint) sqs = { client: new SQSClient({ endpoint }), endpoint };
+  if (!sqs || sqs.endpoint !== endpoint)
+    sqs = { client: withoutSdkLogger(new SQSClient({ endpoint })), endpoint };
   return sqs.client;
 }
 

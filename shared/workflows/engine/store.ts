@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGetItems, batchWriteItems } from '#shared/platform/batch.ts';
+import { ENV } from '#shared/platform/config.ts';
 import { dynamo, table, unlessConditionFails } from '#shared/platform/dynamo.ts';
 import {
   claimLease,
@@ -9,8 +10,9 @@ import {
   renewLease as renewItemLease,
 } from '#shared/platform/lease.ts';
 import { loadJson } from '#shared/platform/stored-json.ts';
+import { TtlCache } from '#shared/platform/ttl-cache.ts';
 import { EXECUTION_OBJECT_PREFIX, EXECUTION_RETENTION_DAYS } from './limits.ts';
-import type { FinalStatus, NodeStatus } from './readiness.ts';
+import { type FinalStatus, isFinal, type NodeStatus } from './readiness.ts';
 
 /**
  * The items of a workflow execution, one partition per execution:
@@ -158,8 +160,9 @@ export async function listExecutions(
   };
 }
 
-export const nodeValue = (item: NodeItem) => loadJson({ json: item.valueJson, key: item.valueKey });
-export const executionInputs = async (meta: ExecutionMeta) =>
+export const nodeValue = (item: Pick<NodeItem, 'valueJson' | 'valueKey'>) =>
+  loadJson({ json: item.valueJson, key: item.valueKey });
+export const executionInputs = async (meta: Pick<ExecutionMeta, 'inputsJson' | 'inputsKey'>) =>
   ((await loadJson({ json: meta.inputsJson, key: meta.inputsKey })) ?? {}) as Record<string, unknown>;
 
 const objectBase = (ws: number, executionId: number) => `${EXECUTION_OBJECT_PREFIX}${ws}/${executionId}/`;
@@ -236,20 +239,64 @@ export async function getMeta(ws: number, executionId: number): Promise<Executio
   return Item as ExecutionMeta | undefined;
 }
 
-/** The META and the named nodes in one BatchGetItem (what a worker needs to run a node). */
-export async function getMetaAndNodes(
+/** What a run's nodes read of its META: set when the run starts, never changed after. */
+export type RunSettings = Pick<ExecutionMeta, 'inputsJson' | 'inputsKey' | 'deadline' | 'timeoutSeconds'>;
+/** What a node's successors read of it once it is final: no write leaves a final status. */
+export type FinalNode = Pick<NodeItem, 'status' | 'valueJson' | 'valueKey'>;
+
+/**
+ * What this container learnt of the runs it worked on, so that a node does not read again what cannot
+ * have changed: a run's settings, and its final nodes (those finished here, and those read here). The
+ * successors of a node that runs in the same container (locally, every one; in AWS, the records of a
+ * batch and the batches a warm container takes next) skip the read of their inputs. A value over
+ * KNOWN_VALUE_LIMIT_BYTES is read again each time, so that the cache stays small.
+ */
+const knownSettings = new TtlCache<RunSettings>(10 * 60_000, 200);
+const knownFinalNodes = new TtlCache<FinalNode>(10 * 60_000, 1_000);
+const KNOWN_VALUE_LIMIT_BYTES = 16 * 1024;
+// The endpoint and table are part of the key: a test may start a fresh local table, whose ids repeat.
+const knownKey = (ws: number, executionId: number, sortKey: string) =>
+  `${process.env[ENV.dynamodbEndpoint] ?? ''}#${table()}#${executionPartition(ws, executionId)}#${sortKey}`;
+
+/** Keeps a node this container saw final (a value too large to keep is read again when needed). */
+export function rememberFinalNode(ws: number, executionId: number, name: string, node: FinalNode): void {
+  if (!isFinal(node.status) || (node.valueJson?.length ?? 0) > KNOWN_VALUE_LIMIT_BYTES) return;
+  const { status, valueJson, valueKey } = node;
+  knownFinalNodes.set(knownKey(ws, executionId, `N#${name}`), { status, valueJson, valueKey });
+}
+
+/**
+ * What a worker needs to run a node: the run's settings and its named (final) dependencies, from what
+ * this container knows, the rest in one BatchGetItem (none when it knows them all).
+ */
+export async function getRunInputs(
   ws: number,
   executionId: number,
   names: readonly string[],
-): Promise<{ meta: ExecutionMeta | undefined; nodes: Map<string, NodeItem> }> {
-  const items = await batchGetItems(
-    [metaKey(ws, executionId), ...names.map((name) => nodeKey(ws, executionId, name))],
-    { consistent: true },
-  );
-  const meta = items.find((item) => item.SK === 'META') as ExecutionMeta | undefined;
-  const nodes = new Map<string, NodeItem>();
-  for (const item of items)
-    if (item.SK !== 'META') nodes.set(item.name as string, item as unknown as NodeItem);
+): Promise<{ meta: RunSettings | undefined; nodes: Map<string, FinalNode> }> {
+  const metaId = knownKey(ws, executionId, 'META');
+  let meta = knownSettings.get(metaId);
+  const nodes = new Map<string, FinalNode>();
+  const missing: string[] = [];
+  for (const name of names) {
+    const known = knownFinalNodes.get(knownKey(ws, executionId, `N#${name}`));
+    if (known) nodes.set(name, known);
+    else missing.push(name);
+  }
+  if (meta && missing.length === 0) return { meta, nodes };
+  const keys = missing.map((name) => nodeKey(ws, executionId, name));
+  const items = await batchGetItems(meta ? keys : [metaKey(ws, executionId), ...keys], { consistent: true });
+  for (const item of items) {
+    if (item.SK === 'META') {
+      const { inputsJson, inputsKey, deadline, timeoutSeconds } = item as unknown as ExecutionMeta;
+      meta = { inputsJson, inputsKey, deadline, timeoutSeconds };
+      knownSettings.set(metaId, meta);
+    } else {
+      const node = item as unknown as NodeItem;
+      nodes.set(node.name, node);
+      rememberFinalNode(ws, executionId, node.name, node);
+    }
+  }
   return { meta, nodes };
 }
 

@@ -25,12 +25,13 @@ import {
   claimNode,
   executionInputs,
   finishNode,
-  getMetaAndNodes,
   getNode,
+  getRunInputs,
   type NodeItem,
   type NodeOutcome,
   nodeValue,
   releaseLease,
+  rememberFinalNode,
   renewLease,
   valueObjectKey,
 } from './store.ts';
@@ -72,7 +73,7 @@ export async function processNodeMessage(
   };
   const now = deps.now();
   const dependencyNodes = nodePlan.node.dependencies.filter((name) => plan.nodes.has(name));
-  type Claim = { item: NodeItem; attempt: number; inputs: Awaited<ReturnType<typeof getMetaAndNodes>> };
+  type Claim = { item: NodeItem; attempt: number; inputs: Awaited<ReturnType<typeof getRunInputs>> };
   const internalFailure = (error_message: string): NodeOutcome => ({
     status: 'FAILED',
     valueJson: 'null',
@@ -85,10 +86,11 @@ export async function processNodeMessage(
     delivery,
     maxReceiveCount: WORKFLOW_NODE_QUEUE.maxReceiveCount,
     claim: async () => {
-      // The claim and the read of the inputs go together: one round trip on the path of every node.
+      // The claim and the read of the inputs go together: one round trip on the path of every node (the
+      // read is left out when this container knows the inputs already).
       const [claimed, inputs] = await Promise.all([
         claimNode(run.ws, run.executionId, message.node, now, NODE_LEASE_MS),
-        getMetaAndNodes(run.ws, run.executionId, dependencyNodes),
+        getRunInputs(run.ws, run.executionId, dependencyNodes),
       ]);
       if (claimed) return { item: claimed, attempt: Number(claimed.attempt), inputs };
       const item = await getNode(run.ws, run.executionId, message.node);
@@ -122,6 +124,7 @@ export async function processNodeMessage(
     execute: ({ attempt, inputs }) => runNode(run, deps, nodePlan, { attempt, now, inputs, version }),
     finish: async ({ attempt }, outcome) => {
       if (await finishNode(run.ws, run.executionId, message.node, outcome, { attempt }, deps.now())) {
+        rememberFinalNode(run.ws, run.executionId, message.node, outcome);
         await afterFinal(run, message.node, outcome.status, outcome.takenTo ?? new Set());
       }
     },
@@ -143,7 +146,7 @@ async function runNode(
   claim: {
     attempt: number;
     now: number;
-    inputs: Awaited<ReturnType<typeof getMetaAndNodes>>;
+    inputs: Awaited<ReturnType<typeof getRunInputs>>;
     version: { workflow_id: number; version_number: number };
   },
 ): Promise<NodeOutcome> {
