@@ -61,6 +61,10 @@ export default defineConfig({
     // Both cores of a 2-core CI runner (vitest's default leaves one idle): files of a project share no
     // port (0 everywhere) and no directory (each service has its own scratch directory).
     maxWorkers: Math.max(2, availableParallelism() - 1),
+    // Each project has a module graph of its own: without this, every project transforms the same sources
+    // again, and every run starts from none. Kept in node_modules/.experimental-vitest-cache, keyed by the
+    // file's content and the transform's configuration.
+    experimental: { fsModuleCache: true },
     projects: [
       {
         extends: true,
