@@ -2,10 +2,12 @@ import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 /**
- * End-to-end files that only call routes of their own workspace (the default `startTestService()`, no
- * global counts, events, schedules or process-wide settings): they share one local service per worker,
- * each with a workspace and key of its own (test/support/local-service.ts). A file that needs a service of
- * its own (options, `messaging.events`, `countItems()`, `runSchedules()`, a global provider) stays out.
+ * End-to-end files that only call routes of their own workspaces (the default `startTestService()`, no
+ * schedules or process-wide settings): they share one local service per worker, each with a workspace and
+ * key of its own (test/support/local-service.ts), and `messaging.events` / `deadLetters` hold only their
+ * workspaces' (their own and `otherWorkspaceKey` ones). A file that needs a service of its own (options,
+ * `runSchedules()`, a global provider or logger level) stays out, and so does one that calls
+ * `countItems()` itself: a Scan reads the whole table, and the worker's table holds every file's data.
  */
 const SHARED_SERVICE_FILES = [
   'analytics',
@@ -14,28 +16,41 @@ const SHARED_SERVICE_FILES = [
   'dataset-external-ids',
   'folder-filters',
   'folder-refs',
+  'folders',
+  'gateway-errors',
   'monitors',
   'openapi',
+  'otlp-ai-sdk',
   'otlp-exporters',
   'otlp-langfuse',
+  'otlp-openinference',
   'probing-defects',
   'prompt-isolation',
+  'prompt-labels',
   'prompt-snippet-usage',
   'prompt-template-patch',
+  'prompt-versions',
   'provider-keys',
   'readme-try-it',
+  'replay',
   'report-definitions',
   'report-probing',
+  'report-results',
+  'report-runs',
   'request-search',
   'request-search-cursor',
   'sdk-skills',
-  'sdk-templates',
+  'sdk-track',
   'skill-collection-archives',
   'skill-collection-edges',
   'skill-collection-uploads',
+  'skill-collections',
+  'tool-refs',
+  'tool-test-execute',
   'tools',
   'trace-list',
   'track',
+  'workflow-node-runs',
   'workflows',
 ].map((name) => `test/e2e/${name}.test.ts`);
 
@@ -52,6 +67,10 @@ export default defineConfig({
     // Both cores of a 2-core CI runner (vitest's default leaves one idle): files of a project share no
     // port (0 everywhere) and no directory (each service has its own scratch directory).
     maxWorkers: Math.max(2, availableParallelism() - 1),
+    // Each project has a module graph of its own: without this, every project transforms the same sources
+    // again, and every run starts from none. Kept in node_modules/.experimental-vitest-cache, keyed by the
+    // file's content and the transform's configuration.
+    experimental: { fsModuleCache: true },
     projects: [
       {
         extends: true,

@@ -436,7 +436,7 @@ function providerCredentials(dataDir: string | undefined): string {
 }
 
 /** The workspace a job message is for (messages carry `workspaceId`). */
-function messageWorkspace(body: string): number | undefined {
+export function messageWorkspace(body: string): number | undefined {
   try {
     return (JSON.parse(body) as { workspaceId?: number }).workspaceId;
   } catch {

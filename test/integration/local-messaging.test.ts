@@ -207,12 +207,14 @@ describe('delays', () => {
     const { messaging, sqs } = await startMessaging(worker, { timeScale: 0.001 });
     const QueueUrl = messaging.queueUrl('jobs');
 
-    await sqs.send(new SendMessageCommand({ QueueUrl, MessageBody: 'late', DelaySeconds: 60 }));
+    // Scaled to 500 and 900 ms: the batch must be sent before `late` is due, which a loaded machine did
+    // not always manage within the 60 ms of a 60 s delay (SQS allows at most 900 s).
+    await sqs.send(new SendMessageCommand({ QueueUrl, MessageBody: 'late', DelaySeconds: 500 }));
     await sqs.send(
       new SendMessageBatchCommand({
         QueueUrl,
         Entries: [
-          { Id: 'a', MessageBody: 'later', DelaySeconds: 120 },
+          { Id: 'a', MessageBody: 'later', DelaySeconds: 900 },
           { Id: 'b', MessageBody: 'now' },
         ],
       }),

@@ -3,7 +3,13 @@ import { randomUUID } from 'node:crypto';
 import { DynamoDBClient, paginateScan } from '@aws-sdk/client-dynamodb';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { expect } from 'vitest';
-import { type LocalService, type LocalServiceOptions, startLocalService } from '#infra/local/service.ts';
+import type { LocalMessaging } from '#infra/local/messaging.ts';
+import {
+  type LocalService,
+  type LocalServiceOptions,
+  messageWorkspace,
+  startLocalService,
+} from '#infra/local/service.ts';
 import { ROLLUP_KEY_MARK } from '#shared/analytics/rollup-item.ts';
 import type { Permissions } from '#shared/platform/auth-context.ts';
 import { COUNTER_PREFIX } from '#shared/platform/ids.ts';
@@ -101,9 +107,11 @@ async function sharedTestService(): Promise<TestService> {
   const { ensureWorkspace, createApiKey } = await import('#shared/auth/api-keys.ts');
   const { workspaceId } = await ensureWorkspace(`test-file-${randomUUID()}`);
   const { key } = await createApiKey(workspaceId);
-  const own = testHelpers({ ...service, apiKey: key, workspaceId }, writeWatchers);
+  const workspaces = new Set([workspaceId]);
+  const own = testHelpers({ ...service, apiKey: key, workspaceId }, writeWatchers, workspaces);
   return {
     ...own,
+    messaging: workspaceMessaging(service.messaging, workspaces),
     // Another file's workspace of the same name would be this one's: names are scoped to the file.
     otherWorkspaceKey: (name, options) =>
       own.otherWorkspaceKey(`${name} (of workspace ${workspaceId})`, options),
@@ -112,6 +120,26 @@ async function sharedTestService(): Promise<TestService> {
       await service.messaging.idle();
     },
   };
+}
+
+/**
+ * The worker's messaging as one file sees it: `events` and `deadLetters` hold only those of its
+ * workspaces (its own and its `otherWorkspaceKey` ones; the other files' stay in the worker's lists),
+ * everything else is the service's own.
+ */
+function workspaceMessaging(messaging: LocalMessaging, workspaces: ReadonlySet<number>): LocalMessaging {
+  const ofFile = (workspaceId: number | undefined) =>
+    workspaceId !== undefined && workspaces.has(workspaceId);
+  return new Proxy(messaging, {
+    get(target, property) {
+      if (property === 'events')
+        return target.events.filter((event) => ofFile(event.detail.workspace_id as number | undefined));
+      if (property === 'deadLetters')
+        return target.deadLetters.filter((letter) => ofFile(messageWorkspace(letter.body)));
+      const value = Reflect.get(target, property, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
 }
 
 /** Told of each write a route is about to send while a `rejected()` call is in flight. */
@@ -143,8 +171,15 @@ function startWatchedService(
   });
 }
 
-/** The helpers of a test service whose calls use `service.apiKey` and `service.workspaceId`. */
-function testHelpers(service: LocalService, writeWatchers: WriteWatchers): TestService {
+/**
+ * The helpers of a test service whose calls use `service.apiKey` and `service.workspaceId`;
+ * `workspaces` is told of each workspace `otherWorkspaceKey` creates.
+ */
+function testHelpers(
+  service: LocalService,
+  writeWatchers: WriteWatchers,
+  workspaces = new Set<number>(),
+): TestService {
   const dynamo = new DynamoDBClient({ endpoint: service.dynamodbEndpoint });
   const s3 = new S3Client({ endpoint: service.s3Endpoint, forcePathStyle: true });
 
@@ -235,6 +270,7 @@ function testHelpers(service: LocalService, writeWatchers: WriteWatchers): TestS
     // Loaded on use, after the service has set the environment the domain code reads.
     const { ensureWorkspace, createApiKey } = await import('#shared/auth/api-keys.ts');
     const { workspaceId } = await ensureWorkspace(name);
+    workspaces.add(workspaceId);
     return (await createApiKey(workspaceId, { email: options.email })).key;
   }
 
