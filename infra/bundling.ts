@@ -7,7 +7,11 @@ import { join } from 'node:path';
 import { type BundlingOptions, type ICommandHooks, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { BuildOptions } from 'esbuild';
 import { PRICE_TABLE_PACKAGE } from '#shared/costs/price-table.ts';
+import { MULTIPART_PARSER_PACKAGE } from '#shared/platform/multipart-parse.ts';
+import { JINJA_PACKAGE } from '#shared/prompts/render/jinja.ts';
 import { SANDBOX_WORKER_BUNDLE, SANDBOX_WORKER_SOURCE } from '#shared/sandbox/host.ts';
+import { ZIP_READER_PACKAGE } from '#shared/skills/archive.ts';
+import { JSON_PATH_PACKAGE } from '#shared/workflows/nodes/values.ts';
 import type { ResourceAccess } from './route-types.ts';
 
 /**
@@ -16,6 +20,36 @@ import type { ResourceAccess } from './route-types.ts';
  */
 const CREATE_REQUIRE_BANNER =
   "import { createRequire as __promptopsCreateRequire } from 'node:module'; const require = __promptopsCreateRequire(import.meta.url);";
+
+/**
+ * Packages external to every bundle and imported on demand (a dynamic `import()` on first use, once per
+ * container), so a function pays for one only on the calls that need it: each is copied beside the
+ * bundles that name it, as `node_modules/<name>/` (its manifest, its licence, and its entry files
+ * bundled and minified by esbuild, at the paths the manifest's exports name), where Node resolves the
+ * bundle's `import()`. A bundle that does not mention a package gets nothing of it. Locally (`npm start`,
+ * the tests) the imports resolve from node_modules.
+ * - the price table (`@pydantic/genai-prices`, ~480 KB minified): the functions that price (docs/cost.md);
+ * - the Jinja interpreter (`@huggingface/jinja`, 46 KB): rendering a jinja2 prompt template;
+ * - JSONPath (`jsonpath-rfc9535`, 32 KB): a `json_path` of a node configuration or an edge conditional;
+ * - the multipart parser (`busboy`, 23 KB) and the ZIP reader (`yauzl`, 23 KB): a skill collection sent as a ZIP.
+ */
+export interface OnDemandPackage {
+  name: string;
+  /** Its entry files, relative to the package: the ones its manifest exports to `import` (or `main`). */
+  entries: readonly string[];
+  /** The module format of those files: CommonJS for a package that publishes only CommonJS. */
+  format: 'esm' | 'cjs';
+}
+
+export const PRICE_TABLE_ENTRY = 'dist/index.js';
+
+export const ON_DEMAND_PACKAGES: readonly OnDemandPackage[] = [
+  { name: PRICE_TABLE_PACKAGE, entries: [PRICE_TABLE_ENTRY], format: 'esm' },
+  { name: JINJA_PACKAGE, entries: ['dist/index.js'], format: 'esm' },
+  { name: JSON_PATH_PACKAGE, entries: ['dist/esm/index.js', 'dist/esm/parser/index.js'], format: 'esm' },
+  { name: MULTIPART_PARSER_PACKAGE, entries: ['lib/index.js'], format: 'cjs' },
+  { name: ZIP_READER_PACKAGE, entries: ['index.js'], format: 'cjs' },
+];
 
 export const BUNDLE = {
   /** The Lambda runtime (Node.js 24). */
@@ -42,53 +76,55 @@ export const BUNDLE = {
    * The Lambda Node.js 24 runtime ships the AWS SDK v3 clients and the DynamoDB document client: leaving
    * them out is what keeps the bundles small (bundling them adds 300-550 KB to each function). Helper
    * packages the runtime is not guaranteed to carry (the S3 presigner and the Smithy pieces it needs) are
-   * bundled, by the few functions that import them. The price table (`@pydantic/genai-prices`, ~480 KB
-   * minified) is imported on demand and copied beside the bundles that use it (`priceTableAssetCommands`).
+   * bundled, by the few functions that import them. The packages imported on demand are copied beside
+   * the bundles that use them (`ON_DEMAND_PACKAGES`); a package name covers its subpaths
+   * (`jsonpath-rfc9535/parser`).
    */
-  external: ['@aws-sdk/client-*', '@aws-sdk/lib-dynamodb', PRICE_TABLE_PACKAGE],
+  external: ['@aws-sdk/client-*', '@aws-sdk/lib-dynamodb', ...ON_DEMAND_PACKAGES.map(({ name }) => name)],
   banner: CREATE_REQUIRE_BANNER,
   /** Functions set this so stack traces point into the TypeScript sources. */
   nodeOptions: '--enable-source-maps',
 } as const;
 
 /**
- * The price table is external to every bundle (docs/cost.md): a function whose bundle imports it (the
- * ones that log requests, hence price them) gets the package beside its `index.mjs`, as
- * `node_modules/@pydantic/genai-prices/` (its manifest and its ESM file, minified), where Node resolves
- * the bundle's `import()`. A bundle that does not mention it gets nothing. One shell command (run by
- * bash, from `inputDir`, the repository root): the stack runs it as every NodejsFunction's
- * `afterBundling` hook; the bench and the bundle test run the very same.
+ * One shell command per on-demand package (run by bash, from `inputDir`, the repository root) that
+ * copies it into `outputDir` when the bundle there names it. The stack runs them as every
+ * NodejsFunction's `afterBundling` hook; the bench and the bundle tests run the very same.
  */
-export const PRICE_TABLE_ENTRY = 'dist/index.js';
-
-export function priceTableAssetCommands(inputDir: string, outputDir: string): string[] {
+export function onDemandPackageCommands(inputDir: string, outputDir: string): string[] {
   const esbuild = join(inputDir, 'node_modules', '.bin', 'esbuild');
-  const source = join(inputDir, 'node_modules', PRICE_TABLE_PACKAGE);
-  const target = join(outputDir, 'node_modules', PRICE_TABLE_PACKAGE);
-  const copy = [
-    ['mkdir', '-p', join(target, 'dist')],
-    ['cp', join(source, 'package.json'), join(source, 'LICENSE'), target],
-    [
-      esbuild,
-      join(source, PRICE_TABLE_ENTRY),
-      '--minify',
-      `--format=${BUNDLE.format}`,
-      `--target=${BUNDLE.target}`,
-      '--log-level=warning',
-      `--outfile=${join(target, PRICE_TABLE_ENTRY)}`,
-    ],
-  ];
-  const uses = ['grep', '-qF', PRICE_TABLE_PACKAGE, join(outputDir, BUNDLE.outputFile)];
-  return [
-    `if ${uses.map(shellQuote).join(' ')}; then ${copy.map((command) => command.map(shellQuote).join(' ')).join(' && ')}; fi`,
-  ];
+  return ON_DEMAND_PACKAGES.map(({ name, entries, format }) => {
+    const source = join(inputDir, 'node_modules', name);
+    const target = join(outputDir, 'node_modules', name);
+    const copy = [
+      ['mkdir', '-p', target],
+      ['cp', join(source, 'package.json'), join(source, 'LICENSE'), target],
+      [
+        esbuild,
+        ...entries.map((entry) => join(source, entry)),
+        '--bundle',
+        // Entries sharing code (JSONPath's query and parser) share one chunk (ESM only).
+        ...(format === 'esm' ? ['--splitting'] : []),
+        '--platform=node',
+        '--minify',
+        `--format=${format}`,
+        `--target=${BUNDLE.target}`,
+        '--log-level=warning',
+        `--outbase=${source}`,
+        '--chunk-names=dist/[name]-[hash]',
+        `--outdir=${target}`,
+      ],
+    ];
+    const uses = ['grep', '-qF', name, join(outputDir, BUNDLE.outputFile)];
+    return `if ${uses.map(shellQuote).join(' ')}; then ${copy.map((command) => command.map(shellQuote).join(' ')).join(' && ')}; fi`;
+  });
 }
 
 const afterBundling = (extra: (inputDir: string, outputDir: string) => string[]): ICommandHooks => ({
   beforeBundling: () => [],
   beforeInstall: () => [],
   afterBundling: (inputDir, outputDir) => [
-    ...priceTableAssetCommands(inputDir, outputDir),
+    ...onDemandPackageCommands(inputDir, outputDir),
     ...extra(inputDir, outputDir),
   ],
 });

@@ -1,15 +1,14 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
-import { PRICE_TABLE_PACKAGE } from '#shared/costs/price-table.ts';
 import { SANDBOX_WORKER_BUNDLE } from '#shared/sandbox/host.ts';
 import {
   esbuildOptions,
+  ON_DEMAND_PACKAGES,
   OPENAPI_ASSET_FILE,
+  onDemandPackageCommands,
   openApiAssetCommands,
-  PRICE_TABLE_ENTRY,
-  priceTableAssetCommands,
   SANDBOX_WASM_FILE,
   sandboxAssetCommands,
 } from '../bundling.ts';
@@ -72,7 +71,7 @@ export async function benchBundles(): Promise<BenchRow[]> {
     if (entry.startsWith('functions/http/')) http.push({ kb, loadMs });
     const assets =
       (sandboxed.has(entry) ? ` (+ sandbox: ${sandboxSizes(join(outDir, name))})` : '') +
-      priceTableSize(join(outDir, name)) +
+      onDemandPackageSizes(join(outDir, name)) +
       documentAsset;
     rows.push({
       name: `bundle ${name}`,
@@ -94,12 +93,21 @@ function median(values: number[]): number {
   return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
-/** The price table beside a bundle that imports it, as the `afterBundling` hook of every row writes it. */
-function priceTableSize(dir: string): string {
-  for (const command of priceTableAssetCommands(REPO_ROOT, dir))
+/** The on-demand packages beside a bundle that names them, as every row's `afterBundling` hook writes them. */
+function onDemandPackageSizes(dir: string): string {
+  for (const command of onDemandPackageCommands(REPO_ROOT, dir))
     execFileSync('bash', ['-c', command], { cwd: REPO_ROOT });
-  const file = join(dir, 'node_modules', PRICE_TABLE_PACKAGE, PRICE_TABLE_ENTRY);
-  return existsSync(file) ? ` (+ price table: ${fmt(statSync(file).size / 1024, 1)} KB)` : '';
+  return ON_DEMAND_PACKAGES.map(({ name }) => [name, join(dir, 'node_modules', name)] as const)
+    .filter(([, packageDir]) => existsSync(packageDir))
+    .map(([name, packageDir]) => ` (+ on demand: ${name} ${fmt(directoryBytes(packageDir) / 1024, 1)} KB)`)
+    .join('');
+}
+
+/** The bytes of the JavaScript files under `dir`. */
+function directoryBytes(dir: string): number {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile() && entry.name.endsWith('.js'))
+    .reduce((sum, entry) => sum + statSync(join(entry.parentPath, entry.name)).size, 0);
 }
 
 /** The published OpenAPI document beside its function's bundle, as its `afterBundling` hook writes it. */

@@ -1,3 +1,4 @@
+import { onDemand } from '#shared/platform/on-demand.ts';
 import type { Price, PricesPerMillion } from './pricing.ts';
 
 /**
@@ -14,16 +15,8 @@ export const PRICE_TABLE_SOURCE = `price_table@${PRICE_TABLE_VERSION}` as const;
 
 type PriceTable = typeof import('@pydantic/genai-prices');
 
-let table: Promise<PriceTable> | undefined;
-
 /** The package, imported once; a failed import is tried again by the next log. */
-function loadTable(): Promise<PriceTable> {
-  table ??= import('@pydantic/genai-prices').catch((error: unknown) => {
-    table = undefined;
-    throw error;
-  });
-  return table;
-}
+const loadTable: () => Promise<PriceTable> = onDemand(() => import('@pydantic/genai-prices'));
 
 /** The table's keys (per million tokens) for the parts a cost has. */
 const TABLE_KEYS: Record<keyof PricesPerMillion, string> = {

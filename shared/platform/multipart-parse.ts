@@ -1,4 +1,4 @@
-import busboy from 'busboy';
+import type busboy from 'busboy';
 import { type AppError, badRequest, clip, payloadTooLarge } from './errors.ts';
 import {
   MAX_MULTIPART_FIELD_BYTES,
@@ -6,11 +6,20 @@ import {
   type MultipartOptions,
   type MultipartParts,
 } from './multipart.ts';
+import { onDemand } from './on-demand.ts';
 
 /*
  * The multipart parser, busboy with limits: one file, a few text fields, bounded sizes. A part over its
  * limit is a 413; a malformed body, an undeclared part, a second file or a missing boundary a 400.
  */
+
+/**
+ * busboy (with streamsearch, 23 KB minified) is imported on the first multipart body: it is external to
+ * the bundles and copied beside those that name it (ON_DEMAND_PACKAGES in infra/bundling.ts), so a
+ * route that also takes JSON loads it only for multipart requests.
+ */
+export const MULTIPART_PARSER_PACKAGE = 'busboy';
+const loadBusboy = onDemand(async () => (await import('busboy')).default);
 
 /**
  * Parses a whole multipart body (API Gateway hands it over at once, base64-decoded by the wrapper). Every
@@ -26,9 +35,10 @@ export async function parseMultipart(
   if (textFields.length > MAX_MULTIPART_TEXT_FIELDS)
     throw new Error(`A multipart route declares at most ${MAX_MULTIPART_TEXT_FIELDS} text fields`);
   const expected = `expected ${[...fileFields, ...textFields].map((name) => `"${name}"`).join(', ')}`;
+  const createParser = await loadBusboy();
   let parser: busboy.Busboy;
   try {
-    parser = busboy({
+    parser = createParser({
       headers: { 'content-type': contentType },
       defParamCharset: 'utf8',
       limits: {

@@ -53,23 +53,24 @@ export async function getRenderedTemplate(
     },
     bypassCache,
   );
-  return renderTemplateView(raw, body, variables);
+  return await renderTemplateView(raw, body, variables);
 }
 
 /**
- * Pure: the rendered answer from a raw one (which it does not modify). Without `input_variables` (or
- * with `skip_input_variable_rendering`) the template stays unrendered, as PromptLayer answers it.
+ * The rendered answer from a raw one (which it does not modify); pure, but for loading the Jinja
+ * interpreter on first use. Without `input_variables` (or with `skip_input_variable_rendering`) the
+ * template stays unrendered, as PromptLayer answers it.
  */
-export function renderTemplateView(
+export async function renderTemplateView(
   raw: RawTemplateView,
   request: RenderRequest,
   variables: Record<string, unknown> | null | undefined,
-): RenderedTemplateView {
+): Promise<RenderedTemplateView> {
   // Registry tool references the read left out come first.
   const warnings: string[] = raw.warning ? [raw.warning] : [];
   let blueprint = withMessageFormats(raw.prompt_template);
   if (variables && !request.skip_input_variable_rendering) {
-    const rendered = renderBlueprint(blueprint, variables);
+    const rendered = await renderBlueprint(blueprint, variables);
     blueprint = rendered.blueprint;
     if (rendered.missing.length) warnings.push(`Missing input variables: ${listNames(rendered.missing)}`);
   }

@@ -40,11 +40,11 @@ export function supportedColumnType(type: string): ReportColumnType {
 }
 
 /** A 400 when the configuration fails its executor's schema (the type must be supported). */
-export function checkConfiguration(column: ColumnShape): void {
+export async function checkConfiguration(column: ColumnShape): Promise<void> {
   const executor = executorOf(column.columnType);
   if (!executor)
     throw badRequest(`column type ${column.columnType} is not supported`, 'unsupported_column_type');
-  const parsed = executor.config.safeParse(column.configuration);
+  const parsed = await executor.config.safeParseAsync(column.configuration);
   if (parsed.success) return;
   const issue = parsed.error.issues[0];
   const where = issue?.path.length ? `${issue.path.join('.')}: ` : '';
@@ -113,7 +113,10 @@ export function columnDependencies(column: ReportColumn, columns: readonly Repor
  * unique names, sizes, supported types, configurations, and that each reference is a dataset column or
  * an earlier column. The first problem is a 400 (a 413 for a size).
  */
-export function validateColumns(datasetColumns: readonly string[], columns: readonly ColumnShape[]): void {
+export async function validateColumns(
+  datasetColumns: readonly string[],
+  columns: readonly ColumnShape[],
+): Promise<void> {
   if (columns.length > MAX_REPORT_COLUMNS) {
     throw badRequest(
       `A report has at most ${MAX_REPORT_COLUMNS} evaluation columns; this one would have ${columns.length}`,
@@ -137,7 +140,7 @@ export function validateColumns(datasetColumns: readonly string[], columns: read
       );
     }
     supportedColumnType(column.columnType);
-    checkConfiguration(column);
+    await checkConfiguration(column);
     for (const reference of columnReferences(column.configuration)) {
       if (known.has(reference)) continue;
       const later = columns.some((other) => other.name === reference);

@@ -60,7 +60,7 @@ export async function createReport(caller: Caller, body: CreateReportBody) {
     requireFolder(caller.workspaceId, body.folder_id),
   ]);
   const columns = orderedDefinitions(body.columns ?? []);
-  validateColumns(dataset.columns, columns);
+  await validateColumns(dataset.columns, columns);
   const scoreConfiguration = scoreConfigurationOf(body.score_configuration);
   const externalIds = uniqueExternalIds(body.external_ids ?? []);
   const reportId = await newReportId();
@@ -148,7 +148,7 @@ async function addColumnOnce(workspaceId: number, body: CreateColumnBody) {
     isPartOfScore: body.is_part_of_score ?? false,
   };
   const desired = placeColumn(columns, column, body.position);
-  validateColumns(datasetColumns, desired);
+  await validateColumns(datasetColumns, desired);
   column.id = await newColumnId();
   const written = await withColumnsLocked(workspaceId, report, revision, () =>
     writeColumnOrder(workspaceId, columns, desired, new Set([column.id])),
@@ -183,7 +183,7 @@ async function patchColumnOnce(workspaceId: number, columnId: number, body: Patc
     body.position == null
       ? columns.map((c) => (c.id === columnId ? changed : c))
       : placeColumn(others, changed, body.position);
-  validateColumns(datasetColumns, desired);
+  await validateColumns(datasetColumns, desired);
   const written = await withColumnsLocked(workspaceId, report, revision, async () => {
     await updateColumn(workspaceId, changed);
     return writeColumnOrder(workspaceId, columns, desired);

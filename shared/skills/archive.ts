@@ -1,7 +1,8 @@
 import { isUtf8 } from 'node:buffer';
 import { crc32 } from 'node:zlib';
-import yauzl from 'yauzl';
+import type yauzl from 'yauzl';
 import { type AppError, badRequest, clip, payloadTooLarge } from '#shared/platform/errors.ts';
+import { onDemand } from '#shared/platform/on-demand.ts';
 import type { SkillFile } from './files.ts';
 import { isSkillFile } from './front-matter.ts';
 import { SKILL_FILE_LIMITS } from './limits.ts';
@@ -12,6 +13,15 @@ import { normaliseSkillPath, parentFolder, SKILL_ARCHIVE_COMMENT } from './paths
  * names validated, sizes checked against what inflates) with our limits on top, stopping at the first
  * violation; nothing of a refused archive is returned.
  */
+
+/**
+ * yauzl (CommonJS, 23 KB minified) is imported on the first ZIP a container reads: it is external to the
+ * bundles and copied beside those that name it (ON_DEMAND_PACKAGES in infra/bundling.ts), so the skill
+ * routes that take a ZIP load it only for multipart requests.
+ */
+export const ZIP_READER_PACKAGE = 'yauzl';
+// `default`: the CommonJS module's exports, as Node hands them to an `import()`.
+const loadZipReader = onDemand(async () => (await import('yauzl')).default);
 
 /** Top folders of PromptLayer's per-tool exports (Claude Code, Codex/universal, OpenClaw). */
 export const PROVIDER_EXPORT_PREFIXES = ['.claude', '.agents', '.openclaw'] as const;
@@ -37,8 +47,9 @@ interface Entry {
  * caller runs checkSkillFiles on the collection's files (front matter, totals), as for JSON.
  */
 export async function readSkillArchive(zip: Buffer): Promise<SkillFile[]> {
+  const { fromBuffer } = await loadZipReader();
   const zipfile = await new Promise<yauzl.ZipFile>((resolve, reject) => {
-    yauzl.fromBuffer(
+    fromBuffer(
       zip,
       { lazyEntries: true, validateEntrySizes: true, strictFileNames: true, decodeStrings: true },
       (error, opened) => (error ? reject(invalidArchive(error)) : resolve(opened)),

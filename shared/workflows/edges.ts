@@ -1,5 +1,5 @@
 import type { EdgeConditional, EdgeOperator, Operand, WorkflowEdge } from './definition.ts';
-import { jsonIfText, jsonPathMatches, numberOf, valuesEqual } from './nodes/values.ts';
+import { jsonIfText, jsonPathEngine, numberOf, valuesEqual } from './nodes/values.ts';
 
 /**
  * Whether an edge is taken, given the values a `source` operand may name (node outputs and input
@@ -7,29 +7,39 @@ import { jsonIfText, jsonPathMatches, numberOf, valuesEqual } from './nodes/valu
  * Conditionals are evaluated in `position` order; `is_and` needs all of them, otherwise any one.
  * docs/workflow-nodes.md states the contract.
  */
-export function isEdgeTaken(edge: WorkflowEdge, readValue: (name: string) => unknown): boolean {
+export async function isEdgeTaken(
+  edge: WorkflowEdge,
+  readValue: (name: string) => unknown,
+): Promise<boolean> {
   const conditionals = [...edge.conditionals].sort((a, b) => a.position - b.position);
-  const holds = (conditional: EdgeConditional) => conditionHolds(conditional, readValue);
-  return edge.is_and ? conditionals.every(holds) : conditionals.some(holds);
+  for (const conditional of conditionals) {
+    // `is_and` stops at the first that fails, otherwise at the first that holds.
+    if ((await conditionHolds(conditional, readValue)) !== edge.is_and) return !edge.is_and;
+  }
+  return edge.is_and;
 }
 
-export function conditionHolds(conditional: EdgeConditional, readValue: (name: string) => unknown): boolean {
-  const left = operandValue(conditional.left_config, readValue);
+export async function conditionHolds(
+  conditional: EdgeConditional,
+  readValue: (name: string) => unknown,
+): Promise<boolean> {
+  const left = await operandValue(conditional.left_config, readValue);
   if (conditional.operator === 'is_null') return left === null;
   if (conditional.operator === 'is_not_null') return left !== null;
-  return compare(conditional.operator, left, operandValue(conditional.right_config, readValue));
+  return compare(conditional.operator, left, await operandValue(conditional.right_config, readValue));
 }
 
 /**
  * An operand's value: its static value, or its source's value; with `json_path`, the first match in it
  * (a string holding a JSON object or array is parsed first), null when nothing matches.
  */
-function operandValue(operand: Operand, readValue: (name: string) => unknown): unknown {
+async function operandValue(operand: Operand, readValue: (name: string) => unknown): Promise<unknown> {
   if ('static_value' in operand) return operand.static_value ?? null;
   const value = readValue(operand.source) ?? null;
   if (operand.json_path === undefined) return value;
+  const engine = await jsonPathEngine();
   try {
-    return jsonPathMatches(jsonIfText(value), operand.json_path)[0] ?? null;
+    return engine.matches(jsonIfText(value), operand.json_path)[0] ?? null;
   } catch {
     // An invalid path is refused when the version is created; one stored before reads as no match.
     return null;

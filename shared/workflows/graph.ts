@@ -7,7 +7,7 @@ import {
   type WorkflowNode,
 } from './definition.ts';
 import { executorOf } from './nodes/registry.ts';
-import { jsonPathProblem } from './nodes/values.ts';
+import { jsonPathEngine } from './nodes/values.ts';
 
 /**
  * The rules that look at a workflow graph as a whole (the plan the engine walks is plan.ts).
@@ -33,7 +33,7 @@ const NAME_CLIP = 64;
 
 const quoted = (name: string) => `"${clip(name, NAME_CLIP)}"`;
 
-export function validateGraph(graph: WorkflowGraph): void {
+export async function validateGraph(graph: WorkflowGraph): Promise<void> {
   if (graph.nodes.length > MAX_NODES) {
     fail([
       {
@@ -56,7 +56,7 @@ export function validateGraph(graph: WorkflowGraph): void {
   } else {
     problems.push(...operandSourceProblems(graph, known));
   }
-  problems.push(...jsonPathProblems(graph.edges), ...configurationProblems(graph.nodes));
+  problems.push(...(await jsonPathProblems(graph.edges)), ...(await configurationProblems(graph.nodes)));
   if (problems.length > 0) fail(problems);
 }
 
@@ -136,33 +136,36 @@ function edgeProblems(edges: WorkflowEdge[], known: Known): ErrorDetail[] {
   return problems;
 }
 
-function jsonPathProblems(edges: WorkflowEdge[]): ErrorDetail[] {
-  return edges.flatMap((edge, i) =>
-    edge.conditionals.flatMap((conditional, k) =>
-      (['left_config', 'right_config'] as const).flatMap((side) => {
+async function jsonPathProblems(edges: WorkflowEdge[]): Promise<ErrorDetail[]> {
+  const problems: ErrorDetail[] = [];
+  for (const [i, edge] of edges.entries()) {
+    for (const [k, conditional] of edge.conditionals.entries()) {
+      for (const side of ['left_config', 'right_config'] as const) {
         const operand = conditional[side];
-        const problem =
-          'json_path' in operand && operand.json_path !== undefined && jsonPathProblem(operand.json_path);
-        return problem
-          ? [
-              {
-                loc: ['body', 'edges', i, 'conditionals', k, side, 'json_path'],
-                msg: `edge ${i}: ${problem}`,
-                type: 'invalid_json_path',
-              },
-            ]
-          : [];
-      }),
-    ),
-  );
+        if (!('json_path' in operand) || operand.json_path === undefined) continue;
+        const problem = (await jsonPathEngine()).problem(operand.json_path);
+        if (problem) {
+          problems.push({
+            loc: ['body', 'edges', i, 'conditionals', k, side, 'json_path'],
+            msg: `edge ${i}: ${problem}`,
+            type: 'invalid_json_path',
+          });
+        }
+      }
+    }
+  }
+  return problems;
 }
 
 /** A known type's configuration against its schema: the first few issues of each node. */
-function configurationProblems(nodes: WorkflowNode[]): ErrorDetail[] {
+async function configurationProblems(nodes: WorkflowNode[]): Promise<ErrorDetail[]> {
+  const parsed = await Promise.all(
+    nodes.map((node) => executorOf(node.node_type)?.config.safeParseAsync(node.configuration)),
+  );
   return nodes.flatMap((node, i) => {
-    const parsed = executorOf(node.node_type)?.config.safeParse(node.configuration);
-    if (!parsed || parsed.success) return [];
-    return parsed.error.issues.slice(0, 5).map((issue) => ({
+    const result = parsed[i];
+    if (!result || result.success) return [];
+    return result.error.issues.slice(0, 5).map((issue) => ({
       loc: [
         'body',
         'nodes',

@@ -29,7 +29,7 @@ export async function patchWorkflow(
       : (await readVersion(workflowStore, workspaceId, String(head.id), { version: body.base_version }))
           .version;
   const graph = patchedGraph(base, body);
-  validateGraph(graph);
+  await validateGraph(graph);
   return publishGraph(workspaceId, userId, {
     name: head.name,
     graph,

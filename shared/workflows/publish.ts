@@ -53,7 +53,7 @@ export async function createWorkflow(
     edges: body.edges ?? [],
     required_input_variables: body.required_input_variables ?? {},
   };
-  validateGraph(graph);
+  await validateGraph(graph);
   // The folder it is filed under must be one of the workspace's (404), checked with the target.
   const [name] = await Promise.all([
     targetName(workspaceId, body),

@@ -53,7 +53,7 @@ describe('an edge reading a node further up than its source', () => {
       edges: [reads('e', 's', 'e', 'yes'), reads('s', 't', 'z', 'go'), reads('s', 'u', 'e', 'yes')],
       required_input_variables: {},
     };
-    expect(() => validateGraph(graph)).not.toThrow();
+    await expect(validateGraph(graph)).resolves.toBeUndefined();
     const v: WorkflowVersion = {
       workflow_id: 9902,
       workflow_name: 'edge-sources',

@@ -3,7 +3,7 @@ import type { PromptBlueprint } from '#shared/blueprints/schema.ts';
 import { AppError } from '#shared/platform/errors.ts';
 import { renderBlueprint, withMessageFormats } from '#shared/prompts/render/blueprint.ts';
 import { renderFString } from '#shared/prompts/render/fstring.ts';
-import { jinjaVariables, renderJinja } from '#shared/prompts/render/jinja.ts';
+import { loadJinja } from '#shared/prompts/render/jinja.ts';
 import {
   MAX_RENDER_MS,
   MAX_RENDERED_CHARS,
@@ -14,15 +14,21 @@ import {
 const fstring = (text: string, variables: Record<string, unknown> = {}) =>
   renderFString(text, variables, new RenderBudget());
 
+const renderer = await loadJinja();
+
 const jinja = (text: string, variables: Record<string, unknown> = {}) => {
   const budget = new RenderBudget();
-  return renderJinja(text, jinjaVariables(variables, budget), budget);
+  return renderer.render(text, renderer.variables(variables, budget), budget);
 };
 
 /** The error a template gets, as the client sees it. */
-function renderError(text: string, variables: Record<string, unknown> = {}, format = 'jinja2'): AppError {
+async function renderError(
+  text: string,
+  variables: Record<string, unknown> = {},
+  format = 'jinja2',
+): Promise<AppError> {
   try {
-    renderBlueprint(
+    await renderBlueprint(
       { type: 'completion', content: [{ type: 'text', text }], template_format: format } as PromptBlueprint,
       variables,
     );
@@ -137,13 +143,13 @@ describe('jinja2', () => {
     }
   });
 
-  it('refuses a template that calls what it cannot reach, and runs nothing', () => {
+  it('refuses a template that calls what it cannot reach, and runs nothing', async () => {
     for (const text of [
       '{{ range.constructor("return process.env")() }}',
       "{{ ''.constructor.constructor('return process')() }}",
       '{{ namespace.constructor("return process.env.AWS_SECRET_ACCESS_KEY")() }}',
     ]) {
-      const error = renderError(text);
+      const error = await renderError(text);
       expect(error.status).toBe(422);
       expect(error.code).toBe('template_render_error');
       expect(error.message).toContain('Cannot call something that is not a function');
@@ -156,8 +162,8 @@ describe('jinja2', () => {
     );
   });
 
-  it('names a syntax error', () => {
-    const error = renderError('Hello {{ name ');
+  it('names a syntax error', async () => {
+    const error = await renderError('Hello {{ name ');
     expect(error.status).toBe(422);
     expect(error.message).toMatch(
       /^Cannot render prompt_template\.content\[0\]\.text \(jinja2\): jinja2 syntax error/,
@@ -167,8 +173,8 @@ describe('jinja2', () => {
     ]);
   });
 
-  it("reports the template's own raise_exception", () => {
-    expect(renderError('{{ raise_exception("no tools here") }}').message).toContain(
+  it("reports the template's own raise_exception", async () => {
+    expect((await renderError('{{ raise_exception("no tools here") }}')).message).toContain(
       'the template raised an error: no tools here',
     );
   });
@@ -183,61 +189,61 @@ describe('jinja2', () => {
       vi.restoreAllMocks();
     });
 
-    const bounded = (text: string, variables: Record<string, unknown> = {}) => {
-      const error = renderError(text, variables);
+    const bounded = async (text: string, variables: Record<string, unknown> = {}) => {
+      const error = await renderError(text, variables);
       expect(error.status).toBe(422);
       expect(error.detail?.[0]?.type).toBe('template_limit');
       return error.message;
     };
 
-    it('refuses a huge range before making it', () => {
-      expect(bounded('{% for i in range(100000000) %}x{% endfor %}')).toContain(
+    it('refuses a huge range before making it', async () => {
+      expect(await bounded('{% for i in range(100000000) %}x{% endfor %}')).toContain(
         'range() of more than 100,000 items',
       );
     });
 
-    it('bounds nested loops, even with empty bodies', () => {
+    it('bounds nested loops, even with empty bodies', async () => {
       expect(
-        bounded('{% for i in range(10000) %}{% for j in range(10000) %}{% endfor %}{% endfor %}'),
+        await bounded('{% for i in range(10000) %}{% for j in range(10000) %}{% endfor %}{% endfor %}'),
       ).toContain('evaluation steps');
     });
 
-    it('bounds a long loop', () => {
-      expect(bounded('{% for i in range(90000) %}{{ i }}{% endfor %}')).toContain('evaluation steps');
+    it('bounds a long loop', async () => {
+      expect(await bounded('{% for i in range(90000) %}{{ i }}{% endfor %}')).toContain('evaluation steps');
     });
 
-    it('bounds a string that doubles in a loop', () => {
+    it('bounds a string that doubles in a loop', async () => {
       expect(
-        bounded('{% set s = "ab" %}{% for i in range(40) %}{% set s = s ~ s %}{% endfor %}{{ s }}'),
+        await bounded('{% set s = "ab" %}{% for i in range(40) %}{% set s = s ~ s %}{% endfor %}{{ s }}'),
       ).toContain('a string of more than 2,000,000 characters');
     });
 
-    it('bounds a list that doubles in a loop', () => {
+    it('bounds a list that doubles in a loop', async () => {
       expect(
-        bounded(
+        await bounded(
           '{% set ns = namespace(l=[1]) %}{% for i in range(40) %}{% set ns.l = ns.l + ns.l %}{% endfor %}',
         ),
       ).toContain('a list of more than 100,000 items');
     });
 
-    it('bounds one-step growth: indent, replace, join, tojson', () => {
-      expect(bounded('{{ "a\\nb" | indent(100000000) }}')).toContain('indent would make a string');
-      expect(bounded('{{ big.replace("", big) }}', { big: 'x'.repeat(10_000) })).toContain(
+    it('bounds one-step growth: indent, replace, join, tojson', async () => {
+      expect(await bounded('{{ "a\\nb" | indent(100000000) }}')).toContain('indent would make a string');
+      expect(await bounded('{{ big.replace("", big) }}', { big: 'x'.repeat(10_000) })).toContain(
         'replace would make',
       );
-      expect(bounded('{{ big | replace("x", big) }}', { big: 'x'.repeat(10_000) })).toContain(
+      expect(await bounded('{{ big | replace("x", big) }}', { big: 'x'.repeat(10_000) })).toContain(
         'replace would make',
       );
       expect(
-        bounded('{{ items | join(big) }}', { items: Array(1000).fill('a'), big: 'x'.repeat(10_000) }),
+        await bounded('{{ items | join(big) }}', { items: Array(1000).fill('a'), big: 'x'.repeat(10_000) }),
       ).toContain('join would make');
       const deep = JSON.parse(`${'['.repeat(200)}${'"x",'.repeat(5000)}"x"${']'.repeat(200)}`);
-      expect(bounded('{{ deep | tojson(indent=100) }}', { deep })).toContain('tojson would make');
+      expect(await bounded('{{ deep | tojson(indent=100) }}', { deep })).toContain('tojson would make');
     });
 
-    it('bounds work on large values, however few the steps', () => {
+    it('bounds work on large values, however few the steps', async () => {
       expect(
-        bounded('{% for i in range(200) %}{% set x = big.upper() %}{% endfor %}', {
+        await bounded('{% for i in range(200) %}{% set x = big.upper() %}{% endfor %}', {
           big: 'x'.repeat(1_000_000),
         }),
       ).toContain('characters and items processed');
@@ -248,19 +254,21 @@ describe('jinja2', () => {
       let now = 0;
       const budget = new RenderBudget(() => (now += 1));
       const render = () =>
-        renderJinja(
+        renderer.render(
           '{% for i in range(1000) %}{{ items | sort | length }}{% endfor %}',
-          jinjaVariables({ items: ['b', 'a'] }, budget),
+          renderer.variables({ items: ['b', 'a'] }, budget),
           budget,
         );
       expect(render).toThrow(TemplateRenderError);
       expect(render).toThrow(`rendering took more than ${MAX_RENDER_MS} ms`);
     });
 
-    it('bounds recursion', () => {
-      expect(bounded('{% macro f(n) %}{{ f(n + 1) }}{% endmacro %}{{ f(0) }}')).toContain('nested more than');
+    it('bounds recursion', async () => {
+      expect(await bounded('{% macro f(n) %}{{ f(n + 1) }}{% endmacro %}{{ f(0) }}')).toContain(
+        'nested more than',
+      );
       expect(
-        bounded(
+        await bounded(
           '{% macro f(n) %}{% if n > 0 %}{{ f(n - 1) }}{{ f(n - 1) }}{% endif %}{% endmacro %}{{ f(30) }}',
         ),
       ).toContain('evaluation steps');
@@ -273,7 +281,7 @@ describe('renderBlueprint', () => {
     ({ type: 'chat', messages, ...extra }) as PromptBlueprint;
   const text = (value: string) => ({ type: 'text', text: value });
 
-  it('renders every text block of every message, each in its own format, and nothing else', () => {
+  it('renders every text block of every message, each in its own format, and nothing else', async () => {
     const blueprint = chat([
       { role: 'system', content: [text('You are {role}.')] },
       {
@@ -292,7 +300,7 @@ describe('renderBlueprint', () => {
       },
     ]);
     const before = structuredClone(blueprint);
-    const { blueprint: rendered, missing } = renderBlueprint(blueprint, {
+    const { blueprint: rendered, missing } = await renderBlueprint(blueprint, {
       role: 'a guide',
       question: 'Why?',
       tags: ['a', 'b'],
@@ -316,9 +324,9 @@ describe('renderBlueprint', () => {
     expect(blueprint).toEqual(before);
   });
 
-  it('takes the template-wide format for messages without their own', () => {
+  it('takes the template-wide format for messages without their own', async () => {
     const blueprint = chat([{ role: 'user', content: [text('{{ a }} {a}')] }], { template_format: 'jinja2' });
-    const rendered = renderBlueprint(blueprint, { a: 'A' }).blueprint;
+    const rendered = (await renderBlueprint(blueprint, { a: 'A' })).blueprint;
     expect(rendered.type === 'chat' && rendered.messages[0]).toEqual({
       role: 'user',
       template_format: 'jinja2',
@@ -326,27 +334,27 @@ describe('renderBlueprint', () => {
     });
   });
 
-  it('renders completion content in the template format', () => {
+  it('renders completion content in the template format', async () => {
     const blueprint = {
       type: 'completion',
       content: [text('{{ a }} {a}'), text('{{ b }}')],
       template_format: 'jinja2',
     };
-    expect(renderBlueprint(blueprint as PromptBlueprint, { a: 1 })).toEqual({
+    expect(await renderBlueprint(blueprint as PromptBlueprint, { a: 1 })).toEqual({
       blueprint: { ...blueprint, content: [text('1 {a}'), text('')] },
       missing: ['b'],
     });
   });
 
-  it('gathers missing variables across blocks, each once, in order of first use', () => {
+  it('gathers missing variables across blocks, each once, in order of first use', async () => {
     const blueprint = chat([
       { role: 'system', content: [text('{b} {a}')] },
       { role: 'user', template_format: 'jinja2', content: [text('{{ c }}{{ a }}')] },
     ]);
-    expect(renderBlueprint(blueprint, {}).missing).toEqual(['b', 'a', 'c']);
+    expect((await renderBlueprint(blueprint, {})).missing).toEqual(['b', 'a', 'c']);
   });
 
-  it('replaces a placeholder message by the messages of its variable, or keeps it and names it', () => {
+  it('replaces a placeholder message by the messages of its variable, or keeps it and names it', async () => {
     const blueprint = chat([
       { role: 'system', content: [text('Be brief.')] },
       { role: 'placeholder', name: 'history', content: null },
@@ -356,30 +364,27 @@ describe('renderBlueprint', () => {
       { role: 'user', content: [text('Hi {q}')] },
       { role: 'assistant', content: [text('Hello')] },
     ];
-    const rendered = renderBlueprint(blueprint, { history, q: 'now' }).blueprint;
+    const rendered = (await renderBlueprint(blueprint, { history, q: 'now' })).blueprint;
     expect(rendered.type === 'chat' && rendered.messages).toEqual([
       { role: 'system', content: [text('Be brief.')] },
       ...history,
       { role: 'user', content: [text('now')] },
     ]);
-    expect(renderBlueprint(blueprint, { q: 'now' }).missing).toEqual(['history']);
-    const error = (() => {
-      try {
-        renderBlueprint(blueprint, { history: 'not messages', q: '' });
-      } catch (caught) {
-        return caught as AppError;
-      }
-    })();
+    expect((await renderBlueprint(blueprint, { q: 'now' })).missing).toEqual(['history']);
+    const error = await renderBlueprint(blueprint, { history: 'not messages', q: '' }).then(
+      () => undefined,
+      (caught: unknown) => caught as AppError,
+    );
     expect(error?.status).toBe(422);
     expect(error?.detail?.[0]?.loc).toEqual(['body', 'input_variables', 'history']);
   });
 
-  it('points a template error at its block', () => {
+  it('points a template error at its block', async () => {
     const blueprint = chat([
       { role: 'system', content: [text('ok')] },
       { role: 'user', template_format: 'jinja2', content: [text('fine'), text('{% for %}')] },
     ]);
-    expect(() => renderBlueprint(blueprint, {})).toThrow(
+    await expect(renderBlueprint(blueprint, {})).rejects.toThrow(
       expect.objectContaining({
         status: 422,
         code: 'template_render_error',
@@ -388,13 +393,15 @@ describe('renderBlueprint', () => {
     );
   });
 
-  it('bounds the whole template, not only each block', () => {
+  it('bounds the whole template, not only each block', async () => {
     const half = 'x'.repeat(MAX_RENDERED_CHARS / 2 + 1);
     const blueprint = chat([
       { role: 'user', content: [text('{v}')] },
       { role: 'user', content: [text('{v}')] },
     ]);
-    expect(() => renderBlueprint(blueprint, { v: half })).toThrow(expect.objectContaining({ status: 422 }));
+    await expect(renderBlueprint(blueprint, { v: half })).rejects.toThrow(
+      expect.objectContaining({ status: 422 }),
+    );
   });
 
   it('marks each message with the template-wide jinja2 format (for the SDK cache), and only then', () => {

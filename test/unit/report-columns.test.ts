@@ -18,9 +18,9 @@ const compare = (name: string, sources: [string, string]): ColumnShape => ({
   configuration: { sources, comparison_type: { type: 'STRING' } },
 });
 
-function refusal(run: () => void): { status: number; message: string } {
+async function refusal(run: () => unknown): Promise<{ status: number; message: string }> {
   try {
-    run();
+    await run();
   } catch (error) {
     if (error instanceof AppError) return { status: error.status, message: error.message };
     throw error;
@@ -29,8 +29,8 @@ function refusal(run: () => void): { status: number; message: string } {
 }
 
 describe('validateColumns', () => {
-  it('accepts columns reading dataset columns and earlier columns', () => {
-    expect(() =>
+  it('accepts columns reading dataset columns and earlier columns', async () => {
+    await expect(
       validateColumns(DATASET, [
         { name: 'answer', columnType: 'VARIABLE', configuration: { value: { type: 'string', value: 'a1' } } },
         compare('same', ['answer', 'expected']),
@@ -40,33 +40,37 @@ describe('validateColumns', () => {
           configuration: { source: 'answer', value_source: 'question' },
         },
       ]),
-    ).not.toThrow();
+    ).resolves.toBeUndefined();
   });
 
-  it('refuses a name already used by a dataset column or another column', () => {
-    expect(refusal(() => validateColumns(DATASET, [compare('question', ['question', 'expected'])]))).toEqual({
+  it('refuses a name already used by a dataset column or another column', async () => {
+    expect(
+      await refusal(() => validateColumns(DATASET, [compare('question', ['question', 'expected'])])),
+    ).toEqual({
       status: 400,
       message: 'Report already has a column with that name',
     });
     expect(
-      refusal(() =>
-        validateColumns(DATASET, [compare('x', ['question', 'expected']), compare('x', ['x', 'x'])]),
+      (
+        await refusal(() =>
+          validateColumns(DATASET, [compare('x', ['question', 'expected']), compare('x', ['x', 'x'])]),
+        )
       ).message,
     ).toBe('Report already has a column with that name');
   });
 
-  it('refuses a type this service cannot run, and an unknown type', () => {
+  it('refuses a type this service cannot run, and an unknown type', async () => {
     for (const type of ['HUMAN', 'MCP', 'WORKFLOW', 'XML_PATH', 'NOPE']) {
       expect(
-        refusal(() =>
+        await refusal(() =>
           validateColumns(DATASET, [{ name: 'c', columnType: type as never, configuration: {} }]),
         ),
       ).toEqual({ status: 400, message: `column type ${type} is not supported` });
     }
   });
 
-  it("refuses a configuration its executor's schema refuses, naming the column and the field", () => {
-    const { status, message } = refusal(() =>
+  it("refuses a configuration its executor's schema refuses, naming the column and the field", async () => {
+    const { status, message } = await refusal(() =>
       validateColumns(DATASET, [
         { name: 'cmp', columnType: 'COMPARE', configuration: { sources: ['question'], comparison_type: {} } },
       ]),
@@ -75,18 +79,20 @@ describe('validateColumns', () => {
     expect(message).toMatch(/^invalid configuration for column "cmp" \(COMPARE\): /);
   });
 
-  it('refuses a reference to an unknown name and to a later column', () => {
-    expect(refusal(() => validateColumns(DATASET, [compare('c', ['question', 'nope'])])).message).toBe(
-      'column "c" reads "nope", which is neither a dataset column nor an earlier column',
-    );
+  it('refuses a reference to an unknown name and to a later column', async () => {
     expect(
-      refusal(() =>
-        validateColumns(DATASET, [compare('a', ['b', 'question']), compare('b', ['question', 'expected'])]),
+      (await refusal(() => validateColumns(DATASET, [compare('c', ['question', 'nope'])]))).message,
+    ).toBe('column "c" reads "nope", which is neither a dataset column nor an earlier column');
+    expect(
+      (
+        await refusal(() =>
+          validateColumns(DATASET, [compare('a', ['b', 'question']), compare('b', ['question', 'expected'])]),
+        )
       ).message,
     ).toMatch(/column "a" reads "b", .* \(it comes after this column\)/);
   });
 
-  it('checks prompt_template_variable_mappings and LLM_ASSERTION sources', () => {
+  it('checks prompt_template_variable_mappings and LLM_ASSERTION sources', async () => {
     const prompt: ColumnShape = {
       name: 'answer',
       columnType: 'PROMPT_TEMPLATE',
@@ -97,16 +103,16 @@ describe('validateColumns', () => {
       columnType: 'LLM_ASSERTION',
       configuration: { source: 'gone', prompt: 'Is it right?' },
     };
-    expect(refusal(() => validateColumns(DATASET, [prompt])).message).toMatch(/reads "missing"/);
-    expect(refusal(() => validateColumns(DATASET, [assertion])).message).toMatch(/reads "gone"/);
+    expect((await refusal(() => validateColumns(DATASET, [prompt]))).message).toMatch(/reads "missing"/);
+    expect((await refusal(() => validateColumns(DATASET, [assertion]))).message).toMatch(/reads "gone"/);
   });
 
-  it(`refuses more than ${MAX_REPORT_COLUMNS} columns`, () => {
+  it(`refuses more than ${MAX_REPORT_COLUMNS} columns`, async () => {
     const many = Array.from({ length: MAX_REPORT_COLUMNS + 1 }, (_, i) =>
       compare(`c${i}`, ['question', 'expected']),
     );
-    expect(refusal(() => validateColumns(DATASET, many)).status).toBe(400);
-    expect(() => validateColumns(DATASET, many.slice(0, MAX_REPORT_COLUMNS))).not.toThrow();
+    expect((await refusal(() => validateColumns(DATASET, many))).status).toBe(400);
+    await expect(validateColumns(DATASET, many.slice(0, MAX_REPORT_COLUMNS))).resolves.toBeUndefined();
   });
 });
 
@@ -174,8 +180,8 @@ describe('placeColumn', () => {
     expect(placeColumn(['a', 'b'], 'x', 9)).toEqual(['a', 'b', 'x']);
   });
 
-  it('refuses position 0 (the dataset columns come first) with a 403', () => {
-    expect(refusal(() => placeColumn(['a'], 'x', 0))).toEqual({
+  it('refuses position 0 (the dataset columns come first) with a 403', async () => {
+    expect(await refusal(() => placeColumn(['a'], 'x', 0))).toEqual({
       status: 403,
       message: 'You can not overwrite dataset columns',
     });

@@ -25,10 +25,10 @@ const reads = (source: string, target: string, read: string): WorkflowEdge => ({
 });
 
 describe('the source a conditional reads', () => {
-  it('refuses a node the target waits for but the edge source does not', () => {
+  it('refuses a node the target waits for but the edge source does not', async () => {
     let error: unknown;
     try {
-      validateGraph({
+      await validateGraph({
         nodes: [node('a'), node('c'), node('b', ['c'], true)],
         edges: [reads('a', 'b', 'c')],
         required_input_variables: {},

@@ -68,8 +68,8 @@ describe('edge operators', () => {
     [0, 'is_null', null, false],
     ['', 'is_not_null', null, true],
     [null, 'is_not_null', 'ignored', false],
-  ] as const)('%j %s %j is %s', (left, operator, right, expected) => {
-    expect(taken(on(left, operator, right))).toBe(expected);
+  ] as const)('%j %s %j is %s', async (left, operator, right, expected) => {
+    expect(await taken(on(left, operator, right))).toBe(expected);
   });
 });
 
@@ -81,44 +81,54 @@ describe('operands', () => {
     right_config: right,
   });
 
-  it('reads a source by name, compared with a static value or another source', () => {
-    expect(taken(sourced({ source: 'score' }, '>', { static_value: 5 }))).toBe(true);
-    expect(taken(sourced({ source: 'score' }, '=', { source: 'numeric' }))).toBe(true);
-    expect(taken(sourced({ static_value: '42' }, 'in', { source: 'text' }))).toBe(true);
+  it('reads a source by name, compared with a static value or another source', async () => {
+    expect(await taken(sourced({ source: 'score' }, '>', { static_value: 5 }))).toBe(true);
+    expect(await taken(sourced({ source: 'score' }, '=', { source: 'numeric' }))).toBe(true);
+    expect(await taken(sourced({ static_value: '42' }, 'in', { source: 'text' }))).toBe(true);
   });
 
-  it('reads a missing or null source as null', () => {
-    expect(taken(sourced({ source: 'unknown' }, 'is_null', { static_value: null }))).toBe(true);
-    expect(taken(sourced({ source: 'nothing' }, 'is_null', { static_value: null }))).toBe(true);
-    expect(taken(sourced({ source: 'unknown' }, '=', { static_value: null }))).toBe(true);
-    expect(taken(sourced({ source: 'unknown' }, '>', { static_value: 0 }))).toBe(false);
+  it('reads a missing or null source as null', async () => {
+    expect(await taken(sourced({ source: 'unknown' }, 'is_null', { static_value: null }))).toBe(true);
+    expect(await taken(sourced({ source: 'nothing' }, 'is_null', { static_value: null }))).toBe(true);
+    expect(await taken(sourced({ source: 'unknown' }, '=', { static_value: null }))).toBe(true);
+    expect(await taken(sourced({ source: 'unknown' }, '>', { static_value: 0 }))).toBe(false);
   });
 
-  it('follows a json_path to its first match, into an object or a string holding JSON', () => {
-    expect(taken(sourced({ source: 'report', json_path: '$.items[*].id' }, '=', { static_value: 1 }))).toBe(
+  it('follows a json_path to its first match, into an object or a string holding JSON', async () => {
+    expect(
+      await taken(sourced({ source: 'report', json_path: '$.items[*].id' }, '=', { static_value: 1 })),
+    ).toBe(true);
+    expect(
+      await taken(sourced({ source: 'report', json_path: '$.verdict.ok' }, '=', { static_value: false })),
+    ).toBe(true);
+    expect(
+      await taken(sourced({ source: 'answer', json_path: '$.verdict.score' }, '>=', { static_value: 3 })),
+    ).toBe(true);
+    expect(await taken(sourced({ static_value: 'b' }, 'in', { source: 'answer', json_path: '$.tags' }))).toBe(
       true,
     );
     expect(
-      taken(sourced({ source: 'report', json_path: '$.verdict.ok' }, '=', { static_value: false })),
+      await taken(
+        sourced({ source: 'answer', json_path: '$.items[?@.id > 1]' }, 'is_null', { static_value: 0 }),
+      ),
     ).toBe(true);
     expect(
-      taken(sourced({ source: 'answer', json_path: '$.verdict.score' }, '>=', { static_value: 3 })),
-    ).toBe(true);
-    expect(taken(sourced({ static_value: 'b' }, 'in', { source: 'answer', json_path: '$.tags' }))).toBe(true);
-    expect(
-      taken(sourced({ source: 'answer', json_path: '$.items[?@.id > 1]' }, 'is_null', { static_value: 0 })),
-    ).toBe(true);
-    expect(
-      taken(sourced({ source: 'report', json_path: '$.items[?@.id > 1].id' }, '=', { static_value: 2 })),
+      await taken(
+        sourced({ source: 'report', json_path: '$.items[?@.id > 1].id' }, '=', { static_value: 2 }),
+      ),
     ).toBe(true);
   });
 
-  it('reads no match, or an invalid stored path, as null', () => {
-    expect(taken(sourced({ source: 'report', json_path: '$.nope' }, 'is_null', { static_value: 0 }))).toBe(
+  it('reads no match, or an invalid stored path, as null', async () => {
+    expect(
+      await taken(sourced({ source: 'report', json_path: '$.nope' }, 'is_null', { static_value: 0 })),
+    ).toBe(true);
+    expect(await taken(sourced({ source: 'report', json_path: '$.[' }, 'is_null', { static_value: 0 }))).toBe(
       true,
     );
-    expect(taken(sourced({ source: 'report', json_path: '$.[' }, 'is_null', { static_value: 0 }))).toBe(true);
-    expect(taken(sourced({ source: 'score', json_path: '$.x' }, 'is_null', { static_value: 0 }))).toBe(true);
+    expect(await taken(sourced({ source: 'score', json_path: '$.x' }, 'is_null', { static_value: 0 }))).toBe(
+      true,
+    );
   });
 });
 
@@ -126,14 +136,14 @@ describe('combining conditionals', () => {
   const yes = (position: number) => on(1, '=', 1, position);
   const no = (position: number) => on(1, '=', 2, position);
 
-  it('is_and needs every conditional; otherwise any one', () => {
-    expect(isEdgeTaken(edge(true, yes(0), yes(1)), readValue)).toBe(true);
-    expect(isEdgeTaken(edge(true, yes(0), no(1)), readValue)).toBe(false);
-    expect(isEdgeTaken(edge(false, no(0), yes(1)), readValue)).toBe(true);
-    expect(isEdgeTaken(edge(false, no(0), no(1)), readValue)).toBe(false);
+  it('is_and needs every conditional; otherwise any one', async () => {
+    expect(await isEdgeTaken(edge(true, yes(0), yes(1)), readValue)).toBe(true);
+    expect(await isEdgeTaken(edge(true, yes(0), no(1)), readValue)).toBe(false);
+    expect(await isEdgeTaken(edge(false, no(0), yes(1)), readValue)).toBe(true);
+    expect(await isEdgeTaken(edge(false, no(0), no(1)), readValue)).toBe(false);
   });
 
-  it('evaluates in position order, not array order', () => {
+  it('evaluates in position order, not array order', async () => {
     const read: string[] = [];
     const tracing = (name: string) => {
       read.push(name);
@@ -145,11 +155,11 @@ describe('combining conditionals', () => {
       left_config: { source: name },
       right_config: { static_value: null },
     });
-    isEdgeTaken(edge(true, reads('text', 2), reads('score', 0), reads('report', 1)), tracing);
+    await isEdgeTaken(edge(true, reads('text', 2), reads('score', 0), reads('report', 1)), tracing);
     expect(read).toEqual(['score', 'report', 'text']);
     read.length = 0;
     // Any: stops at the first that holds, in position order.
-    isEdgeTaken(edge(false, reads('text', 1), reads('score', 0)), tracing);
+    await isEdgeTaken(edge(false, reads('text', 1), reads('score', 0)), tracing);
     expect(read).toEqual(['score']);
   });
 });

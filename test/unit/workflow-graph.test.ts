@@ -39,9 +39,9 @@ const graph = (nodes: WorkflowNode[], edges: WorkflowEdge[] = [], inputs: string
   required_input_variables: Object.fromEntries(inputs.map((name) => [name, 'string'])),
 });
 
-function rejection(g: WorkflowGraph): AppError {
+async function rejection(g: WorkflowGraph): Promise<AppError> {
   try {
-    validateGraph(g);
+    await validateGraph(g);
   } catch (error) {
     expect(error).toBeInstanceOf(AppError);
     expect((error as AppError).status).toBe(422);
@@ -51,8 +51,8 @@ function rejection(g: WorkflowGraph): AppError {
 }
 
 describe('validateGraph', () => {
-  it('accepts a diamond with an input variable, an edge and an unknown node type', () => {
-    expect(() =>
+  it('accepts a diamond with an input variable, an edge and an unknown node type', async () => {
+    await expect(
       validateGraph(
         graph(
           [
@@ -65,63 +65,63 @@ describe('validateGraph', () => {
           ['question'],
         ),
       ),
-    ).not.toThrow();
+    ).resolves.toBeUndefined();
   });
 
-  it('refuses more than 200 nodes', () => {
+  it('refuses more than 200 nodes', async () => {
     const nodes = Array.from({ length: 201 }, (_, i) => output(`n${i}`));
-    const error = rejection(graph(nodes));
+    const error = await rejection(graph(nodes));
     expect(error.message).toBe('Invalid body.nodes: a workflow has at most 200 nodes; this one has 201');
     expect(error.detail).toEqual([{ loc: ['body', 'nodes'], msg: expect.any(String), type: 'too_big' }]);
   });
 
-  it('refuses a duplicate node name, at the second one', () => {
-    const error = rejection(graph([output('a'), node('b'), node('a')]));
+  it('refuses a duplicate node name, at the second one', async () => {
+    const error = await rejection(graph([output('a'), node('b'), node('a')]));
     expect(error.message).toBe('Invalid body.nodes.2.name: node name "a" is used twice (nodes 0 and 2)');
     expect(error.detail?.[0]?.loc).toEqual(['body', 'nodes', 2, 'name']);
   });
 
-  it('refuses a node named like an input variable', () => {
-    const error = rejection(graph([output('question')], [], ['question']));
+  it('refuses a node named like an input variable', async () => {
+    const error = await rejection(graph([output('question')], [], ['question']));
     expect(error.message).toMatch(/node "question" has the name of an input variable/);
     expect(error.detail?.[0]?.loc).toEqual(['body', 'nodes', 0, 'name']);
   });
 
-  it('refuses a dependency that is neither a node nor an input variable', () => {
-    const error = rejection(graph([node('a'), output('b', ['a', 'missing'])], [], ['question']));
+  it('refuses a dependency that is neither a node nor an input variable', async () => {
+    const error = await rejection(graph([node('a'), output('b', ['a', 'missing'])], [], ['question']));
     expect(error.message).toBe(
       'Invalid body.nodes.1.dependencies.1: node "b" depends on "missing", which is neither a node nor an input variable of required_input_variables',
     );
     expect(error.detail?.[0]?.loc).toEqual(['body', 'nodes', 1, 'dependencies', 1]);
   });
 
-  it('refuses a cycle through dependencies, naming its nodes in order', () => {
-    const error = rejection(graph([node('a', ['c']), node('b', ['a']), output('c', ['b'])]));
+  it('refuses a cycle through dependencies, naming its nodes in order', async () => {
+    const error = await rejection(graph([node('a', ['c']), node('b', ['a']), output('c', ['b'])]));
     expect(error.detail?.[0]?.type).toBe('cycle');
     expect(error.message).toBe(
       'Invalid body.nodes.0.dependencies.0: the graph has a cycle: "a" -> "b" -> "c" -> "a"',
     );
   });
 
-  it('refuses a cycle closed by an edge, located at the edge', () => {
-    const error = rejection(graph([node('a'), output('b', ['a'])], [edge('b', 'a')]));
+  it('refuses a cycle closed by an edge, located at the edge', async () => {
+    const error = await rejection(graph([node('a'), output('b', ['a'])], [edge('b', 'a')]));
     expect(error.message).toBe('Invalid body.edges.0: the graph has a cycle: "a" -> "b" -> "a"');
   });
 
-  it('refuses a node that depends on itself', () => {
-    const error = rejection(graph([output('a', ['a'])]));
+  it('refuses a node that depends on itself', async () => {
+    const error = await rejection(graph([output('a', ['a'])]));
     expect(error.message).toBe('Invalid body.nodes.0.dependencies.0: the graph has a cycle: "a" -> "a"');
   });
 
-  it('refuses a graph without an output node', () => {
-    const error = rejection(graph([node('a'), node('b', ['a'])]));
+  it('refuses a graph without an output node', async () => {
+    const error = await rejection(graph([node('a'), node('b', ['a'])]));
     expect(error.message).toBe(
       'Invalid body.nodes: at least one node must be an output node (is_output_node: true)',
     );
   });
 
-  it('refuses an edge naming an unknown source or target', () => {
-    const error = rejection(
+  it('refuses an edge naming an unknown source or target', async () => {
+    const error = await rejection(
       graph([node('a'), output('b')], [edge('a', 'b'), edge('a', 'ghost'), edge('nobody', 'b')]),
     );
     expect(error.message).toBe(
@@ -133,8 +133,8 @@ describe('validateGraph', () => {
     ]);
   });
 
-  it('refuses a self edge', () => {
-    const error = rejection(graph([output('a')], [edge('a', 'a')]));
+  it('refuses a self edge', async () => {
+    const error = await rejection(graph([output('a')], [edge('a', 'a')]));
     expect(error.detail?.[0]).toEqual({
       loc: ['body', 'edges', 0, 'target_node_name'],
       msg: 'edge 0 goes from node "a" to itself',
@@ -142,7 +142,7 @@ describe('validateGraph', () => {
     });
   });
 
-  it('refuses a conditional reading a value the target does not wait for', () => {
+  it('refuses a conditional reading a value the target does not wait for', async () => {
     const reads = (source: string) =>
       edge('a', 'b', {
         conditionals: [
@@ -151,13 +151,13 @@ describe('validateGraph', () => {
         ],
       });
     // The edge's source, an ancestor and an input variable are fine.
-    expect(() =>
+    await expect(
       validateGraph(graph([node('z'), node('a', ['z']), output('b')], [reads('z')], ['question'])),
-    ).not.toThrow();
-    expect(() =>
+    ).resolves.toBeUndefined();
+    await expect(
       validateGraph(graph([node('a'), output('b')], [reads('question')], ['question'])),
-    ).not.toThrow();
-    const sideways = rejection(graph([node('a'), node('c'), output('b')], [reads('c')]));
+    ).resolves.toBeUndefined();
+    const sideways = await rejection(graph([node('a'), node('c'), output('b')], [reads('c')]));
     expect(sideways.detail?.[0]?.loc).toEqual([
       'body',
       'edges',
@@ -168,12 +168,12 @@ describe('validateGraph', () => {
       'source',
     ]);
     expect(sideways.message).toMatch(/edge 0 reads node "c", which node "a" does not wait for/);
-    const unknown = rejection(graph([node('a'), output('b')], [reads('nowhere')]));
+    const unknown = await rejection(graph([node('a'), output('b')], [reads('nowhere')]));
     expect(unknown.message).toMatch(/edge 0 reads "nowhere", which is neither a node nor an input variable/);
   });
 
-  it('lists every problem found, the first one in the message', () => {
-    const error = rejection(graph([node('a', ['x']), node('a'), node('b', ['y'])]));
+  it('lists every problem found, the first one in the message', async () => {
+    const error = await rejection(graph([node('a', ['x']), node('a'), node('b', ['y'])]));
     expect(error.detail?.map((d) => d.type)).toEqual([
       'duplicate_name',
       'missing_output_node',
@@ -182,12 +182,12 @@ describe('validateGraph', () => {
     ]);
   });
 
-  it('handles a 200-node chain', () => {
+  it('handles a 200-node chain', async () => {
     const nodes = Array.from({ length: 200 }, (_, i) => node(`n${i}`, i === 0 ? [] : [`n${i - 1}`]));
     nodes[199] = output('n199', ['n198']);
-    expect(() => validateGraph(graph(nodes))).not.toThrow();
+    await expect(validateGraph(graph(nodes))).resolves.toBeUndefined();
     nodes[0] = node('n0', ['n199']);
-    expect(rejection(graph(nodes)).message).toBe(
+    expect((await rejection(graph(nodes))).message).toBe(
       'Invalid body.nodes.0.dependencies.0: the graph has a cycle: "n0" -> "n1" -> "n2" -> "n3" -> "n4" -> "n5" -> ... (200 nodes) -> "n197" -> "n198" -> "n199" -> "n0"',
     );
   });
@@ -230,7 +230,7 @@ describe('planGraph', () => {
 });
 
 describe('validateGraph, conditionals', () => {
-  it('refuses a json_path that is not JSONPath', () => {
+  it('refuses a json_path that is not JSONPath', async () => {
     const bad = edge('a', 'b', {
       conditionals: [
         {
@@ -241,7 +241,7 @@ describe('validateGraph, conditionals', () => {
         },
       ],
     });
-    const error = rejection(graph([node('a'), output('b')], [bad]));
+    const error = await rejection(graph([node('a'), output('b')], [bad]));
     expect(error.detail?.[0]?.loc).toEqual([
       'body',
       'edges',
@@ -258,13 +258,13 @@ describe('validateGraph, conditionals', () => {
 });
 
 describe('validateGraph, node configurations', () => {
-  it('refuses a known node type whose configuration fails its schema, located in the configuration', () => {
+  it('refuses a known node type whose configuration fails its schema, located in the configuration', async () => {
     const compare = node('check', ['a'], {
       node_type: 'COMPARE',
       configuration: { sources: ['a'], comparison_type: { type: 'STRING' } },
       is_output_node: true,
     });
-    const error = rejection(graph([node('a'), compare]));
+    const error = await rejection(graph([node('a'), compare]));
     expect(error.detail?.[0]).toMatchObject({
       loc: ['body', 'nodes', 1, 'configuration', 'sources'],
       type: 'too_small',
@@ -274,9 +274,9 @@ describe('validateGraph, node configurations', () => {
     );
   });
 
-  it('reports the first few issues of one configuration with their paths', () => {
+  it('reports the first few issues of one configuration with their paths', async () => {
     const regex = output('r', [], { node_type: 'REGEX', configuration: { regex_pattern: '(' } });
-    const error = rejection(graph([regex]));
+    const error = await rejection(graph([regex]));
     expect(error.detail?.map((d) => d.loc)).toEqual([
       ['body', 'nodes', 0, 'configuration', 'source'],
       ['body', 'nodes', 0, 'configuration', 'regex_pattern'],
@@ -286,9 +286,9 @@ describe('validateGraph, node configurations', () => {
     );
   });
 
-  it('accepts any configuration of a type this service does not run', () => {
-    expect(() =>
+  it('accepts any configuration of a type this service does not run', async () => {
+    await expect(
       validateGraph(graph([output('h', [], { node_type: 'MCP', configuration: { x: 1 } })])),
-    ).not.toThrow();
+    ).resolves.toBeUndefined();
   });
 });

@@ -45,8 +45,8 @@ async function failure(promise: Promise<unknown>): Promise<string> {
   expect(error).toBeInstanceOf(NodeFailure);
   return (error as NodeFailure).message;
 }
-const configProblem = (node_type: string, configuration: unknown) => {
-  const parsed = BASIC_EXECUTORS[node_type]?.config.safeParse(configuration);
+const configProblem = async (node_type: string, configuration: unknown) => {
+  const parsed = await BASIC_EXECUTORS[node_type]?.config.safeParseAsync(configuration);
   expect(parsed?.success).toBe(false);
   return parsed?.success === false ? parsed.error.issues[0] : undefined;
 };
@@ -106,17 +106,17 @@ describe('VARIABLE', () => {
     expect(await run('VARIABLE', { value: { type: 'json', value: null } })).toBeNull();
   });
 
-  it('refuses a configuration without a value, of another type, or a string type with a non-string', () => {
-    expect(configProblem('VARIABLE', {})?.path).toEqual(['value']);
-    expect(configProblem('VARIABLE', { value: { type: 'xml', value: 'x' } })?.path).toEqual([
+  it('refuses a configuration without a value, of another type, or a string type with a non-string', async () => {
+    expect((await configProblem('VARIABLE', {}))?.path).toEqual(['value']);
+    expect((await configProblem('VARIABLE', { value: { type: 'xml', value: 'x' } }))?.path).toEqual([
       'value',
       'type',
     ]);
-    expect(configProblem('VARIABLE', { value: { type: 'string', value: 3 } })?.path).toEqual([
+    expect((await configProblem('VARIABLE', { value: { type: 'string', value: 3 } }))?.path).toEqual([
       'value',
       'value',
     ]);
-    expect(configProblem('VARIABLE', { value: { type: 'json' } })?.path).toEqual(['value', 'value']);
+    expect((await configProblem('VARIABLE', { value: { type: 'json' } }))?.path).toEqual(['value', 'value']);
   });
 
   it('fails at run with an invalid configuration stored before', async () => {
@@ -156,16 +156,20 @@ describe('COMPARE', () => {
     expect(await failure(run('COMPARE', json(), { a: 'not json', b: '{}' }))).toBe(
       'source "a" is not valid JSON',
     );
-    expect(configProblem('COMPARE', { sources: ['a'], comparison_type: { type: 'STRING' } })?.path).toEqual([
-      'sources',
-    ]);
-    expect(configProblem('COMPARE', { sources: ['a', 'b'], comparison_type: { type: 'XML' } })?.path).toEqual(
-      ['comparison_type', 'type'],
-    );
-    expect(configProblem('COMPARE', json('$.['))?.path).toEqual(['comparison_type', 'json_path']);
     expect(
-      configProblem('COMPARE', { sources: ['a', 'b'], comparison_type: { type: 'STRING', json_path: '$.x' } })
-        ?.message,
+      (await configProblem('COMPARE', { sources: ['a'], comparison_type: { type: 'STRING' } }))?.path,
+    ).toEqual(['sources']);
+    expect(
+      (await configProblem('COMPARE', { sources: ['a', 'b'], comparison_type: { type: 'XML' } }))?.path,
+    ).toEqual(['comparison_type', 'type']);
+    expect((await configProblem('COMPARE', json('$.[')))?.path).toEqual(['comparison_type', 'json_path']);
+    expect(
+      (
+        await configProblem('COMPARE', {
+          sources: ['a', 'b'],
+          comparison_type: { type: 'STRING', json_path: '$.x' },
+        })
+      )?.message,
     ).toBe('json_path applies to comparison_type JSON only');
   });
 });
@@ -178,11 +182,11 @@ describe('CONTAINS', () => {
     expect(await run('CONTAINS', { source: 't', value: 7 }, { t: ['a7'] })).toBe(true);
   });
 
-  it('needs exactly one of value and value_source', () => {
-    expect(configProblem('CONTAINS', { source: 't' })?.message).toBe(
+  it('needs exactly one of value and value_source', async () => {
+    expect((await configProblem('CONTAINS', { source: 't' }))?.message).toBe(
       'give exactly one of value and value_source',
     );
-    expect(configProblem('CONTAINS', { source: 't', value: 'a', value_source: 'b' })?.path).toEqual([
+    expect((await configProblem('CONTAINS', { source: 't', value: 'a', value_source: 'b' }))?.path).toEqual([
       'value',
     ]);
   });
@@ -211,13 +215,13 @@ describe('REGEX and REGEX_EXTRACTION', () => {
     expect(regexRuns.at(-1)).toMatchObject({ pattern: '(?<word>a)b', flags: '' });
   });
 
-  it('refuses an invalid or too long pattern at create', () => {
-    expect(configProblem('REGEX', { source: 't', regex_pattern: '(a' })?.message).toMatch(
+  it('refuses an invalid or too long pattern at create', async () => {
+    expect((await configProblem('REGEX', { source: 't', regex_pattern: '(a' }))?.message).toMatch(
       /^not a valid regular expression: /,
     );
-    expect(configProblem('REGEX_EXTRACTION', { source: 't', regex_pattern: 'a'.repeat(1001) })?.path).toEqual(
-      ['regex_pattern'],
-    );
+    expect(
+      (await configProblem('REGEX_EXTRACTION', { source: 't', regex_pattern: 'a'.repeat(1001) }))?.path,
+    ).toEqual(['regex_pattern']);
   });
 
   it('fails on a too large input instead of cutting it', async () => {
@@ -281,8 +285,12 @@ describe('JSON_PATH', () => {
       'source "d" is not valid JSON',
     );
     expect(
-      configProblem('JSON_PATH', { source: 'd', json_path: '$..[?(@.constructor.constructor("1")())]' })
-        ?.message,
+      (
+        await configProblem('JSON_PATH', {
+          source: 'd',
+          json_path: '$..[?(@.constructor.constructor("1")())]',
+        })
+      )?.message,
     ).toMatch(/^not a valid JSONPath expression/);
   });
 });
@@ -346,7 +354,7 @@ describe('COALESCE and COMBINE_COLUMNS', () => {
   it('answers the first non-null value, or null', async () => {
     expect(await run('COALESCE', { sources: ['a', 'b', 'c'] }, { a: null, b: '', c: 'x' })).toBe('');
     expect(await run('COALESCE', { sources: ['a', 'b'] }, { a: null, b: null })).toBeNull();
-    expect(configProblem('COALESCE', { sources: ['a'] })?.path).toEqual(['sources']);
+    expect((await configProblem('COALESCE', { sources: ['a'] }))?.path).toEqual(['sources']);
   });
 
   it('combines sources into one object', async () => {
@@ -354,7 +362,7 @@ describe('COALESCE and COMBINE_COLUMNS', () => {
       q: 'why?',
       ctx: { n: 1 },
     });
-    expect(configProblem('COMBINE_COLUMNS', { sources: [] })?.path).toEqual(['sources']);
+    expect((await configProblem('COMBINE_COLUMNS', { sources: [] }))?.path).toEqual(['sources']);
   });
 });
 
@@ -372,8 +380,8 @@ describe('COUNT', () => {
     expect(await run('COUNT', { source: 's', type }, { s: value })).toBe(expected);
   });
 
-  it('refuses an unknown count type', () => {
-    expect(configProblem('COUNT', { source: 's', type: 'lines' })?.path).toEqual(['type']);
+  it('refuses an unknown count type', async () => {
+    expect((await configProblem('COUNT', { source: 's', type: 'lines' }))?.path).toEqual(['type']);
   });
 });
 
@@ -391,15 +399,15 @@ describe('MATH_OPERATOR', () => {
     expect(
       await failure(run('MATH_OPERATOR', { sources: ['a'], operator: 'lt', value: 1 }, { a: 'n/a' })),
     ).toBe('source "a" is not a number: n/a');
-    expect(configProblem('MATH_OPERATOR', { sources: ['a'], operator: 'lt' })?.message).toBe(
+    expect((await configProblem('MATH_OPERATOR', { sources: ['a'], operator: 'lt' }))?.message).toBe(
       'value is required with one source',
     );
-    expect(configProblem('MATH_OPERATOR', { sources: ['a', 'b'], operator: 'lt', value: 1 })?.message).toBe(
-      'value is used only with one source',
-    );
-    expect(configProblem('MATH_OPERATOR', { sources: ['a'], operator: 'eq', value: 1 })?.path).toEqual([
-      'operator',
-    ]);
+    expect(
+      (await configProblem('MATH_OPERATOR', { sources: ['a', 'b'], operator: 'lt', value: 1 }))?.message,
+    ).toBe('value is used only with one source');
+    expect(
+      (await configProblem('MATH_OPERATOR', { sources: ['a'], operator: 'eq', value: 1 }))?.path,
+    ).toEqual(['operator']);
   });
 });
 
@@ -435,7 +443,7 @@ describe('ABSOLUTE_NUMERIC_DISTANCE', () => {
     expect(await failure(run('ABSOLUTE_NUMERIC_DISTANCE', { sources: ['a', 'b'] }, { a: 2, b: null }))).toBe(
       'source "b" is not a number: ',
     );
-    expect(configProblem('ABSOLUTE_NUMERIC_DISTANCE', { sources: ['a', 'b', 'c'] })?.path).toEqual([
+    expect((await configProblem('ABSOLUTE_NUMERIC_DISTANCE', { sources: ['a', 'b', 'c'] }))?.path).toEqual([
       'sources',
     ]);
   });

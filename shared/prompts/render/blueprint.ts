@@ -15,8 +15,8 @@
 import { type ContentBlock, messageSchema, type PromptBlueprint } from '#shared/blueprints/schema.ts';
 import { AppError, invalid } from '#shared/platform/errors.ts';
 import * as z from '#shared/platform/zod.ts';
-import { renderFString, type Variables } from './fstring.ts';
-import { jinjaVariables, renderJinja } from './jinja.ts';
+import { type Rendered, renderFString, type Variables } from './fstring.ts';
+import { type JinjaRenderer, loadJinja } from './jinja.ts';
 import { RenderBudget, TemplateRenderError } from './limits.ts';
 
 export type TemplateFormat = 'f-string' | 'jinja2';
@@ -32,18 +32,25 @@ type Message = Extract<PromptBlueprint, { type: 'chat' }>['messages'][number];
 
 const formatOf = (format: unknown): TemplateFormat => (format === 'jinja2' ? 'jinja2' : 'f-string');
 
-export function renderBlueprint(blueprint: PromptBlueprint, variables: Variables): RenderedBlueprint {
+export async function renderBlueprint(
+  blueprint: PromptBlueprint,
+  variables: Variables,
+): Promise<RenderedBlueprint> {
   const budget = new RenderBudget();
   const missing = new Set<string>();
-  let jinjaScope: ReturnType<typeof jinjaVariables> | undefined;
+  // The interpreter is loaded only for a template that has jinja2 text.
+  const jinja = usesJinja(blueprint) ? await loadJinja() : undefined;
+  let jinjaScope: ReturnType<JinjaRenderer['variables']> | undefined;
 
   const renderText = (text: string, format: TemplateFormat, loc: Loc): string => {
     try {
-      if (format === 'jinja2') jinjaScope ??= jinjaVariables(variables, budget);
-      const result =
-        jinjaScope && format === 'jinja2'
-          ? renderJinja(text, jinjaScope, budget)
-          : renderFString(text, variables, budget);
+      let result: Rendered;
+      if (jinja && format === 'jinja2') {
+        jinjaScope ??= jinja.variables(variables, budget);
+        result = jinja.render(text, jinjaScope, budget);
+      } else {
+        result = renderFString(text, variables, budget);
+      }
       for (const name of result.missing) missing.add(name);
       return result.text;
     } catch (error) {
@@ -80,6 +87,14 @@ export function renderBlueprint(blueprint: PromptBlueprint, variables: Variables
     return [{ ...message, content }];
   });
   return { blueprint: { ...blueprint, messages }, missing: [...missing] };
+}
+
+/** Whether any text of the template is rendered as jinja2 (the formats as renderBlueprint reads them). */
+function usesJinja(blueprint: PromptBlueprint): boolean {
+  if (blueprint.type === 'completion') return formatOf(blueprint.template_format) === 'jinja2';
+  return withMessageFormats(blueprint).messages.some(
+    (message) => message.role !== 'placeholder' && formatOf(message.template_format) === 'jinja2',
+  );
 }
 
 /**

@@ -15,7 +15,8 @@
  * it runs no iteration; an operation the interpreter refuses on it (`x | upper`, `x ~ 'a'`) makes the
  * block render again with it an empty string, as Jinja's lenient undefined would.
  */
-import { Environment, Interpreter, parse, tokenize } from '@huggingface/jinja';
+import type { Environment, Interpreter } from '@huggingface/jinja';
+import { onDemand } from '#shared/platform/on-demand.ts';
 import { TtlCache } from '#shared/platform/ttl-cache.ts';
 import type { Rendered, Variables } from './fstring.ts';
 import {
@@ -27,6 +28,27 @@ import {
   type RenderBudget,
   TemplateRenderError,
 } from './limits.ts';
+
+/**
+ * The library (46 KB minified) is imported on the first jinja2 template a container renders: it is
+ * external to every bundle and copied beside the bundles that name it (ON_DEMAND_PACKAGES in
+ * infra/bundling.ts), so a function that renders only f-strings, or no template, never loads it.
+ */
+export const JINJA_PACKAGE = '@huggingface/jinja';
+type Jinja = typeof import('@huggingface/jinja');
+
+export interface JinjaRenderer {
+  /**
+   * The environment a template's text blocks share: Jinja's globals (with a bounded `range`) and, in a
+   * scope of their own, the call's variables (which may shadow a global, as in Jinja).
+   */
+  variables(variables: Variables, budget: RenderBudget): Environment;
+  render(text: string, scope: Environment, budget: RenderBudget): Rendered;
+}
+
+export const loadJinja: () => Promise<JinjaRenderer> = onDemand(async () =>
+  jinjaRenderer(await import('@huggingface/jinja')),
+);
 
 type Node = NonNullable<Parameters<Interpreter['evaluate']>[0]>;
 type Value = ReturnType<Interpreter['evaluate']>;
@@ -51,20 +73,6 @@ interface Compiled {
 const MAX_COMPILED = 512;
 const MAX_COMPILED_TEXT = 64 * 1024;
 const compiledByText = new TtlCache<Compiled>(Number.POSITIVE_INFINITY, MAX_COMPILED);
-
-function compile(text: string): Compiled {
-  const hit = compiledByText.get(text);
-  if (hit) return hit;
-  let program: Program;
-  try {
-    program = parse(tokenize(text, { lstrip_blocks: false, trim_blocks: false }));
-  } catch (error) {
-    throw new TemplateRenderError(`jinja2 syntax error: ${describe(error)}`);
-  }
-  const compiled = { program, guarded: prepare(program) };
-  if (text.length <= MAX_COMPILED_TEXT) compiledByText.set(text, compiled);
-  return compiled;
-}
 
 const QUIET_TESTS = new Set(['defined', 'undefined', 'none']);
 const DEFAULT_FILTERS = new Set(['default', 'd']);
@@ -109,32 +117,6 @@ function prepare(program: Program): WeakSet<object> {
   return guarded;
 }
 
-/**
- * The environment a template's text blocks share: Jinja's globals (with a bounded `range`) and, in a
- * scope of their own, the call's variables (which may shadow a global, as in Jinja).
- */
-export function jinjaVariables(variables: Variables, budget: RenderBudget): Environment {
-  const globals = new Environment();
-  for (const [name, value] of [
-    ['true', true],
-    ['false', false],
-    ['none', null],
-    ['True', true],
-    ['False', false],
-    ['None', null],
-  ] as const)
-    globals.set(name, value);
-  globals.set('range', (start: unknown, stop?: unknown, step?: unknown) =>
-    boundedRange(budget, start, stop, step),
-  );
-  globals.set('raise_exception', (message: unknown) => {
-    throw new TemplateRenderError(`the template raised an error: ${String(message)}`);
-  });
-  const scope = new Environment(globals);
-  for (const [name, value] of Object.entries(variables)) scope.set(name, value);
-  return scope;
-}
-
 function boundedRange(budget: RenderBudget, start: unknown, stop?: unknown, step: unknown = 1): number[] {
   const [from, to] = stop === undefined ? [0, start] : [start, stop];
   if (!Number.isInteger(from) || !Number.isInteger(to) || !Number.isInteger(step)) {
@@ -151,138 +133,186 @@ function boundedRange(budget: RenderBudget, start: unknown, stop?: unknown, step
 /** Renders again at most this many times with newly found missing variables defined (below). */
 const MAX_LENIENT_RETRIES = 5;
 
-export function renderJinja(text: string, scope: Environment, budget: RenderBudget): Rendered {
-  const { program, guarded } = compile(text);
-  const missing = new Set<string>();
-  let lenient = scope;
-  let firstError: unknown;
-  for (let attempt = 0; ; attempt++) {
-    const interpreter = new BoundedInterpreter(new Environment(lenient), budget, guarded);
+/**
+ * The renderer over the library's classes: the interpreter is subclassed, so it is made once the
+ * library is loaded.
+ */
+function jinjaRenderer({ Environment, Interpreter, parse, tokenize }: Jinja): JinjaRenderer {
+  function compile(text: string): Compiled {
+    const hit = compiledByText.get(text);
+    if (hit) return hit;
+    let program: Program;
     try {
-      const rendered = String(interpreter.run(program).value);
-      for (const name of interpreter.missing) missing.add(name);
-      budget.addOutput(rendered.length);
-      return { text: rendered, missing: [...missing] };
+      program = parse(tokenize(text, { lstrip_blocks: false, trim_blocks: false }));
     } catch (error) {
-      if (error instanceof TemplateRenderError) throw error;
-      firstError ??= error;
-      // Jinja's undefined is lenient (PromptLayer's chainable: `x | upper`, `x ~ 'a'` render): a render
-      // that failed on a variable the call lacks runs again with each such variable an empty string.
-      const found = [...interpreter.missing].filter((name) => !missing.has(name));
-      if (!found.length || attempt >= MAX_LENIENT_RETRIES) {
-        // A stack overflow from a pathological template is one more template error, never a crash.
-        throw new TemplateRenderError(`jinja2 error: ${describe(firstError)}`);
-      }
-      lenient = new Environment(lenient);
-      for (const name of found) {
-        missing.add(name);
-        lenient.set(name, '');
-      }
+      throw new TemplateRenderError(`jinja2 syntax error: ${describe(error)}`);
     }
-  }
-}
-
-class BoundedInterpreter extends Interpreter {
-  readonly missing = new Set<string>();
-  private depth = 0;
-
-  constructor(
-    env: Environment,
-    private readonly budget: RenderBudget,
-    private readonly guarded: WeakSet<object>,
-  ) {
-    super(env);
+    const compiled = { program, guarded: prepare(program) };
+    if (text.length <= MAX_COMPILED_TEXT) compiledByText.set(text, compiled);
+    return compiled;
   }
 
-  override evaluate(statement: Node | undefined, environment: Environment): Value {
-    if (!statement) return super.evaluate(statement, environment);
-    this.budget.step();
-    if (++this.depth > MAX_DEPTH) throw overLimit(`evaluation nested more than ${MAX_DEPTH} deep`);
-    try {
-      const node = statement as unknown as AnyNode;
-      if (node.type === CHARGE_LOOP) {
-        const iterable = this.evaluate(node.inner as Node, environment);
-        // As in Jinja, looping over an undefined variable or an empty string runs no iteration.
-        if (
-          iterable.type === 'UndefinedValue' ||
-          (iterable.type === 'StringValue' && iterable.value === '')
-        ) {
-          return emptyList();
+  function jinjaVariables(variables: Variables, budget: RenderBudget): Environment {
+    const globals = new Environment();
+    for (const [name, value] of [
+      ['true', true],
+      ['false', false],
+      ['none', null],
+      ['True', true],
+      ['False', false],
+      ['None', null],
+    ] as const)
+      globals.set(name, value);
+    globals.set('range', (start: unknown, stop?: unknown, step?: unknown) =>
+      boundedRange(budget, start, stop, step),
+    );
+    globals.set('raise_exception', (message: unknown) => {
+      throw new TemplateRenderError(`the template raised an error: ${String(message)}`);
+    });
+    const scope = new Environment(globals);
+    for (const [name, value] of Object.entries(variables)) scope.set(name, value);
+    return scope;
+  }
+
+  function renderJinja(text: string, scope: Environment, budget: RenderBudget): Rendered {
+    const { program, guarded } = compile(text);
+    const missing = new Set<string>();
+    let lenient = scope;
+    let firstError: unknown;
+    for (let attempt = 0; ; attempt++) {
+      const interpreter = new BoundedInterpreter(new Environment(lenient), budget, guarded);
+      try {
+        const rendered = String(interpreter.run(program).value);
+        for (const name of interpreter.missing) missing.add(name);
+        budget.addOutput(rendered.length);
+        return { text: rendered, missing: [...missing] };
+      } catch (error) {
+        if (error instanceof TemplateRenderError) throw error;
+        firstError ??= error;
+        // Jinja's undefined is lenient (PromptLayer's chainable: `x | upper`, `x ~ 'a'` render): a render
+        // that failed on a variable the call lacks runs again with each such variable an empty string.
+        const found = [...interpreter.missing].filter((name) => !missing.has(name));
+        if (!found.length || attempt >= MAX_LENIENT_RETRIES) {
+          // A stack overflow from a pathological template is one more template error, never a crash.
+          throw new TemplateRenderError(`jinja2 error: ${describe(firstError)}`);
         }
-        this.budget.step(sizeOf(iterable) * LOOP_ITEM_STEPS);
-        return iterable;
-      }
-      if (node.type === 'FilterExpression' || node.type === 'CallExpression')
-        this.checkGrowth(node, environment);
-      const value = super.evaluate(statement, environment);
-      if (node.type === 'Identifier' && value.type === 'UndefinedValue') this.noteMissing(node, environment);
-      return this.checked(value);
-    } finally {
-      this.depth--;
-    }
-  }
-
-  private noteMissing(node: AnyNode, environment: Environment): void {
-    if (this.guarded.has(node)) return;
-    const name = String(node.value);
-    for (let scope: Environment | undefined = environment; scope; scope = scope.parent) {
-      if (scope.variables.has(name)) return;
-    }
-    this.missing.add(name);
-  }
-
-  private checked(value: Value): Value {
-    const size = sizeOf(value);
-    if (value.type === 'StringValue' && size > MAX_RENDERED_CHARS) {
-      throw overLimit(`a string of more than ${MAX_RENDERED_CHARS.toLocaleString('en-US')} characters`);
-    }
-    if ((value.type === 'ArrayValue' || value.type === 'TupleValue') && size > MAX_ITEMS) {
-      throw overLimit(`a list of more than ${MAX_ITEMS.toLocaleString('en-US')} items`);
-    }
-    this.budget.charge(size);
-    return value.type === 'FunctionValue' ? opaque(value) : value;
-  }
-
-  /**
-   * The operations that can make a value far larger in one step are sized before they run: their
-   * operand and arguments are evaluated once more for it (they are plain expressions).
-   */
-  private checkGrowth(node: AnyNode, environment: Environment): void {
-    let name: unknown;
-    let operand: AnyNode | undefined;
-    let args: AnyNode[] = [];
-    if (node.type === 'FilterExpression') {
-      const filter = node.filter as AnyNode;
-      if (filter.type !== 'CallExpression') return;
-      name = (filter.callee as AnyNode).value;
-      operand = node.operand as AnyNode;
-      args = filter.args as AnyNode[];
-    } else {
-      const callee = node.callee as AnyNode;
-      if (callee.type !== 'MemberExpression' || callee.computed) return;
-      name = (callee.property as AnyNode).value;
-      operand = callee.object as AnyNode;
-      args = node.args as AnyNode[];
-    }
-    if (name !== 'indent' && name !== 'tojson' && name !== 'replace' && name !== 'join') return;
-    if (node.type === 'CallExpression' && name !== 'replace') return;
-    const subject = this.evaluate(operand as unknown as Node, environment);
-    const positional: Value[] = [];
-    const keywords = new Map<string, Value>();
-    for (const arg of args) {
-      if (arg.type === 'KeywordArgumentExpression') {
-        keywords.set(String((arg.key as AnyNode).value), this.evaluate(arg.value as Node, environment));
-      } else if (arg.type !== 'SpreadExpression' && arg.type !== 'KeywordSpreadExpression') {
-        positional.push(this.evaluate(arg as unknown as Node, environment));
+        lenient = new Environment(lenient);
+        for (const name of found) {
+          missing.add(name);
+          lenient.set(name, '');
+        }
       }
     }
-    const estimate = grownSize(String(name), subject, positional, keywords);
-    if (estimate > MAX_RENDERED_CHARS) {
-      throw overLimit(
-        `${String(name)} would make a string of more than ${MAX_RENDERED_CHARS.toLocaleString('en-US')} characters`,
-      );
+  }
+
+  class BoundedInterpreter extends Interpreter {
+    readonly missing = new Set<string>();
+    private depth = 0;
+
+    constructor(
+      env: Environment,
+      private readonly budget: RenderBudget,
+      private readonly guarded: WeakSet<object>,
+    ) {
+      super(env);
+    }
+
+    override evaluate(statement: Node | undefined, environment: Environment): Value {
+      if (!statement) return super.evaluate(statement, environment);
+      this.budget.step();
+      if (++this.depth > MAX_DEPTH) throw overLimit(`evaluation nested more than ${MAX_DEPTH} deep`);
+      try {
+        const node = statement as unknown as AnyNode;
+        if (node.type === CHARGE_LOOP) {
+          const iterable = this.evaluate(node.inner as Node, environment);
+          // As in Jinja, looping over an undefined variable or an empty string runs no iteration.
+          if (
+            iterable.type === 'UndefinedValue' ||
+            (iterable.type === 'StringValue' && iterable.value === '')
+          ) {
+            return emptyList();
+          }
+          this.budget.step(sizeOf(iterable) * LOOP_ITEM_STEPS);
+          return iterable;
+        }
+        if (node.type === 'FilterExpression' || node.type === 'CallExpression')
+          this.checkGrowth(node, environment);
+        const value = super.evaluate(statement, environment);
+        if (node.type === 'Identifier' && value.type === 'UndefinedValue')
+          this.noteMissing(node, environment);
+        return this.checked(value);
+      } finally {
+        this.depth--;
+      }
+    }
+
+    private noteMissing(node: AnyNode, environment: Environment): void {
+      if (this.guarded.has(node)) return;
+      const name = String(node.value);
+      for (let scope: Environment | undefined = environment; scope; scope = scope.parent) {
+        if (scope.variables.has(name)) return;
+      }
+      this.missing.add(name);
+    }
+
+    private checked(value: Value): Value {
+      const size = sizeOf(value);
+      if (value.type === 'StringValue' && size > MAX_RENDERED_CHARS) {
+        throw overLimit(`a string of more than ${MAX_RENDERED_CHARS.toLocaleString('en-US')} characters`);
+      }
+      if ((value.type === 'ArrayValue' || value.type === 'TupleValue') && size > MAX_ITEMS) {
+        throw overLimit(`a list of more than ${MAX_ITEMS.toLocaleString('en-US')} items`);
+      }
+      this.budget.charge(size);
+      return value.type === 'FunctionValue' ? opaque(value) : value;
+    }
+
+    /**
+     * The operations that can make a value far larger in one step are sized before they run: their
+     * operand and arguments are evaluated once more for it (they are plain expressions).
+     */
+    private checkGrowth(node: AnyNode, environment: Environment): void {
+      let name: unknown;
+      let operand: AnyNode | undefined;
+      let args: AnyNode[] = [];
+      if (node.type === 'FilterExpression') {
+        const filter = node.filter as AnyNode;
+        if (filter.type !== 'CallExpression') return;
+        name = (filter.callee as AnyNode).value;
+        operand = node.operand as AnyNode;
+        args = filter.args as AnyNode[];
+      } else {
+        const callee = node.callee as AnyNode;
+        if (callee.type !== 'MemberExpression' || callee.computed) return;
+        name = (callee.property as AnyNode).value;
+        operand = callee.object as AnyNode;
+        args = node.args as AnyNode[];
+      }
+      if (name !== 'indent' && name !== 'tojson' && name !== 'replace' && name !== 'join') return;
+      if (node.type === 'CallExpression' && name !== 'replace') return;
+      const subject = this.evaluate(operand as unknown as Node, environment);
+      const positional: Value[] = [];
+      const keywords = new Map<string, Value>();
+      for (const arg of args) {
+        if (arg.type === 'KeywordArgumentExpression') {
+          keywords.set(String((arg.key as AnyNode).value), this.evaluate(arg.value as Node, environment));
+        } else if (arg.type !== 'SpreadExpression' && arg.type !== 'KeywordSpreadExpression') {
+          positional.push(this.evaluate(arg as unknown as Node, environment));
+        }
+      }
+      const estimate = grownSize(String(name), subject, positional, keywords);
+      if (estimate > MAX_RENDERED_CHARS) {
+        throw overLimit(
+          `${String(name)} would make a string of more than ${MAX_RENDERED_CHARS.toLocaleString('en-US')} characters`,
+        );
+      }
     }
   }
+
+  const ArrayValue = new Environment().set('list', []).constructor as new (items: Value[]) => Value;
+  const emptyList = () => new ArrayValue([]);
+
+  return { variables: jinjaVariables, render: renderJinja };
 }
 
 /** An upper bound of the length of what `indent`, `tojson`, `replace` or `join` would return. */
@@ -340,9 +370,6 @@ function jsonSize(root: Value, indent: number, limit: number): number {
   }
   return total;
 }
-
-const ArrayValue = new Environment().set('list', []).constructor as new (items: Value[]) => Value;
-const emptyList = () => new ArrayValue([]);
 
 /** A string's length, a list's or mapping's item count; 1 for anything else. */
 function sizeOf(value: Value): number {

@@ -192,13 +192,15 @@ async function runNode(
         : Object.hasOwn(values, source)
           ? values[source]
           : (upstream.get(source) ?? null);
-    const takenTo = new Set(
-      nodePlan.successors.filter((successor) =>
-        (run.plan.nodes.get(successor)?.inEdges ?? []).some(
-          (edge) => edge.source_node_name === name && isEdgeTaken(edge, valueByName),
-        ),
-      ),
-    );
+    const takenTo = new Set<string>();
+    for (const successor of nodePlan.successors) {
+      for (const edge of run.plan.nodes.get(successor)?.inEdges ?? []) {
+        if (edge.source_node_name === name && (await isEdgeTaken(edge, valueByName))) {
+          takenTo.add(successor);
+          break;
+        }
+      }
+    }
     return { status: 'SUCCESS', valueJson: stored.json, valueKey: stored.key, takenTo };
   } catch (error) {
     if (!(error instanceof NodeFailure)) throw error;

@@ -30,6 +30,6 @@ export const compare: NodeExecutor<z.infer<typeof config>> = {
     if (type === 'STRING') return textOf(a) === textOf(b);
     const [x, y] = sources.map((name, i) => jsonOf(name, i === 0 ? a : b));
     if (json_path == null) return isDeepStrictEqual(x, y);
-    return isDeepStrictEqual(jsonPathMatches(x, json_path), jsonPathMatches(y, json_path));
+    return isDeepStrictEqual(await jsonPathMatches(x, json_path), await jsonPathMatches(y, json_path));
   },
 };

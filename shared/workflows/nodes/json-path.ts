@@ -16,7 +16,7 @@ const config = z.object({
 export const jsonPath: NodeExecutor<z.infer<typeof config>> = {
   config,
   async execute({ source, json_path, return_first_match }, context) {
-    const matches = jsonPathMatches(jsonOf(source, readSource(context, source)), json_path);
+    const matches = await jsonPathMatches(jsonOf(source, readSource(context, source)), json_path);
     return return_first_match === false ? matches : (matches[0] ?? null);
   },
 };

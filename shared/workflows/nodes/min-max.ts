@@ -24,7 +24,7 @@ export const minMax: NodeExecutor<z.infer<typeof config>> = {
         throw new NodeFailure(`source "${source}" is not an array; give a json_path`);
       items = value;
     } else {
-      const matches = jsonPathMatches(value, json_path);
+      const matches = await jsonPathMatches(value, json_path);
       items = matches.length === 1 && Array.isArray(matches[0]) ? matches[0] : matches;
     }
     const numbers = items.filter((item) => item !== null).map((item) => numericSource(source, item));

@@ -88,9 +88,9 @@ export const promptTemplate: NodeExecutor<PromptTemplateConfig> = {
     const variables = templateVariables(config.prompt_template_variable_mappings ?? {}, context.inputs);
     const raw = await loadTemplate(config, context.workspaceId);
     const engine = config.engine ?? undefined;
-    let rendered: ReturnType<typeof renderTemplateView>;
+    let rendered: Awaited<ReturnType<typeof renderTemplateView>>;
     try {
-      rendered = renderTemplateView(
+      rendered = await renderTemplateView(
         raw,
         { provider: engine?.provider, model: engine?.model, model_parameter_overrides: engine?.parameters },
         variables,

@@ -28,7 +28,7 @@ export async function executeNode(
 ): Promise<unknown> {
   const executor = executorOf(node.node_type);
   if (!executor) throw new NodeFailure(`node type ${node.node_type} is not supported`);
-  const parsed = executor.config.safeParse(node.configuration);
+  const parsed = await executor.config.safeParseAsync(node.configuration);
   if (!parsed.success) {
     throw new NodeFailure(`invalid configuration for ${node.node_type}: ${parsed.error.issues[0]?.message}`);
   }

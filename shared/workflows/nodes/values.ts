@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
-import { type JsonValue, query } from 'jsonpath-rfc9535';
-import parseJsonPath from 'jsonpath-rfc9535/parser';
+import type { JsonValue } from 'jsonpath-rfc9535';
 import { clip } from '#shared/platform/errors.ts';
+import { onDemand } from '#shared/platform/on-demand.ts';
 import { wellFormedString } from '#shared/platform/schemas.ts';
 import * as z from '#shared/platform/zod.ts';
 import { type NodeContext, NodeFailure } from './types.ts';
@@ -25,29 +25,52 @@ export function readSource(context: Pick<NodeContext, 'inputs'>, name: string): 
 
 export const MAX_JSON_PATH_LENGTH = 1024;
 
+/**
+ * JSONPath (RFC 9535, evaluated without any code evaluation) is `jsonpath-rfc9535` (32 KB minified),
+ * imported on the first path a container checks or evaluates: it is external to the bundles and copied
+ * beside those that name it (ON_DEMAND_PACKAGES in infra/bundling.ts). Hence a configuration holding a
+ * path is parsed with `safeParseAsync`.
+ */
+export const JSON_PATH_PACKAGE = 'jsonpath-rfc9535';
+
+export interface JsonPathEngine {
+  /** Every match of `path` (checked by jsonPathSchema) in a JSON value; throws on a path that does not parse. */
+  matches(value: unknown, path: string): unknown[];
+  /** Why `path` is not a JSONPath expression, or null when it is one. */
+  problem(path: string): string | null;
+}
+
+export const jsonPathEngine: () => Promise<JsonPathEngine> = onDemand(async () => {
+  const [{ query }, { default: parse }] = await Promise.all([
+    import('jsonpath-rfc9535'),
+    import('jsonpath-rfc9535/parser'),
+  ]);
+  return {
+    matches: (value, path) => query((value ?? null) as JsonValue, path),
+    problem(path) {
+      try {
+        parse(path);
+        return null;
+      } catch (error) {
+        return `not a valid JSONPath expression (RFC 9535, e.g. "$.items[0].name"): ${(error as Error).message}`;
+      }
+    },
+  };
+});
+
 /** A JSONPath (RFC 9535) expression that parses; a syntax error is a configuration error. */
 export const jsonPathSchema = z.string().check(
   z.minLength(1),
   z.maxLength(MAX_JSON_PATH_LENGTH),
-  z.superRefine((path, ctx) => {
-    const problem = jsonPathProblem(path);
+  z.superRefine(async (path, ctx) => {
+    const problem = (await jsonPathEngine()).problem(path);
     if (problem) ctx.addIssue({ code: 'custom', message: problem });
   }),
 );
 
-/** Why `path` is not a JSONPath expression, or null when it is one. */
-export function jsonPathProblem(path: string): string | null {
-  try {
-    parseJsonPath(path);
-    return null;
-  } catch (error) {
-    return `not a valid JSONPath expression (RFC 9535, e.g. "$.items[0].name"): ${(error as Error).message}`;
-  }
-}
-
 /** Every match of `path` (checked by jsonPathSchema) in a JSON value. */
-export function jsonPathMatches(value: unknown, path: string): unknown[] {
-  return query((value ?? null) as JsonValue, path);
+export async function jsonPathMatches(value: unknown, path: string): Promise<unknown[]> {
+  return (await jsonPathEngine()).matches(value, path);
 }
 
 /**
