@@ -1,6 +1,6 @@
 import { requirePermission } from '#shared/entities/permissions.ts';
 import { httpRoute } from '#shared/platform/http.ts';
-import type { PromptBlueprint } from '#shared/prompts/llm-kwargs.ts';
+import type { PromptBlueprint } from '#shared/prompts/llm-kwargs/blueprint.ts';
 import { publishPromptTemplate } from '#shared/prompts/publish.ts';
 import { publishBodySchema, publishViewSchema } from '#shared/prompts/schemas.ts';
 import { hasToolReferences } from '#shared/prompts/tool-refs.ts';

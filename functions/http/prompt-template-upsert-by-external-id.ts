@@ -2,7 +2,7 @@ import { requirePermission } from '#shared/entities/permissions.ts';
 import { externalIdSchema } from '#shared/external-ids/external-ids.ts';
 import { HttpResponse, httpRoute } from '#shared/platform/http.ts';
 import * as z from '#shared/platform/zod.ts';
-import type { PromptBlueprint } from '#shared/prompts/llm-kwargs.ts';
+import type { PromptBlueprint } from '#shared/prompts/llm-kwargs/blueprint.ts';
 import { publishBodySchema, publishViewSchema } from '#shared/prompts/schemas.ts';
 import { hasToolReferences } from '#shared/prompts/tool-refs.ts';
 import { upsertByExternalId } from '#shared/prompts/upsert-by-external-id.ts';

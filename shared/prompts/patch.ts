@@ -3,7 +3,7 @@ import type { EventActor } from '#shared/events/emit.ts';
 import type { AuthContext } from '#shared/platform/auth-context.ts';
 import { badRequest } from '#shared/platform/errors.ts';
 import { validate } from '#shared/platform/http.ts';
-import type { PromptBlueprint } from './llm-kwargs.ts';
+import type { PromptBlueprint } from './llm-kwargs/blueprint.ts';
 import { readTemplate } from './lookup.ts';
 import { type PublishView, publishPromptTemplate } from './publish.ts';
 import { type PatchTemplateBody, publishBodySchema } from './schemas.ts';

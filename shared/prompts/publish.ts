@@ -12,7 +12,7 @@ import {
   readForPublish,
 } from '#shared/versions/publish.ts';
 import { emitPromptEvents, type PromptEvent } from './events.ts';
-import type { PromptBlueprint } from './llm-kwargs.ts';
+import type { PromptBlueprint } from './llm-kwargs/blueprint.ts';
 import { snippetLoader } from './read.ts';
 import type { LabelEntry, VersionRecord } from './records.ts';
 import { PROMPT_KIND, promptStore, storedHeadBytes, storedVersionBytes } from './repository.ts';

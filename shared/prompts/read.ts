@@ -1,6 +1,7 @@
 import { copyInStep } from '#shared/versions/read.ts';
 import { promptStore } from './kind.ts';
-import { type ModelMetadata, type PromptBlueprint, renderLlmKwargs } from './llm-kwargs.ts';
+import type { ModelMetadata, PromptBlueprint } from './llm-kwargs/blueprint.ts';
+import { renderLlmKwargs } from './llm-kwargs/build.ts';
 import { readTemplate } from './lookup.ts';
 import { labelOf, type VersionRecord } from './records.ts';
 import { getTemplateItems, type HeadAndLatest, readHeadAndLatest } from './repository.ts';

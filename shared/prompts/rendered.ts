@@ -1,13 +1,11 @@
 import { forbidden } from '#shared/platform/errors.ts';
 import {
-  buildLlmKwargs,
-  defaultApiType,
   type PromptBlueprint as KwargsBlueprint,
   LlmKwargsError,
   type ModelMetadata,
-  renderLlmKwargs,
-  sameFamily,
-} from './llm-kwargs.ts';
+} from './llm-kwargs/blueprint.ts';
+import { buildLlmKwargs, renderLlmKwargs } from './llm-kwargs/build.ts';
+import { defaultApiType, sameFamily } from './llm-kwargs/targets.ts';
 import { getRawTemplate } from './read.ts';
 import { renderBlueprint, withMessageFormats } from './render/blueprint.ts';
 import type { RenderTemplateBody } from './schemas.ts';

@@ -19,7 +19,7 @@
 import type { ErrorDetail } from '#shared/platform/errors.ts';
 import { invalid } from '#shared/platform/errors.ts';
 import { ILL_FORMED_UNICODE } from '#shared/platform/schemas.ts';
-import type { CompletionBlueprint, PromptBlueprint } from '#shared/prompts/llm-kwargs.ts';
+import type { CompletionBlueprint, PromptBlueprint } from '#shared/prompts/llm-kwargs/blueprint.ts';
 
 /** How deep snippets may nest; a template's own references are level 1. */
 export const MAX_SNIPPET_DEPTH = 10;

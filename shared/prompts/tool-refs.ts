@@ -5,7 +5,7 @@ import { type ToolVersionRecord, toolStore } from '#shared/tools/registry.ts';
 import { toolNameSchema } from '#shared/tools/schemas.ts';
 import { lookupByName } from '#shared/versions/read.ts';
 import { labelNameSchema } from '#shared/versions/schemas.ts';
-import type { PromptBlueprint, Tool } from './llm-kwargs.ts';
+import type { PromptBlueprint, Tool } from './llm-kwargs/blueprint.ts';
 import { templateCache, toolTag } from './template-cache.ts';
 
 /**

@@ -1,12 +1,12 @@
 import { ENV } from '#shared/platform/config.ts';
 import { invalid } from '#shared/platform/errors.ts';
 import {
-  buildLlmKwargs,
   LlmKwargsError,
   type ModelMetadata,
   type PromptBlueprint,
-  sameFamily,
-} from '#shared/prompts/llm-kwargs.ts';
+} from '#shared/prompts/llm-kwargs/blueprint.ts';
+import { buildLlmKwargs } from '#shared/prompts/llm-kwargs/build.ts';
+import { sameFamily } from '#shared/prompts/llm-kwargs/targets.ts';
 import type { RenderedTemplateView } from '#shared/prompts/rendered.ts';
 import { PROVIDERS, type ProviderName, providerOf } from '#shared/providers/providers.ts';
 import { without } from '#shared/request-logs/providers/blocks.ts';

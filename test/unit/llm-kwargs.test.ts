@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '#shared/platform/errors.ts';
-import type { ChatBlueprint, CompletionBlueprint, ModelMetadata, Tool } from '#shared/prompts/llm-kwargs.ts';
-import { ANTHROPIC_DEFAULT_MAX_TOKENS, renderLlmKwargs } from '#shared/prompts/llm-kwargs.ts';
+import { ANTHROPIC_DEFAULT_MAX_TOKENS } from '#shared/prompts/llm-kwargs/anthropic.ts';
+import type {
+  ChatBlueprint,
+  CompletionBlueprint,
+  ModelMetadata,
+  Tool,
+} from '#shared/prompts/llm-kwargs/blueprint.ts';
+import { renderLlmKwargs } from '#shared/prompts/llm-kwargs/build.ts';
 
 const cityParams = {
   type: 'object',

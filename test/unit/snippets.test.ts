@@ -1,6 +1,10 @@
 import { describe, expect, it, vi } from 'vitest';
 import { AppError } from '#shared/platform/errors.ts';
-import type { ChatBlueprint, CompletionBlueprint, PromptBlueprint } from '#shared/prompts/llm-kwargs.ts';
+import type {
+  ChatBlueprint,
+  CompletionBlueprint,
+  PromptBlueprint,
+} from '#shared/prompts/llm-kwargs/blueprint.ts';
 import type { SnippetLoader } from '#shared/prompts/snippets.ts';
 import { findSnippetRefs, MAX_SNIPPET_DEPTH, resolveSnippets } from '#shared/prompts/snippets.ts';
 

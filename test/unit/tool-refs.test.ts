@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '#shared/platform/errors.ts';
-import { type ChatBlueprint, type ModelMetadata, renderLlmKwargs } from '#shared/prompts/llm-kwargs.ts';
+import type { ChatBlueprint, ModelMetadata } from '#shared/prompts/llm-kwargs/blueprint.ts';
+import { renderLlmKwargs } from '#shared/prompts/llm-kwargs/build.ts';
 import {
   expandToolReferences,
   parseToolReference,

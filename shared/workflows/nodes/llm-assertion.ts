@@ -1,6 +1,7 @@
 import { wellFormedString } from '#shared/platform/schemas.ts';
 import * as z from '#shared/platform/zod.ts';
-import { buildLlmKwargs, LlmKwargsError, type PromptBlueprint } from '#shared/prompts/llm-kwargs.ts';
+import { LlmKwargsError, type PromptBlueprint } from '#shared/prompts/llm-kwargs/blueprint.ts';
+import { buildLlmKwargs } from '#shared/prompts/llm-kwargs/build.ts';
 import { callLlm } from './llm-call.ts';
 import { engineSchema } from './prompt-template.ts';
 import { type NodeContext, type NodeExecutor, NodeFailure } from './types.ts';

@@ -2,7 +2,7 @@ import { blueprintSchema } from '#shared/blueprints/schema.ts';
 import { AppError } from '#shared/platform/errors.ts';
 import { jsonObject, wellFormedString } from '#shared/platform/schemas.ts';
 import * as z from '#shared/platform/zod.ts';
-import type { ModelMetadata, PromptBlueprint } from '#shared/prompts/llm-kwargs.ts';
+import type { ModelMetadata, PromptBlueprint } from '#shared/prompts/llm-kwargs/blueprint.ts';
 import { readTemplate } from '#shared/prompts/lookup.ts';
 import { getRawTemplate, snippetLoader } from '#shared/prompts/read.ts';
 import { renderTemplateView } from '#shared/prompts/rendered.ts';
