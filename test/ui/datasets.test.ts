@@ -212,6 +212,23 @@ describeUi('dashboard datasets', (ui) => {
       .getByText(/The job building uploaded failed: Row 1 .*not an object/)
       .waitFor({ timeout: 30_000 });
     expect(await checkA11y(page, 'datasets-upload')).toEqual([]);
+
+    // The bucket refuses the PUT (this computer's clock is off): the page says what to do.
+    page.expectConsoleError(/status of 403/);
+    await page.route(`${storage}/**`, (route) =>
+      route.fulfill({
+        status: 403,
+        headers: { 'Access-Control-Allow-Origin': '*', 'Content-Type': 'application/xml' },
+        body: '<Error><Code>RequestTimeTooSkewed</Code><Message>The difference is too large.</Message></Error>',
+      }),
+    );
+    await input.setInputFiles({ name: 'late.csv', mimeType: 'text/csv', buffer: Buffer.from('a\n1\n') });
+    await page
+      .getByRole('alert')
+      .filter({
+        hasText: "(403 RequestTimeTooSkewed): this computer's clock is off: set it right and upload again",
+      })
+      .waitFor();
   });
 
   it('adds logs picked in Requests (click, shift-click, x) to a new group, as its draft', async () => {

@@ -85,16 +85,30 @@ function put(url: string, file: File, onProgress: (fraction: number) => void): P
         onProgress(1);
         resolve();
       } else {
-        reject(new Error(`The file storage refused the upload (${request.status})`));
+        reject(new Error(refusal(request.status, request.responseText)));
       }
     };
     // A browser tells a refused CORS preflight and a network failure apart to nobody: both land here.
     request.onerror = () =>
       reject(
         new Error(
-          "The upload could not reach the file storage (a network failure, or the bucket's CORS rule does not name this dashboard's origin)",
+          "The upload could not reach the file storage: check the network; if it persists, the deployment does not let this page's origin upload (an operator adds it with the dashboardOrigins setting, docs/deployment.md)",
         ),
       );
     request.send(file);
   });
+}
+
+/** What S3's error codes mean for the person uploading (its XML body names the code). */
+const S3_ADVICE: Record<string, string> = {
+  RequestTimeTooSkewed: "this computer's clock is off: set it right and upload again",
+  SignatureDoesNotMatch: 'the file changed after it was chosen: choose it again',
+  EntityTooLarge: 'the file is larger than the API takes',
+};
+
+function refusal(status: number, body: string): string {
+  const code = /<Code>([A-Za-z]+)<\/Code>/.exec(body)?.[1];
+  const expired = code === 'AccessDenied' && /Request has expired/.test(body);
+  const advice = expired ? 'the upload link has expired: upload again' : code ? S3_ADVICE[code] : undefined;
+  return `The file storage refused the upload (${status}${code ? ` ${code}` : ''})${advice ? `: ${advice}` : ''}`;
 }
