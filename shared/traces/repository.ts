@@ -96,17 +96,19 @@ const detailObjectKey = (workspaceId: number, record: SpanRecord) =>
 const S3_IN_FLIGHT = 8;
 const WRITE_LANES = 4;
 
-/** Summaries of traces updated at once after a batch (each 1 to 4 UpdateItems). */
+/** Summaries of traces updated at once for a batch (each 1 to 4 UpdateItems). */
 const SUMMARIES_IN_FLIGHT = 8;
 /** Keys a BatchGetItem reads. */
 const GET_BATCH = 100;
 
 /**
- * Writes spans (each key at most once per call): oversized details to S3 first, then the items, in a few
- * BatchWriteItem lanes (25 items a request). Writing a span again replaces it. Then each trace's summary
- * in the trace index (trace-index.ts) takes the batch's change, measured against the items the batch
- * replaced (read, consistently, before the write), so a span sent again is not counted again. Spans of a
- * trace without a summary replace nothing counted, so only the spans of indexed traces are read.
+ * Writes spans (each key at most once per call). First each trace's summary in the trace index
+ * (trace-index.ts) takes the batch's change, measured against the items the batch replaces (read,
+ * consistently, before), so a span sent again is not counted again; spans of a trace without a summary
+ * replace nothing counted, so only the spans of indexed traces are read. Counting before writing is what
+ * lets a call that failed half-way be sent again: the summary knows the batch, and the retry writes the
+ * spans without counting them twice. Then oversized details go to S3, and the items in a few
+ * BatchWriteItem lanes (25 items a request). Writing a span again replaces it.
  */
 export async function putSpans(workspaceId: number, spans: readonly StoredSpan[]): Promise<void> {
   if (spans.length === 0) return;
@@ -114,6 +116,13 @@ export async function putSpans(workspaceId: number, spans: readonly StoredSpan[]
   const before = await replacedSpanRecords(
     workspaceId,
     spans.filter(({ record }) => indexed.has(record.trace_id)),
+  );
+  const deltas = traceDeltas(
+    spans.map(({ record }) => record),
+    before,
+  );
+  await forEachLimited([...deltas], SUMMARIES_IN_FLIGHT, ([traceId, delta]) =>
+    updateTraceSummary(workspaceId, traceId, delta),
   );
   const items = spans.map(({ record, detailJson }) => {
     const detailBytes = Buffer.byteLength(detailJson, 'utf8');
@@ -136,13 +145,6 @@ export async function putSpans(workspaceId: number, spans: readonly StoredSpan[]
   const lanes: WriteRequest[][] = [];
   for (let i = 0; i < writes.length; i += laneSize) lanes.push(writes.slice(i, i + laneSize));
   await Promise.all(lanes.map((lane) => batchWriteItems(lane)));
-  const deltas = traceDeltas(
-    spans.map(({ record }) => record),
-    before,
-  );
-  await forEachLimited([...deltas], SUMMARIES_IN_FLIGHT, ([traceId, delta]) =>
-    updateTraceSummary(workspaceId, traceId, delta),
-  );
 }
 
 /** The stored summaries of the spans a batch is about to replace, read in parallel lanes. */

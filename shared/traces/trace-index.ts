@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGetItems } from '#shared/platform/batch.ts';
 import { dynamo, table, unlessConditionFails } from '#shared/platform/dynamo.ts';
@@ -69,6 +70,8 @@ interface TraceDelta {
   startNs: bigint;
   endNs: bigint;
   root?: { name: string; startNs: bigint };
+  /** The batch's identity for this trace (a hash of its spans here): a retry of it is not counted again. */
+  batch: string;
 }
 
 /**
@@ -80,14 +83,17 @@ export function traceDeltas(
   before: ReadonlyMap<string, IndexedSpan>,
 ): Map<string, TraceDelta> {
   const deltas = new Map<string, TraceDelta>();
+  const hashes = new Map<string, ReturnType<typeof createHash>>();
   for (const record of written) {
     const start = BigInt(record.start_ns);
     const end = BigInt(record.end_ns);
     let delta = deltas.get(record.trace_id);
     if (!delta) {
-      delta = { spans: 0, errors: 0, logs: 0, cost: 0, startNs: start, endNs: end };
+      delta = { spans: 0, errors: 0, logs: 0, cost: 0, startNs: start, endNs: end, batch: '' };
       deltas.set(record.trace_id, delta);
+      hashes.set(record.trace_id, createHash('sha256'));
     }
+    hashes.get(record.trace_id)?.update(`${JSON.stringify(record)}\n`);
     const old = before.get(`${record.trace_id}/${record.span_id}`);
     delta.spans += old ? 0 : 1;
     delta.errors += Number(isError(record)) - Number(old ? isError(old) : false);
@@ -98,33 +104,43 @@ export function traceDeltas(
     if (record.parent_id === null && (!delta.root || start < delta.root.startNs))
       delta.root = { name: record.name, startNs: start };
   }
+  for (const [traceId, delta] of deltas)
+    delta.batch = hashes.get(traceId)?.digest('base64url').slice(0, 22) ?? '';
   return deltas;
 }
 
 /**
- * Applies one batch's change to a trace's summary: the counts in one UpdateItem (which answers the
- * summary as it now is), then only the conditional SETs that would still improve on it.
+ * Applies one batch's change to a trace's summary, before the batch's spans are written: the counts in
+ * one UpdateItem (which answers the summary as it now is), then only the conditional SETs that would
+ * still improve on it. The counts are skipped when the summary's last batch is this one: a call that
+ * failed after counting (its spans not all written) and is sent again compares its spans with what the
+ * failed call left, so counting again would count them twice; not counting first would lose them.
  */
 export async function updateTraceSummary(workspaceId: number, traceId: string, delta: TraceDelta) {
   const Key = summaryKey(workspaceId, traceId);
-  const counted = await dynamo.send(
-    new UpdateCommand({
-      TableName: table(),
-      Key,
-      UpdateExpression:
-        'SET traceId = :id ADD spanCount :spans, errorCount :errors, logCount :logs, cost :cost',
-      ExpressionAttributeValues: {
-        ':id': traceId,
-        ':spans': delta.spans,
-        ':errors': delta.errors,
-        ':logs': delta.logs,
-        // Float deltas: rounded so that a re-sent span's +p - p leaves no residue.
-        ':cost': roundCost(delta.cost),
-      },
-      ReturnValues: 'ALL_NEW',
-    }),
+  const counted = await unlessConditionFails(
+    dynamo.send(
+      new UpdateCommand({
+        TableName: table(),
+        Key,
+        UpdateExpression:
+          'SET traceId = :id, lastBatch = :batch ADD spanCount :spans, errorCount :errors, logCount :logs, cost :cost',
+        ConditionExpression: 'attribute_not_exists(lastBatch) OR lastBatch <> :batch',
+        ExpressionAttributeValues: {
+          ':id': traceId,
+          ':batch': delta.batch,
+          ':spans': delta.spans,
+          ':errors': delta.errors,
+          ':logs': delta.logs,
+          // Float deltas: rounded so that a re-sent span's +p - p leaves no residue.
+          ':cost': roundCost(delta.cost),
+        },
+        ReturnValues: 'ALL_NEW',
+      }),
+    ),
   );
-  const now = counted.Attributes ?? {};
+  // A batch counted already: its start, end and root were set then, or are set now by the conditions.
+  const now = counted?.Attributes ?? {};
   const start = padNanos(delta.startNs);
   const end = padNanos(delta.endNs);
   const writes: Promise<unknown>[] = [];

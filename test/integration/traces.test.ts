@@ -141,6 +141,43 @@ describe('storage', () => {
     // Span 0, sent twice, counts once.
     expect(Item).toMatchObject({ spanCount: 1000, errorCount: 0, rootName: 'op 0' });
   });
+
+  it('counts a batch once when its call failed after counting and is sent again (the SDK retries)', async () => {
+    const trace = hex(16);
+    await store([span(trace, 'a1', 0)]);
+    const failed = { ...span(trace, 'b2', 1), status: { status_code: 'StatusCode.ERROR' } };
+    const batch = [span(trace, 'a1', 0), failed, span(trace, 'c3', 2)];
+    // The span write fails once (a throttled BatchWriteItem the SDK gave up on), after the summary update.
+    let failures = 1;
+    const { documentClient } = await import('#shared/platform/dynamo.ts');
+    documentClient().middlewareStack.add(
+      (next, context) => (args) => {
+        if (context.commandName === 'BatchWriteItemCommand' && failures > 0) {
+          failures--;
+          throw Object.assign(new Error('Throughput exceeded (test)'), {
+            name: 'ProvisionedThroughputExceededException',
+          });
+        }
+        return next(args);
+      },
+      { step: 'initialize', name: 'failOneSpanWrite' },
+    );
+    try {
+      await expect(store(batch)).rejects.toThrow('Throughput exceeded (test)');
+      await store(batch);
+    } finally {
+      documentClient().middlewareStack.remove('failOneSpanWrite');
+    }
+    const { Item } = await m.dynamo.dynamo.send(
+      new GetCommand({
+        TableName: m.dynamo.table(),
+        Key: { PK: `W#${service.workspaceId}#TR#${trace}`, SK: 'SUMMARY' },
+        ConsistentRead: true,
+      }),
+    );
+    expect(Item).toMatchObject({ spanCount: 3, errorCount: 1 });
+    expect(await rawItem(trace, 'c3')).toBeDefined();
+  });
 });
 
 describe('reading a trace', () => {
