@@ -240,6 +240,16 @@ describeUi('dashboard traces', (ui) => {
     expect((await cells(3))[1]).toBe('handle request');
     expect(await checkA11y(page, 'traces-list')).toEqual([]);
 
+    // A time range narrows the list to traces started in it (these all started in March), kept in the URL.
+    const range = page.getByLabel('Time range');
+    await range.selectOption({ label: 'Last 30 days' });
+    await page.getByText('No trace started in this time range.').waitFor();
+    expect(await rows.count()).toBe(0);
+    expect(new URL(page.url()).searchParams.get('range')).toBe('30d');
+    await range.selectOption({ label: 'Any time' });
+    await page.getByRole('link', { name: 'chat turn', exact: true }).waitFor();
+    expect(await rows.count()).toBe(4);
+
     // A row opens the trace's waterfall; back returns to the list.
     await page.getByRole('link', { name: 'nightly import', exact: true }).click();
     await page.getByRole('button', { name: 'parse (error)', exact: true }).waitFor();

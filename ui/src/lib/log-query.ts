@@ -85,6 +85,12 @@ export const FIELDS: Record<string, FieldKind> = {
 
 export const RANGES = { '1h': 3_600_000, '24h': 86_400_000, '7d': 7 * 86_400_000, '30d': 30 * 86_400_000 };
 export type RangePreset = keyof typeof RANGES;
+export const RANGE_LABELS: Record<RangePreset, string> = {
+  '1h': 'Last hour',
+  '24h': 'Last 24 hours',
+  '7d': 'Last 7 days',
+  '30d': 'Last 30 days',
+};
 export const DEFAULT_RANGE: RangePreset = '24h';
 
 /** The query as the URL holds it. */

@@ -8,6 +8,7 @@ import {
   addFilter,
   type Filter,
   type LogQuery,
+  RANGE_LABELS,
   RANGES,
   type RangePreset,
   readLogQuery,
@@ -330,13 +331,6 @@ function SearchBox({
     </label>
   );
 }
-
-const RANGE_LABELS: Record<RangePreset, string> = {
-  '1h': 'Last hour',
-  '24h': 'Last 24 hours',
-  '7d': 'Last 7 days',
-  '30d': 'Last 30 days',
-};
 
 function RangePicker({ query }: { query: LogQuery }) {
   const formatTime = useFormatTime();

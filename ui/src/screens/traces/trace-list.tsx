@@ -1,8 +1,9 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useMemo, useState } from 'preact/hooks';
 import { api } from '../../api/client.ts';
 import { useApi } from '../../api/use-api.ts';
 import { ErrorMessage } from '../../components/status.tsx';
 import { useListKeys } from '../../lib/keyboard.ts';
+import { RANGE_LABELS, RANGES, type RangePreset } from '../../lib/log-query.ts';
 import { formatDuration, useFormatTime } from '../../lib/time.ts';
 import { dashboardUrl, setQuery, useQueryParam } from '../../lib/url-state.ts';
 
@@ -36,10 +37,18 @@ export function TraceListView() {
   const cursors = pagesParam ? pagesParam.split(' ') : [];
   const cursor = cursors.at(-1);
   const [refreshed, setRefreshed] = useState(0);
+  const [rangeParam] = useQueryParam('range');
+  const range = rangeParam && rangeParam in RANGES ? (rangeParam as RangePreset) : undefined;
+  // A range ends now: its start is taken when the range is chosen or the list refreshed, so the pages
+  // walked are pages of one window.
+  const from = useMemo(
+    () => (range ? new Date(Date.now() - RANGES[range]).toISOString() : undefined),
+    [range, refreshed],
+  );
   const result = useApi(
     (signal) =>
-      api<TraceList>('GET', '/api/public/v2/traces', { query: { per_page: PER_PAGE, cursor }, signal }),
-    [cursor, refreshed],
+      api<TraceList>('GET', '/api/public/v2/traces', { query: { per_page: PER_PAGE, cursor, from }, signal }),
+    [cursor, from],
   );
   const rows = result.data?.traces ?? [];
   const [active, setActive] = useState(0);
@@ -61,7 +70,7 @@ export function TraceListView() {
   const format = useFormatTime();
   const page = cursors.length + 1;
 
-  if (!result.loading && !result.error && rows.length === 0 && page === 1)
+  if (!result.loading && !result.error && rows.length === 0 && page === 1 && !range)
     return (
       <p class="muted traces-empty">
         No traces yet. Spans arrive through <code>POST /v1/traces</code> (any OpenTelemetry exporter) and{' '}
@@ -71,6 +80,23 @@ export function TraceListView() {
   return (
     <>
       <div class="traces-toolbar">
+        <label>
+          <span class="visually-hidden">Time range</span>
+          <select
+            value={range ?? 'all'}
+            onChange={(event) => {
+              const chosen = event.currentTarget.value;
+              setQuery({ range: chosen in RANGES ? chosen : null, pages: null });
+            }}
+          >
+            <option value="all">Any time</option>
+            {(Object.keys(RANGES) as RangePreset[]).map((preset) => (
+              <option key={preset} value={preset}>
+                {RANGE_LABELS[preset]}
+              </option>
+            ))}
+          </select>
+        </label>
         <button
           type="button"
           onClick={() => {
@@ -158,6 +184,9 @@ export function TraceListView() {
           ))}
         </tbody>
       </table>
+      {!result.loading && !result.error && rows.length === 0 ? (
+        <p class="muted">No trace started in this time range.</p>
+      ) : null}
       <nav class="traces-pager" aria-label="Pages">
         <button
           type="button"
