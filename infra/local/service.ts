@@ -146,23 +146,29 @@ async function importHandler<T>(file: string): Promise<T> {
   return module.handler;
 }
 
-/** Scratch folders of services not stopped yet: a service never stopped (a test worker's shared one) leaves none. */
-const scratchFolders = new Set<string>();
-let removingOnExit = false;
+/**
+ * Scratch folders of services not stopped yet: a service never stopped (a test worker's shared one) leaves
+ * none. Kept on the global object with its one exit listener: a test worker evaluates this module afresh
+ * for each of its files (test/setup.ts), and each evaluation must not add a listener.
+ */
+const SCRATCH_FOLDERS = Symbol.for('promptops.scratchFolders');
 
-function removeOnExit(folder: string): void {
-  if (!removingOnExit)
+function scratchFolders(): Set<string> {
+  const store = globalThis as { [SCRATCH_FOLDERS]?: Set<string> };
+  if (!store[SCRATCH_FOLDERS]) {
+    const folders = new Set<string>();
     process.once('exit', () => {
-      for (const left of scratchFolders) rmSync(left, { recursive: true, force: true });
+      for (const left of folders) rmSync(left, { recursive: true, force: true });
     });
-  removingOnExit = true;
-  scratchFolders.add(folder);
+    store[SCRATCH_FOLDERS] = folders;
+  }
+  return store[SCRATCH_FOLDERS];
 }
 
 export async function startLocalService(options: LocalServiceOptions = {}): Promise<LocalService> {
   const dataDir = options.dataDir === null ? undefined : resolve(options.dataDir ?? '.data');
   const scratch = dataDir ? undefined : mkdtempSync(join(tmpdir(), 'promptops-'));
-  if (scratch) removeOnExit(scratch);
+  if (scratch) scratchFolders().add(scratch);
   const tableName = options.tableName ?? LOCAL_TABLE_NAME;
   const bucketName = options.bucketName ?? LOCAL_TABLE_NAME;
   const stops: (() => Promise<void>)[] = [];
@@ -386,7 +392,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     if (scratch)
       stops.push(async () => {
         rmSync(scratch, { recursive: true, force: true });
-        scratchFolders.delete(scratch);
+        scratchFolders().delete(scratch);
       });
 
     return {
