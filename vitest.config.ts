@@ -55,6 +55,12 @@ const SHARED_SERVICE_FILES = [
 ].map((name) => `test/e2e/${name}.test.ts`);
 
 /**
+ * Browser files that start the local service with options (`describeUi(name, body, options)`): they get a
+ * service of their own; the other browser files share the worker's, as the e2e-shared files do.
+ */
+const UI_OWN_SERVICE_FILES = ['shell', 'webhooks'].map((name) => `test/ui/${name}.test.ts`);
+
+/**
  * One project per kind of test (README, "Development"): `npm run test:unit` runs the unit projects
  * alone, `npm test` every project. Globs stay general: new files land in their folder's project.
  */
@@ -91,7 +97,12 @@ export default defineConfig({
       {
         extends: true,
         // Repositories and the runtime's pieces against the embedded emulators.
-        test: { name: 'integration', include: ['test/integration/**/*.test.ts'], pool: 'forks' },
+        test: {
+          name: 'integration',
+          include: ['test/integration/**/*.test.ts'],
+          pool: 'forks',
+          isolate: false,
+        },
       },
       {
         extends: true,
@@ -101,6 +112,7 @@ export default defineConfig({
           include: ['test/e2e/**/*.test.ts'],
           exclude: SHARED_SERVICE_FILES,
           pool: 'forks',
+          isolate: false,
         },
       },
       {
@@ -116,9 +128,29 @@ export default defineConfig({
       },
       {
         extends: true,
-        // The dashboard in Chromium against the local gateway, one browser per file.
+        // The dashboard in Chromium against the local gateway: one browser per worker, shared by its
+        // files (test/ui/support/browser.ts), and here one service per file.
         // A test drives many steps of a page: its time limit is a user's session, not a unit test's.
-        test: { name: 'ui', include: ['test/ui/**/*.test.ts'], pool: 'forks', testTimeout: 120_000 },
+        test: {
+          name: 'ui',
+          include: UI_OWN_SERVICE_FILES,
+          pool: 'forks',
+          isolate: false,
+          testTimeout: 120_000,
+        },
+      },
+      {
+        extends: true,
+        // The other browser files: one browser and one local service per worker.
+        test: {
+          name: 'ui-shared',
+          include: ['test/ui/**/*.test.ts'],
+          exclude: UI_OWN_SERVICE_FILES,
+          pool: 'forks',
+          isolate: false,
+          testTimeout: 120_000,
+          env: { PROMPTOPS_TEST_SERVICE: 'shared' },
+        },
       },
     ],
   },

@@ -1,15 +1,17 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalServiceOptions, REPO_ROOT } from '#infra/local/service.ts';
 import { startTestService, type TestService } from '#test/support/local-service.ts';
 import { CHROMIUM, launchChromium } from './chromium.ts';
 
 /**
- * The dashboard's browser tests: Debian's Chromium driven by playwright-core, one browser and one seeded
- * local service per test file. Every page fails its test on any CSP violation (a `securitypolicyviolation`
+ * The dashboard's browser tests: Debian's Chromium driven by playwright-core, one browser per worker
+ * (each file in browser contexts of its own) and a local service: the worker's, shared as the
+ * e2e-shared project's is (the ui-shared project), or one of the file's own (the ui project: files
+ * that need service options). Every page fails its test on any CSP violation (a `securitypolicyviolation`
  * event, Trusted Types included), console error or uncaught page error, unless the test said that
  * error is expected (`page.expectConsoleError(/401/)`: a refused key is logged by Chromium).
  *
@@ -69,12 +71,14 @@ export function describeUi(
     const problems: string[] = [];
     const expected: RegExp[] = [];
     const context = {} as UiContext;
+    const browserContexts: BrowserContext[] = [];
     beforeAll(async () => {
       context.service = await startTestService(serviceOptions);
       context.takeProblems = () => problems.splice(0);
-      context.browser = await launchChromium();
+      context.browser = await workerBrowser();
       context.newPage = async () => {
         const browserContext = await context.browser.newContext({ baseURL: context.service.baseUrl });
+        browserContexts.push(browserContext);
         const page = (await browserContext.newPage()) as UiPage;
         page.expectConsoleError = (pattern) => expected.push(pattern);
         // Runs in the page (DOM types are not the tests'): `globalThis` is the page's window.
@@ -101,11 +105,25 @@ export function describeUi(
       expect(found, 'CSP violations, console errors or page errors').toEqual([]);
     });
     afterAll(async () => {
-      await context.browser?.close();
+      await Promise.all(browserContexts.map((browserContext) => browserContext.close()));
       await context.service?.stop();
     });
     body(context);
   });
+}
+
+/** Kept on the global object, which outlives any fresh evaluation of this module. */
+const WORKER_BROWSER = Symbol.for('promptops.uiBrowser');
+
+/**
+ * The worker's Chromium, launched by its first file: the files of a worker run one after another, each in
+ * browser contexts of its own (closed after the file), so launching one per file would only cost time.
+ * Playwright ends it with the worker's process.
+ */
+function workerBrowser(): Promise<Browser> {
+  const store = globalThis as { [WORKER_BROWSER]?: Promise<Browser> };
+  store[WORKER_BROWSER] ??= launchChromium();
+  return store[WORKER_BROWSER];
 }
 
 /** Signs in on the sign-in screen with this key and waits for the dashboard (or the refusal). */
@@ -126,11 +144,16 @@ interface AxeViolation {
   nodes: { target: unknown[] }[];
 }
 
+/** The axe rules whose outcome depends on the colour scheme. */
+const COLOUR_RULES = ['color-contrast', 'link-in-text-block'];
+
 /**
  * axe-core on the page in light and dark (prefers-color-scheme): the violations found, as lines (none
  * expected). axe is evaluated through the DevTools protocol (`page.evaluate` of its source), which the
  * page's CSP does not govern, so the page keeps its real CSP and Trusted Types (a violation axe caused
- * would fail the test too). A screenshot of each scheme goes to test/ui/artifacts/<name>-<scheme>.png.
+ * would fail the test too). Every rule runs in light; in dark only the rules that read colours (contrast,
+ * links told apart by colour alone), since the rest see the same DOM. A screenshot of each scheme goes to
+ * test/ui/artifacts/<name>-<scheme>.png.
  */
 export async function checkA11y(page: Page, name: string): Promise<string[]> {
   const found: string[] = [];
@@ -138,10 +161,12 @@ export async function checkA11y(page: Page, name: string): Promise<string[]> {
   for (const colorScheme of ['light', 'dark'] as const) {
     await page.emulateMedia({ colorScheme });
     if (!(await page.evaluate(() => 'axe' in globalThis))) await page.evaluate(axeSource);
-    const violations = (await page.evaluate(async () => {
+    const rules = colorScheme === 'light' ? undefined : COLOUR_RULES;
+    const violations = (await page.evaluate(async (rules) => {
       const page = globalThis as any;
-      return (await page.axe.run(page.document, { resultTypes: ['violations'] })).violations;
-    })) as AxeViolation[];
+      const runOnly = rules ? { type: 'rule', values: rules } : undefined;
+      return (await page.axe.run(page.document, { resultTypes: ['violations'], runOnly })).violations;
+    }, rules)) as AxeViolation[];
     for (const violation of violations)
       found.push(
         `${colorScheme}: ${violation.id} (${violation.impact}) ${violation.help}: ${violation.nodes.map((node) => JSON.stringify(node.target)).join(', ')}`,
