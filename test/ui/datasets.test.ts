@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest';
 import { logRequestBody } from '#test/support/local-service.ts';
-import { ARTIFACTS_DIR, checkA11y, describeUi, signIn, type UiContext } from './support/browser.ts';
+import { checkA11y, describeUi, saveScreenshot, signIn, type UiContext } from './support/browser.ts';
 import { describeGridTiming, measureDatasetGrid } from './support/dataset-grid.ts';
 
 const BIG_ROWS = 10_000;
@@ -183,7 +183,7 @@ describeUi('dashboard datasets', (ui) => {
     expect(file.length).toBeGreaterThan(6 * 1024 * 1024);
     await input.setInputFiles({ name: 'rows.csv', mimeType: 'text/csv', buffer: file });
     await page.getByRole('progressbar', { name: 'Upload progress' }).waitFor();
-    await page.screenshot({ path: `${ARTIFACTS_DIR}/datasets-upload-progress.png` });
+    await saveScreenshot(page, 'datasets-upload-progress');
     await page
       .getByText(`uploaded: version 1 is ready (${rows.toLocaleString('en-US')} rows)`)
       .waitFor({ timeout: 60_000 });

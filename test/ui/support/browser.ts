@@ -21,7 +21,7 @@ import { CHROMIUM, launchChromium } from './chromium.ts';
 const hasChromium = existsSync(CHROMIUM);
 const inCi = process.env.CI === 'true';
 
-export const ARTIFACTS_DIR = join(REPO_ROOT, 'test', 'ui', 'artifacts');
+const ARTIFACTS_DIR = join(REPO_ROOT, 'test', 'ui', 'artifacts');
 
 const UI_TEST_TIMEOUT_MS = 120_000;
 
@@ -144,6 +144,21 @@ interface AxeViolation {
   nodes: { target: unknown[] }[];
 }
 
+/**
+ * `UI_SCREENSHOTS=1 npm run test:ui` writes the screenshots (test/ui/artifacts/<name>.png: each check's, in
+ * light and dark, and a few of moments worth seeing), to look at; a run without it spares the browser the
+ * captures (a full-page one is about a fifth of a check's time).
+ */
+export async function saveScreenshot(
+  page: Page,
+  name: string,
+  options: { fullPage?: boolean } = {},
+): Promise<void> {
+  if (process.env.UI_SCREENSHOTS !== '1') return;
+  mkdirSync(ARTIFACTS_DIR, { recursive: true });
+  await page.screenshot({ path: join(ARTIFACTS_DIR, `${name}.png`), ...options });
+}
+
 /** The axe rules whose outcome depends on the colour scheme. */
 const COLOUR_RULES = ['color-contrast', 'link-in-text-block'];
 
@@ -152,12 +167,11 @@ const COLOUR_RULES = ['color-contrast', 'link-in-text-block'];
  * expected). axe is evaluated through the DevTools protocol (`page.evaluate` of its source), which the
  * page's CSP does not govern, so the page keeps its real CSP and Trusted Types (a violation axe caused
  * would fail the test too). Every rule runs in light; in dark only the rules that read colours (contrast,
- * links told apart by colour alone), since the rest see the same DOM. A screenshot of each scheme goes to
- * test/ui/artifacts/<name>-<scheme>.png.
+ * links told apart by colour alone), since the rest see the same DOM. With UI_SCREENSHOTS=1, a screenshot of
+ * each scheme goes to test/ui/artifacts/<name>-<scheme>.png.
  */
 export async function checkA11y(page: Page, name: string): Promise<string[]> {
   const found: string[] = [];
-  mkdirSync(ARTIFACTS_DIR, { recursive: true });
   for (const colorScheme of ['light', 'dark'] as const) {
     await page.emulateMedia({ colorScheme });
     if (!(await page.evaluate(() => 'axe' in globalThis))) await page.evaluate(axeSource);
@@ -171,7 +185,7 @@ export async function checkA11y(page: Page, name: string): Promise<string[]> {
       found.push(
         `${colorScheme}: ${violation.id} (${violation.impact}) ${violation.help}: ${violation.nodes.map((node) => JSON.stringify(node.target)).join(', ')}`,
       );
-    await page.screenshot({ path: join(ARTIFACTS_DIR, `${name}-${colorScheme}.png`), fullPage: true });
+    await saveScreenshot(page, `${name}-${colorScheme}`, { fullPage: true });
   }
   await page.emulateMedia({ colorScheme: null });
   return found;
