@@ -27,10 +27,9 @@ export function s3(): Promise<{ s3: S3Client; sdk: typeof import('@aws-sdk/clien
   return client;
 }
 
-let bucketName: string | undefined;
+/** The bucket's name, read from the environment at each use, as the table's is (`table()`). */
 export function bucket(): string {
-  bucketName ??= requireEnv(ENV.bucketName);
-  return bucketName;
+  return requireEnv(ENV.bucketName);
 }
 
 export async function putObject(key: string, body: string | Uint8Array, contentType = 'application/json') {

@@ -55,11 +55,12 @@ export const dynamo = {
     documentClient().send(command)) as DynamoDBDocumentClient['send'],
 };
 
-let tableName: string | undefined;
-/** The table name, read from the environment on first use (fails fast when it is missing). */
+/**
+ * The table name, read from the environment at each use (fails fast when it is missing): as the client
+ * follows the endpoint, a local service started again in the same process with another table is seen.
+ */
 export function table(): string {
-  tableName ??= requireEnv(ENV.tableName);
-  return tableName;
+  return requireEnv(ENV.tableName);
 }
 
 /**

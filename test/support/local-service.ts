@@ -1,8 +1,12 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
-import { DynamoDBClient, paginateScan } from '@aws-sdk/client-dynamodb';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DeleteTableCommand, DynamoDBClient, paginateScan } from '@aws-sdk/client-dynamodb';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { expect } from 'vitest';
+import { startDynalite, startS3rver } from '#infra/local/emulators.ts';
 import type { LocalMessaging } from '#infra/local/messaging.ts';
 import {
   type LocalService,
@@ -147,7 +151,58 @@ type WriteWatchers = Set<() => Promise<unknown>>;
 
 async function startOwnTestService(options: LocalServiceOptions): Promise<TestService> {
   const writeWatchers: WriteWatchers = new Set();
-  return testHelpers(await startWatchedService(options, writeWatchers), writeWatchers);
+  const ownStorage = ['dataDir', 'dynamodbEndpoint', 's3Endpoint', 'tableName', 'bucketName'].some(
+    (name) => name in options,
+  );
+  if (ownStorage) return testHelpers(await startWatchedService(options, writeWatchers), writeWatchers);
+  // A table and a bucket of its own in the worker's emulators: as empty as new ones, without starting them.
+  const emulators = await workerEmulators();
+  const name = `test-${randomUUID().slice(0, 8)}`;
+  const service = await startWatchedService(
+    {
+      ...options,
+      dynamodbEndpoint: emulators.dynamodb,
+      s3Endpoint: emulators.s3,
+      tableName: name,
+      bucketName: name,
+    },
+    writeWatchers,
+  );
+  return testHelpers(
+    {
+      ...service,
+      stop: async () => {
+        await service.stop();
+        // The emulator keeps every table in memory until the worker ends.
+        await new DynamoDBClient({ endpoint: emulators.dynamodb }).send(
+          new DeleteTableCommand({ TableName: name }),
+        );
+      },
+    },
+    writeWatchers,
+  );
+}
+
+/** Kept on the global object, which outlives any fresh evaluation of this module. */
+const WORKER_EMULATORS = Symbol.for('promptops.testEmulators');
+
+/**
+ * The worker's DynamoDB and S3 emulators, started by its first file that needs a service of its own and
+ * no storage options: starting dynalite (a process) and s3rver for each file cost about 0.7 s of CPU.
+ * They end with the worker's process.
+ */
+function workerEmulators(): Promise<{ dynamodb: string; s3: string }> {
+  const store = globalThis as { [WORKER_EMULATORS]?: Promise<{ dynamodb: string; s3: string }> };
+  store[WORKER_EMULATORS] ??= (async () => {
+    const directory = mkdtempSync(join(tmpdir(), 'promptops-emulators-'));
+    process.once('exit', () => rmSync(directory, { recursive: true, force: true }));
+    const [dynalite, s3rver] = await Promise.all([
+      startDynalite(undefined),
+      startS3rver(directory, 'promptops-test-emulators'),
+    ]);
+    return { dynamodb: dynalite.endpoint, s3: s3rver.endpoint };
+  })();
+  return store[WORKER_EMULATORS];
 }
 
 function startWatchedService(
