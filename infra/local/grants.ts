@@ -28,6 +28,8 @@ export interface GrantedResources {
   tableName: string;
   /** Host and port of the S3 endpoint: calls there are S3 calls. */
   s3Host: string;
+  /** The service's bucket (path-style, the first segment of the path): another bucket is refused. */
+  bucketName: string;
   eventBusName: string;
   masterKeySecretId: string;
   providerCredentialsSecretId: string;
@@ -52,7 +54,17 @@ export interface Invocation {
 /** The grants of the API key authorizer (the stack's: it reads keys, writes nothing). */
 export const AUTHORIZER_GRANTS: Grants = { table: 'read' };
 
-const storage = new AsyncLocalStorage<Invocation>();
+/**
+ * The invocation whose grants apply, one store per process on the global object: a test worker evaluates
+ * this module afresh for each file, while the SDK's handler it patches (node_modules) stays loaded, so
+ * the handler is patched once and every evaluation runs its invocations in the same store.
+ */
+const STORAGE = Symbol.for('promptops.grantCheckStorage');
+const processStore = globalThis as { [STORAGE]?: AsyncLocalStorage<Invocation> };
+processStore[STORAGE] ??= new AsyncLocalStorage<Invocation>();
+const storage = processStore[STORAGE];
+/** Marks the patched handler. */
+const PATCHED = Symbol.for('promptops.grantCheckPatched');
 
 /** Runs `call` (a handler invocation) with the function's grants enforced on its AWS calls. */
 export function invokeWith<T>(invocation: Invocation, call: () => T): T {
@@ -157,6 +169,10 @@ export function checkRequest(request: SdkRequest, invocation: Invocation): AwsAc
     const method = request.method.toUpperCase();
     const read = method === 'GET' || method === 'HEAD';
     const action = `s3:${read ? (hasKey(request.path) ? 'GetObject' : 'ListBucket') : method === 'DELETE' ? 'DeleteObject' : 'PutObject'}`;
+    const bucket = request.path.split('?')[0]?.split('/').filter(Boolean)[0] ?? '';
+    if (bucket !== resources.bucketName) {
+      return { action, missing: `bucket ${bucket || '(none)'} is not the service's bucket` };
+    }
     if (read ? grants.bucket : grants.bucket === 'write') return { action };
     return {
       action,
@@ -189,7 +205,10 @@ function deniedResponse(request: SdkRequest, message: string): HttpResponse {
 
 let installed = false;
 
-/** Patches the SDK's HTTP handler once per process (only the local runtime calls this). */
+/**
+ * Patches the SDK's HTTP handler once per process (only the local runtime calls this), and guards this
+ * evaluation's sandbox module.
+ */
 export function installGrantCheck(): void {
   if (installed) return;
   installed = true;
@@ -210,7 +229,10 @@ export function installGrantCheck(): void {
     invocation.onDenied?.(message);
     throw new Error(message);
   });
-  const original = NodeHttpHandler.prototype.handle;
+  const original = NodeHttpHandler.prototype.handle as typeof NodeHttpHandler.prototype.handle & {
+    [PATCHED]?: true;
+  };
+  if (original[PATCHED]) return;
   NodeHttpHandler.prototype.handle = function handle(
     this: NodeHttpHandler,
     request: Parameters<typeof original>[0],
@@ -229,6 +251,7 @@ export function installGrantCheck(): void {
     }
     return original.call(this, request, options);
   } as typeof original;
+  (NodeHttpHandler.prototype.handle as typeof original)[PATCHED] = true;
 }
 
 function headerOf(request: SdkRequest, name: string): string {

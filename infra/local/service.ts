@@ -147,9 +147,10 @@ async function importHandler<T>(file: string): Promise<T> {
 }
 
 /**
- * Scratch folders of services not stopped yet: a service never stopped (a test worker's shared one) leaves
- * none. Kept on the global object with its one exit listener: a test worker evaluates this module afresh
- * for each of its files (test/setup.ts), and each evaluation must not add a listener.
+ * Scratch folders of services not stopped yet, removed when the process exits (a test worker, stopped by
+ * a signal, runs no exit handler: test/global-setup.ts removes the run's temporary folder instead). Kept
+ * on the global object with its one exit listener: a test worker evaluates this module afresh for each of
+ * its files (test/setup.ts), and each evaluation must not add a listener.
  */
 const SCRATCH_FOLDERS = Symbol.for('promptops.scratchFolders');
 
@@ -207,6 +208,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     const resources: GrantedResources = {
       tableName,
       s3Host: s3Url.host,
+      bucketName,
       eventBusName: LOCAL_EVENT_BUS,
       masterKeySecretId: LOCAL_MASTER_KEY_SECRET_ID,
       providerCredentialsSecretId: LOCAL_PROVIDER_CREDENTIALS_SECRET_ID,

@@ -5,6 +5,7 @@ import { checkRequest, type Grants, type Invocation, type SdkRequest } from '#in
 const resources = {
   tableName: 'table',
   s3Host: '127.0.0.1:9000',
+  bucketName: 'bucket',
   eventBusName: 'bus',
   masterKeySecretId: 'master-key',
   providerCredentialsSecretId: 'provider-credentials',
@@ -75,6 +76,15 @@ describe('checkRequest', () => {
         action: 's3:DeleteObject',
       },
     );
+  });
+
+  it("refuses another bucket than the service's, as a role granted one bucket's ARN does", () => {
+    expect(
+      checkRequest(s3('GET', '/other-bucket/key'), invocation({ table: 'read', bucket: 'write' })).missing,
+    ).toMatch(/bucket other-bucket is not the service's bucket/);
+    expect(
+      checkRequest(s3('GET', '/bucket?list-type=2'), invocation({ table: 'read', bucket: 'read' })),
+    ).toEqual({ action: 's3:ListBucket' });
   });
 
   it('lets a function send to the queues it lists, and a worker consume only its own queue', () => {

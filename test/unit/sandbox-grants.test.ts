@@ -9,6 +9,7 @@ import { closeSandbox, sandboxPort } from '#shared/sandbox/sandbox.ts';
 const resources = {
   tableName: 'table',
   s3Host: '127.0.0.1:9000',
+  bucketName: 'bucket',
   eventBusName: 'bus',
   masterKeySecretId: 'key',
   providerCredentialsSecretId: 'provider-credentials',
