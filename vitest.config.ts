@@ -55,10 +55,11 @@ const SHARED_SERVICE_FILES = [
 ].map((name) => `test/e2e/${name}.test.ts`);
 
 /**
- * Browser files that start the local service with options (`describeUi(name, body, options)`): they get a
- * service of their own; the other browser files share the worker's, as the e2e-shared files do.
+ * Browser files that start the local service with options (`describeUi(name, body, options)`) or call
+ * `runSchedules()` (which runs over every workspace's data): they get a service of their own; the other
+ * browser files share the worker's, as the e2e-shared files do.
  */
-const UI_OWN_SERVICE_FILES = ['shell', 'webhooks'].map((name) => `test/ui/${name}.test.ts`);
+const UI_OWN_SERVICE_FILES = ['monitors', 'shell', 'webhooks'].map((name) => `test/ui/${name}.test.ts`);
 
 /**
  * One project per kind of test (README, "Development"): `npm run test:unit` runs the unit projects
@@ -67,6 +68,7 @@ const UI_OWN_SERVICE_FILES = ['shell', 'webhooks'].map((name) => `test/ui/${name
 export default defineConfig({
   test: {
     setupFiles: ['test/setup.ts'],
+    globalSetup: ['test/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     reporters: ['default', './test/support/summary-reporter.ts'],
@@ -96,7 +98,9 @@ export default defineConfig({
       },
       {
         extends: true,
-        // Repositories and the runtime's pieces against the embedded emulators.
+        // Repositories and the runtime's pieces against the embedded emulators. Its processes keep the
+        // packages loaded from file to file (test/setup.ts evaluates the project's modules afresh):
+        // loading the AWS SDK again for each file was about 2 s of CPU. So do the e2e and ui projects'.
         test: {
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],

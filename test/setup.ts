@@ -1,5 +1,6 @@
 // Run before every test file: the aws-sdk-client-mock matchers (toHaveReceivedCommandWith, ...), and a
-// clean slate after it for the next file of the same worker (the unit project shares its workers).
+// clean slate after it for the next file of the same worker (every project but infra and ui-modules runs
+// its files one after another in workers that keep node_modules loaded: vitest.config.ts).
 import 'aws-sdk-client-mock-vitest/extend';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
@@ -35,7 +36,7 @@ afterAll(() => {
   }
   // The project's modules are evaluated afresh for the next file (their clients, caches and settings
   // are module state); node_modules stay loaded, which is most of the import time. Not where files share
-  // one local service (the e2e-shared project, test/support/local-service.ts): it lives on from file to
+  // one local service (the e2e-shared and ui-shared projects, test/support/local-service.ts): it lives on from file to
   // file with the modules it loaded, and a handler it loads later must import those same modules, or it
   // gets a document client of its own without the change feed's capture (its writes never reach the
   // rollups) and caches apart from the other handlers'.

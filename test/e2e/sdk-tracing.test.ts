@@ -53,6 +53,10 @@ beforeAll(async () => {
 afterAll(async () => {
   globalThis.fetch = realFetch;
   SimpleSpanProcessor.prototype.onEnd = realOnEnd;
+  // The SDK registered a global provider; the worker's next file keeps the loaded packages.
+  otel.trace.disable();
+  otel.context.disable();
+  otel.propagation.disable();
   await service?.stop();
 });
 

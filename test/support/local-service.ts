@@ -68,15 +68,15 @@ export async function startTestService(options: LocalServiceOptions = {}): Promi
   if (process.env[SHARED_SERVICE_ENV] !== 'shared') return startOwnTestService(options);
   if (Object.keys(options).length > 0) {
     throw new Error(
-      'A file that starts the test service with options needs a service of its own: move it out of SHARED_SERVICE_FILES (vitest.config.ts)',
+      'A file that starts the test service with options needs a service of its own: move it out of SHARED_SERVICE_FILES, or into UI_OWN_SERVICE_FILES for a browser file (vitest.config.ts)',
     );
   }
   return sharedTestService();
 }
 
 /**
- * Set to `shared` by the e2e-shared project (vitest.config.ts), whose files run one after another in a
- * worker that keeps its modules: they share one local service per worker.
+ * Set to `shared` by the e2e-shared and ui-shared projects (vitest.config.ts), whose files run one after
+ * another in a worker that keeps its modules: they share one local service per worker.
  */
 export const SHARED_SERVICE_ENV = 'PROMPTOPS_TEST_SERVICE';
 
@@ -157,6 +157,10 @@ async function startOwnTestService(options: LocalServiceOptions): Promise<TestSe
   if (ownStorage) return testHelpers(await startWatchedService(options, writeWatchers), writeWatchers);
   // A table and a bucket of its own in the worker's emulators: as empty as new ones, without starting them.
   const emulators = await workerEmulators();
+  // s3rver takes only its own credentials (the service sets them only for an s3rver it starts itself);
+  // test/setup.ts restores the environment after the file.
+  process.env.AWS_ACCESS_KEY_ID = 'S3RVER';
+  process.env.AWS_SECRET_ACCESS_KEY = 'S3RVER';
   const name = `test-${randomUUID().slice(0, 8)}`;
   const service = await startWatchedService(
     {
@@ -173,14 +177,24 @@ async function startOwnTestService(options: LocalServiceOptions): Promise<TestSe
       ...service,
       stop: async () => {
         await service.stop();
-        // The emulator keeps every table in memory until the worker ends.
+        // The emulators keep every table in memory and every bucket on disk until the worker ends; the
+        // sandbox's threads belong to this file's modules, which the next file evaluates afresh.
         await new DynamoDBClient({ endpoint: emulators.dynamodb }).send(
           new DeleteTableCommand({ TableName: name }),
         );
+        rmSync(join(emulators.directory, name), { recursive: true, force: true });
+        await (await import('#shared/sandbox/sandbox.ts')).closeSandbox();
       },
     },
     writeWatchers,
   );
+}
+
+interface WorkerEmulators {
+  dynamodb: string;
+  s3: string;
+  /** s3rver's folder: a bucket is the folder of its name. */
+  directory: string;
 }
 
 /** Kept on the global object, which outlives any fresh evaluation of this module. */
@@ -189,19 +203,22 @@ const WORKER_EMULATORS = Symbol.for('promptops.testEmulators');
 /**
  * The worker's DynamoDB and S3 emulators, started by its first file that needs a service of its own and
  * no storage options: starting dynalite (a process) and s3rver for each file cost about 0.7 s of CPU.
- * They end with the worker's process.
+ * They end with the worker's process; their folder is under the run's temporary folder, which
+ * test/global-setup.ts removes. A start that failed is tried again by the next file.
  */
-function workerEmulators(): Promise<{ dynamodb: string; s3: string }> {
-  const store = globalThis as { [WORKER_EMULATORS]?: Promise<{ dynamodb: string; s3: string }> };
+function workerEmulators(): Promise<WorkerEmulators> {
+  const store = globalThis as { [WORKER_EMULATORS]?: Promise<WorkerEmulators> };
   store[WORKER_EMULATORS] ??= (async () => {
     const directory = mkdtempSync(join(tmpdir(), 'promptops-emulators-'));
-    process.once('exit', () => rmSync(directory, { recursive: true, force: true }));
     const [dynalite, s3rver] = await Promise.all([
       startDynalite(undefined),
       startS3rver(directory, 'promptops-test-emulators'),
     ]);
-    return { dynamodb: dynalite.endpoint, s3: s3rver.endpoint };
-  })();
+    return { dynamodb: dynalite.endpoint, s3: s3rver.endpoint, directory };
+  })().catch((error: unknown) => {
+    delete store[WORKER_EMULATORS];
+    throw error;
+  });
   return store[WORKER_EMULATORS];
 }
 

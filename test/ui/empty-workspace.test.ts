@@ -16,7 +16,7 @@ const EMPTY_STATES: Record<string, RegExp> = {
   Settings: /not set/,
 };
 
-// Its own service: a workspace no other test file has written to.
+// Its own workspace (on the worker's service): one no other test file has written to.
 describeUi('dashboard on an empty workspace', (ui) => {
   it('opens every screen without an error, each list saying it is empty; axe finds nothing', async () => {
     const page = await ui.newPage();

@@ -26,7 +26,6 @@ const ARTIFACTS_DIR = join(REPO_ROOT, 'test', 'ui', 'artifacts');
 const UI_TEST_TIMEOUT_MS = 120_000;
 
 export interface UiContext {
-  browser: Browser;
   service: TestService;
   /** A new page (its own browser context: no storage shared with other pages) with the failure listeners. */
   newPage(): Promise<UiPage>;
@@ -75,9 +74,9 @@ export function describeUi(
     beforeAll(async () => {
       context.service = await startTestService(serviceOptions);
       context.takeProblems = () => problems.splice(0);
-      context.browser = await workerBrowser();
+      const browser = await workerBrowser();
       context.newPage = async () => {
-        const browserContext = await context.browser.newContext({ baseURL: context.service.baseUrl });
+        const browserContext = await browser.newContext({ baseURL: context.service.baseUrl });
         browserContexts.push(browserContext);
         const page = (await browserContext.newPage()) as UiPage;
         page.expectConsoleError = (pattern) => expected.push(pattern);
@@ -105,8 +104,11 @@ export function describeUi(
       expect(found, 'CSP violations, console errors or page errors').toEqual([]);
     });
     afterAll(async () => {
-      await Promise.all(browserContexts.map((browserContext) => browserContext.close()));
-      await context.service?.stop();
+      try {
+        await Promise.all(browserContexts.map((browserContext) => browserContext.close()));
+      } finally {
+        await context.service?.stop();
+      }
     });
     body(context);
   });
@@ -118,11 +120,21 @@ const WORKER_BROWSER = Symbol.for('promptops.uiBrowser');
 /**
  * The worker's Chromium, launched by its first file: the files of a worker run one after another, each in
  * browser contexts of its own (closed after the file), so launching one per file would only cost time.
- * Playwright ends it with the worker's process.
+ * Playwright ends it with the worker's process. A launch that failed, or a browser that went away, is
+ * launched again by the next file rather than failing every file after it.
  */
 function workerBrowser(): Promise<Browser> {
   const store = globalThis as { [WORKER_BROWSER]?: Promise<Browser> };
-  store[WORKER_BROWSER] ??= launchChromium();
+  const forget = () => {
+    delete store[WORKER_BROWSER];
+  };
+  store[WORKER_BROWSER] ??= launchChromium().then(
+    (browser) => browser.once('disconnected', forget),
+    (error: unknown) => {
+      forget();
+      throw error;
+    },
+  );
   return store[WORKER_BROWSER];
 }
 
