@@ -92,6 +92,10 @@ describeUi('dashboard evaluations', (ui) => {
     await signIn(page, ui.service.apiKey);
     await main(page).getByRole('heading', { name: 'answerer v1' }).waitFor();
     await main(page).getByText('Not run yet.').waitFor();
+    // The dataset by the name its user gave it, as in the list.
+    await expect
+      .poll(() => main(page).locator('.evaluations-facts').textContent())
+      .toContain('eval questions v1');
 
     // The LLM calls wait at the gate: the run shows 0 of 3 rows done.
     opened = new Promise((resolve) => {

@@ -9,7 +9,7 @@ import { setQuery, useQuery } from '../../lib/url-state.ts';
 import { EVALUATIONS, formatScore, overallScore, type Report } from './api.ts';
 import { CompareReports, parseCompare } from './compare.tsx';
 import { CreateReport, type DatasetVersion } from './create.tsx';
-import { ReportDetail } from './report.tsx';
+import { datasetVersionLabel, ReportDetail } from './report.tsx';
 
 const PER_PAGE = 25;
 
@@ -95,7 +95,7 @@ export default function EvaluationsScreen() {
       ) : selected ? (
         <>
           <CompareWith current={selected} reports={reports} />
-          <ReportDetail key={selected} id={selected} onChanged={reload} />
+          <ReportDetail key={selected} id={selected} groupNames={groupNames} onChanged={reload} />
         </>
       ) : null}
     </section>
@@ -144,10 +144,7 @@ function ReportTable({
               </th>
               <td>{statusText(report)}</td>
               <td>{formatScore(overallScore(report.score))}</td>
-              <td>
-                {groupNames.get(report.dataset_group_id) ?? `group ${report.dataset_group_id}`} v
-                {report.dataset_version_number}
-              </td>
+              <td>{datasetVersionLabel(groupNames, report)}</td>
               <td>{report.tags.join(', ')}</td>
               <td>{formatTime(report.updated_at)}</td>
             </tr>

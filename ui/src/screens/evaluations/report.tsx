@@ -22,7 +22,16 @@ import { usePoll } from './poll.ts';
  * One report (`report=<id>` in the URL): its score card, its latest run's progress (read again while it
  * runs), run / re-run, rename and tags, and its rows.
  */
-export function ReportDetail({ id, onChanged }: { id: number; onChanged: () => void }) {
+export function ReportDetail({
+  id,
+  groupNames,
+  onChanged,
+}: {
+  id: number;
+  /** Dataset names by group id, to name the report's dataset version. */
+  groupNames: ReadonlyMap<number, string>;
+  onChanged: () => void;
+}) {
   const [view, setView] = useState<ReportView>();
   const [error, setError] = useState<string>();
   const [loads, setLoads] = useState(0);
@@ -61,7 +70,7 @@ export function ReportDetail({ id, onChanged }: { id: number; onChanged: () => v
   return (
     <section class="evaluations-detail" aria-labelledby="report-title">
       <h2 id="report-title">{view.report.name}</h2>
-      <ReportFacts view={view} />
+      <ReportFacts view={view} groupNames={groupNames} />
       <RunProgress view={view} />
       <EditOnly entity="reports">
         <RunControls view={view} onStarted={reload} />
@@ -77,7 +86,16 @@ export function ReportDetail({ id, onChanged }: { id: number; onChanged: () => v
   );
 }
 
-function ReportFacts({ view }: { view: ReportView }) {
+/** A report's dataset version as the user named it: `eval questions v1` (`group 7 v1` when unknown). */
+export function datasetVersionLabel(
+  groupNames: ReadonlyMap<number, string>,
+  report: { dataset_group_id: number; dataset_version_number: number },
+): string {
+  const name = groupNames.get(report.dataset_group_id) ?? `group ${report.dataset_group_id}`;
+  return `${name} v${report.dataset_version_number}`;
+}
+
+function ReportFacts({ view, groupNames }: { view: ReportView; groupNames: ReadonlyMap<number, string> }) {
   const formatTime = useFormatTime();
   const { report } = view;
   return (
@@ -85,9 +103,7 @@ function ReportFacts({ view }: { view: ReportView }) {
       <dt>Status</dt>
       <dd>{view.status === 'RUNNING' ? 'Running' : 'Completed'}</dd>
       <dt>Dataset</dt>
-      <dd>
-        group {report.dataset_group_id}, version {report.dataset_version_number}
-      </dd>
+      <dd>{datasetVersionLabel(groupNames, report)}</dd>
       <dt>Tags</dt>
       <dd>{report.tags.length ? report.tags.join(', ') : <span class="muted">none</span>}</dd>
       <dt>Updated</dt>
