@@ -29,6 +29,8 @@ export interface ClaimOptions {
   ready?: Condition;
   /** An item that does not exist yet reads as QUEUED (and is created by the claim). */
   absentIsQueued?: boolean;
+  /** More attributes the claim sets (a `SET` list without the keyword), with its names and values. */
+  alsoSet?: Condition;
 }
 
 /**
@@ -44,15 +46,19 @@ export async function claimLease<T = Record<string, unknown>>(
     ? `(#lstatus = :lqueued AND ${options.ready.expression})`
     : '#lstatus = :lqueued';
   const absent = options.absentIsQueued ? 'attribute_not_exists(#lstatus) OR ' : '';
+  const also = options.alsoSet ? `, ${options.alsoSet.expression}` : '';
   const result = await unlessConditionFails(
     dynamo.send(
       new UpdateCommand({
         TableName: table(),
         Key: key,
-        UpdateExpression:
-          'SET #lstatus = :lrunning, leaseUntil = :llease, startedAt = :lnow, attempt = if_not_exists(attempt, :lzero) + :lone',
+        UpdateExpression: `SET #lstatus = :lrunning, leaseUntil = :llease, startedAt = :lnow, attempt = if_not_exists(attempt, :lzero) + :lone${also}`,
         ConditionExpression: `${absent}${queued} OR (#lstatus = :lrunning AND leaseUntil < :lnow)`,
-        ExpressionAttributeNames: { '#lstatus': 'status', ...options.ready?.names },
+        ExpressionAttributeNames: {
+          '#lstatus': 'status',
+          ...options.ready?.names,
+          ...options.alsoSet?.names,
+        },
         ExpressionAttributeValues: {
           ':lrunning': 'RUNNING',
           ':lqueued': 'QUEUED',
@@ -61,6 +67,7 @@ export async function claimLease<T = Record<string, unknown>>(
           ':lzero': 0,
           ':lone': 1,
           ...options.ready?.values,
+          ...options.alsoSet?.values,
         },
         ReturnValues: 'ALL_NEW',
       }),

@@ -55,6 +55,23 @@ const pass = (name: string, dependencies: string[], more: Partial<WorkflowNode> 
   ...more,
 });
 
+/**
+ * A node with an effect outside the run (an LLM call, a request), as the harness fakes it: it runs under
+ * a claim, once. VARIABLE and COALESCE only compute and take no claim.
+ */
+const effect = (
+  name: string,
+  dependencies: string[] = [],
+  more: Partial<WorkflowNode> = {},
+): WorkflowNode => ({
+  name,
+  node_type: 'EFFECT',
+  configuration: {},
+  dependencies,
+  is_output_node: false,
+  ...more,
+});
+
 function version(nodes: WorkflowNode[], edges: WorkflowEdge[] = [], required: Record<string, string> = {}) {
   const id = nextWorkflowId++;
   const made = {
@@ -92,6 +109,7 @@ function harness(_versions: WorkflowVersion[], options: { throwIn?: Set<string> 
     execute: async (node, context) => {
       runs.set(node.name, (runs.get(node.name) ?? 0) + 1);
       if (options.throwIn?.has(node.name)) throw new Error(`boom in ${node.name}`);
+      if (node.node_type === 'EFFECT') return `done by ${node.name}`;
       if (node.node_type === 'FAIL') throw new NodeFailure(`${node.name} failed on purpose`, 'raw detail');
       // What user code may throw (CODE_EXECUTION answers a thrown message whole): larger than an item.
       if (node.node_type === 'FAIL_HUGE') throw new NodeFailure('x'.repeat(600_000), 'y'.repeat(600_000));
@@ -193,14 +211,15 @@ describe('the workflow engine on dynalite', () => {
         }),
       ),
     );
+    // Counts that arrive together go in one write, whose answer goes to one of them.
     const applied = counts.filter((item) => item !== undefined);
     expect(applied).toHaveLength(10);
-    expect(applied.filter((item) => Number(item!.pending) === 0)).toHaveLength(1);
+    expect(applied.filter((item) => typeof item === 'object' && Number(item.pending) === 0)).toHaveLength(1);
     expect((await getNode(ws, executionId, 'join'))?.pending).toBe(0);
   });
 
   it('lets one of two concurrent claims win, and runs the node once', async () => {
-    const v = version([variable('only', 'x', { is_output_node: true })]);
+    const v = version([effect('only', [], { is_output_node: true })]);
     const h = harness([v]);
     await h.start(v);
     const message = h.queue.shift()!;
@@ -209,8 +228,66 @@ describe('the workflow engine on dynalite', () => {
     expect(h.reports).toHaveLength(1);
   });
 
+  it('runs a compute-only node without a claim: concurrent deliveries write one outcome and move on once', async () => {
+    const v = version([variable('a', 'x'), effect('b', ['a'], { is_output_node: true })]);
+    const h = harness([v]);
+    const { executionId } = await h.start(v);
+    const message = h.queue.shift()!;
+    await Promise.all([h.deliver(message), h.deliver(message), h.deliver(message)]);
+    expect(await getNode(ws, executionId, 'a')).toMatchObject({ status: 'SUCCESS', attempt: 1 });
+    // b has no other predecessor: a did not count itself on b, its message carries the count.
+    expect(h.queue).toEqual([{ ...message, node: 'b', after: { node: 'a', taken: false } }]);
+    expect((await getNode(ws, executionId, 'b'))?.pending).toBe(1);
+    await h.drain();
+    expect(await getNode(ws, executionId, 'b')).toMatchObject({ status: 'SUCCESS', pending: 0 });
+    expect([...((await getNode(ws, executionId, 'b'))?.resolved ?? [])]).toEqual(['a']);
+    expect(h.runs.get('b')).toBe(1);
+    expect(h.reports).toHaveLength(1);
+  });
+
+  it('moves on from a compute-only node a redelivery finds written (the first delivery died before moving on)', async () => {
+    const v = version([variable('a', 'x'), effect('b', ['a'], { is_output_node: true })]);
+    const h = harness([v]);
+    const { executionId } = await h.start(v);
+    const message = h.queue.shift()!;
+    const outcome = { status: 'SUCCESS' as const, valueJson: '"x"' };
+    expect(
+      await finishNode(
+        ws,
+        executionId,
+        'a',
+        outcome,
+        { unclaimed: { startedAt: h.deps.now() } },
+        h.deps.now(),
+      ),
+    ).toBe(true);
+    await h.deliver(message, 2);
+    expect(h.queue.map((m) => m.node)).toEqual(['b']);
+    await h.drain();
+    expect(await statuses(executionId)).toEqual({ a: 'SUCCESS', b: 'SUCCESS' });
+    expect(h.reports).toHaveLength(1);
+  });
+
+  it('sends an only successor again when its message was lost', async () => {
+    const v = version([effect('a'), effect('b', ['a'], { is_output_node: true })]);
+    const h = harness([v]);
+    const { executionId } = await h.start(v, {}, { timeout_seconds: 3600 });
+    await h.deliver(h.queue.shift()!);
+    h.queue.length = 0; // b's message is lost
+    await sweepWorkflowRuns(h.deps);
+    expect(h.queue.filter((m) => m.executionId === executionId)).toEqual([]); // a ended a moment ago
+    h.advance(120_000);
+    await sweepWorkflowRuns(h.deps);
+    const mine = h.queue.filter((m) => m.executionId === executionId);
+    expect(mine).toMatchObject([{ node: 'b', after: { node: 'a', taken: false } }]);
+    h.queue.length = 0;
+    await h.deliver(mine[0]!);
+    expect(await statuses(executionId)).toEqual({ a: 'SUCCESS', b: 'SUCCESS' });
+    expect(h.reports.filter((report) => report.meta.executionId === executionId)).toHaveLength(1);
+  });
+
   it('ignores a duplicate delivery after the node finished: no second run, no double count, one report', async () => {
-    const v = version([variable('a', 'x'), pass('b', ['a']), pass('c', ['b'], { is_output_node: true })]);
+    const v = version([effect('a'), effect('b', ['a']), effect('c', ['b'], { is_output_node: true })]);
     const h = harness([v]);
     const { executionId } = await h.start(v);
     const first = h.queue[0]!;
@@ -224,7 +301,7 @@ describe('the workflow engine on dynalite', () => {
   });
 
   it('drops a message that arrives before its node is ready, then runs the node once when it is', async () => {
-    const v = version([variable('a', 2), pass('b', ['a'], { is_output_node: true })]);
+    const v = version([variable('a', 2), effect('b', ['a'], { is_output_node: true })]);
     const h = harness([v]);
     const { executionId } = await h.start(v);
     const early = { ...h.queue[0]!, node: 'b' };
@@ -238,7 +315,7 @@ describe('the workflow engine on dynalite', () => {
   });
 
   it('takes a node over when its lease expired, and refuses the stale attempt its late write', async () => {
-    const v = version([variable('slow', 'v', { is_output_node: true })]);
+    const v = version([effect('slow', [], { is_output_node: true })]);
     const h = harness([v]);
     const { executionId } = await h.start(v, {}, { timeout_seconds: 3600 });
     const message = h.queue.shift()!;
@@ -273,7 +350,8 @@ describe('the workflow engine on dynalite', () => {
     ]);
     const h = harness([v], { throwIn: new Set(['b']) });
     const { executionId } = await h.start(v);
-    const bMessage = { ...h.queue[0]!, node: 'b' };
+    // b's message as a's moving on sends it (b has no other predecessor).
+    const bMessage = { ...h.queue[0]!, node: 'b', after: { node: 'a', taken: false } };
     await h.drain().catch(() => undefined);
     // Earlier deliveries throw (and give the lease back at once, so the next one claims the node).
     await expect(h.deliver(bMessage, 2)).rejects.toThrow('boom in b');

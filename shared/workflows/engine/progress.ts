@@ -3,7 +3,7 @@ import { sendJobs } from '#shared/platform/jobs.ts';
 import { logger } from '#shared/platform/logger.ts';
 import { TtlCache } from '#shared/platform/ttl-cache.ts';
 import { sendRunCallback } from '../callback.ts';
-import { type GraphPlan, planGraph } from '../plan.ts';
+import { type GraphPlan, type NodePlan, planGraph } from '../plan.ts';
 import { findWorkflowVersion, type WorkflowVersion } from '../store.ts';
 import { type NodeMessage, WORKFLOW_NODE_QUEUE } from './queue.ts';
 import { type FinalStatus, fanInOf, readiness } from './readiness.ts';
@@ -118,16 +118,18 @@ export async function settleReadyNode(run: RunContext, item: NodeItem): Promise<
 
 /**
  * Moves the run on from a final node: counts it on each successor (idempotent) and settles those it
- * left ready; a node without successors counts on the run. Called again after a crash or a redelivery,
- * it repeats nothing that was done and finishes what was not.
+ * left ready; a node without successors counts on the run. `repeated`: the moving on may have been
+ * done before (a redelivery, the watchdog, a crash in between): it repeats nothing that was done and
+ * finishes what was not.
  */
 export async function afterFinal(
   run: RunContext,
   name: string,
   status: FinalStatus,
   takenTo: ReadonlySet<string>,
+  repeated = false,
 ): Promise<void> {
-  await sendAll(run, await moveOn(run, name, status, takenTo));
+  await sendAll(run, await moveOn(run, name, status, takenTo, repeated));
 }
 
 const sendAll = async (run: RunContext, messages: NodeMessage[]) => {
@@ -142,9 +144,14 @@ async function settle(run: RunContext, item: NodeItem): Promise<NodeMessage[]> {
   const decision = readiness(plan, fanInOf(item));
   if (decision.action === 'wait') return [];
   if (decision.action === 'run') return [nodeMessage(run, item.name)];
-  const outcome = { status: 'SKIPPED' as const, valueJson: 'null', error_message: decision.message };
-  if (!(await finishNode(run.ws, run.executionId, item.name, outcome, 'QUEUED', run.deps.now()))) return [];
-  return moveOn(run, item.name, 'SKIPPED', new Set());
+  return skip(run, item.name, decision.message);
+}
+
+/** Makes a QUEUED node SKIPPED and moves on from it (nothing when another caller settled it first). */
+async function skip(run: RunContext, name: string, message: string): Promise<NodeMessage[]> {
+  const outcome = { status: 'SKIPPED' as const, valueJson: 'null', error_message: message };
+  if (!(await finishNode(run.ws, run.executionId, name, outcome, 'QUEUED', run.deps.now()))) return [];
+  return moveOn(run, name, 'SKIPPED', new Set());
 }
 
 async function moveOn(
@@ -152,6 +159,7 @@ async function moveOn(
   name: string,
   status: FinalStatus,
   takenTo: ReadonlySet<string>,
+  repeated = false,
 ): Promise<NodeMessage[]> {
   const plan = run.plan.nodes.get(name);
   if (!plan) return [];
@@ -163,11 +171,14 @@ async function moveOn(
     plan.successors.map(async (successor) => {
       const target = run.plan.nodes.get(successor);
       if (!target) return [];
-      const counted = await countPredecessor(run.ws, run.executionId, successor, name, {
+      const counts = {
         taken: status === 'SUCCESS' && takenTo.has(successor),
         skipped: status === 'SKIPPED',
         failedDependency: status === 'FAILED' && target.node.dependencies.includes(name),
-      });
+      };
+      if (target.predecessors.length === 1) return handOn(run, target, name, counts, repeated);
+      const counted = await countPredecessor(run.ws, run.executionId, successor, name, counts);
+      if (counted === 'counted') return [];
       // Counted before (a redelivery, or a crash after the count): the successor may still wait for
       // the settling that crash prevented.
       const item = counted ?? (await getNode(run.ws, run.executionId, successor));
@@ -175,6 +186,36 @@ async function moveOn(
     }),
   );
   return ready.flat();
+}
+
+/**
+ * A successor whose only predecessor is `source` is not counted by it: what it becomes follows from
+ * the source alone. It is SKIPPED here, or sent with a message whose claim writes the count (one write
+ * a node instead of two). When the moving on is `repeated`, the successor is read first: one that was
+ * claimed or settled already is left alone.
+ */
+async function handOn(
+  run: RunContext,
+  target: NodePlan,
+  source: string,
+  counts: { taken: boolean; skipped: boolean; failedDependency: boolean },
+  repeated: boolean,
+): Promise<NodeMessage[]> {
+  const name = target.node.name;
+  if (repeated) {
+    const item = await getNode(run.ws, run.executionId, name);
+    if (item?.status !== 'QUEUED') return [];
+    // Counted by an earlier version of the engine.
+    if (item.resolved?.has(source)) return Number(item.pending) <= 0 ? settle(run, item) : [];
+  }
+  const decision = readiness(target, {
+    pending: 0,
+    taken: counts.taken ? 1 : 0,
+    skipped: counts.skipped ? 1 : 0,
+    failedDependencies: counts.failedDependency ? [source] : [],
+  });
+  if (decision.action === 'skip') return skip(run, name, decision.message);
+  return [{ ...nodeMessage(run, name), after: { node: source, taken: counts.taken } }];
 }
 
 async function countSinkAndComplete(run: RunContext, name: string): Promise<void> {

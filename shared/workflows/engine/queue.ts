@@ -36,5 +36,10 @@ export const nodeMessageSchema = z.object({
   workflowId: z.int(),
   versionNumber: z.int(),
   node: z.string(),
+  /**
+   * Sent by the node's only predecessor, now final, which did not count itself on the node: the claim
+   * does (a write saved on every such node). `taken`: whether the predecessor took its edge to the node.
+   */
+  after: z.optional(z.object({ node: z.string(), taken: z.boolean() })),
 });
 export type NodeMessage = z.infer<typeof nodeMessageSchema>;

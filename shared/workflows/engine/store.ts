@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGetItems, batchWriteItems } from '#shared/platform/batch.ts';
+import { groupCommit } from '#shared/platform/concurrency.ts';
 import { ENV } from '#shared/platform/config.ts';
 import { dynamo, table, unlessConditionFails } from '#shared/platform/dynamo.ts';
 import {
@@ -302,8 +303,11 @@ export async function getRunInputs(
 
 /**
  * Claims a ready node (the lease module's claim): QUEUED with no predecessor left, or RUNNING with an
- * expired lease, becomes RUNNING under a new lease and attempt. The claimed item, or undefined when
- * another worker holds it, it is not ready, or it is final.
+ * expired lease, becomes RUNNING under a new lease and attempt. With `after` (the message of the node's
+ * only predecessor, which is final and did not count itself), a QUEUED node that still counts that
+ * predecessor is ready too, and the claim writes the count (pending 0, the source resolved, its edge
+ * taken) as the predecessor would have. The claimed item, or undefined when another worker holds it,
+ * it is not ready, or it is final.
  */
 export async function claimNode(
   ws: number,
@@ -311,13 +315,36 @@ export async function claimNode(
   node: string,
   now: number,
   leaseMs: number,
+  after?: SoleParent,
 ): Promise<NodeItem | undefined> {
   return claimLease<NodeItem>(nodeKey(ws, executionId, node), {
     now,
     leaseMs,
-    ready: { expression: '#pending <= :zero', names: { '#pending': 'pending' }, values: { ':zero': 0 } },
+    ready: readyToRun(after),
+    alsoSet: after && soleParentCount(after),
   });
 }
+
+/** The message of a node's only predecessor, which is final and left the count to the node's claim. */
+export interface SoleParent {
+  node: string;
+  /** Whether the predecessor took its edge to the node. */
+  taken: boolean;
+}
+
+/** A QUEUED node may run: no predecessor left to count, or only the one whose message this is. */
+const readyToRun = (after: SoleParent | undefined) => ({
+  expression: '#pending <= :mostPending',
+  names: { '#pending': 'pending' },
+  values: { ':mostPending': after ? 1 : 0 },
+});
+
+/** The count its only predecessor left to a node's claim, as `countPredecessor` would have written it. */
+const soleParentCount = (after: SoleParent) => ({
+  expression: '#pending = :noPending, resolved = :after, taken = :taken',
+  names: { '#pending': 'pending' },
+  values: { ':noPending': 0, ':after': new Set([after.node]), ':taken': after.taken ? 1 : 0 },
+});
 
 /** Extends the lease of the attempt that runs a node (a no-op once the node is final or taken over). */
 export async function renewLease(
@@ -350,16 +377,26 @@ export interface NodeOutcome {
 }
 
 /**
+ * A compute-only node run without a claim: when it started, and the message of its only predecessor
+ * when that one sent it.
+ */
+export interface Unclaimed {
+  startedAt: number;
+  after?: SoleParent;
+}
+
+/**
  * Makes a node final. `from` says which state the write may leave: the claimed attempt (a stale worker
- * cannot overwrite a newer attempt), QUEUED (a skip decided by a predecessor), or any unfinished state
- * (the watchdog). Answers whether this write made it final.
+ * cannot overwrite a newer attempt), a ready QUEUED node run without a claim (or one whose claim
+ * lapsed), QUEUED (a skip decided by a predecessor), or any unfinished state (the watchdog). Answers
+ * whether this write made it final.
  */
 export async function finishNode(
   ws: number,
   executionId: number,
   node: string,
   outcome: NodeOutcome,
-  from: { attempt: number } | 'QUEUED' | 'UNFINISHED',
+  from: { attempt: number } | { unclaimed: Unclaimed } | 'QUEUED' | 'UNFINISHED',
   now: number,
 ): Promise<boolean> {
   const names: Record<string, string> = { '#status': 'status' };
@@ -397,6 +434,24 @@ export async function finishNode(
     condition = '#status IN (:queued, :running)';
     values[':queued'] = 'QUEUED';
     values[':running'] = 'RUNNING';
+  } else if ('unclaimed' in from) {
+    const { startedAt, after } = from.unclaimed;
+    const ready = readyToRun(after);
+    condition = `(#status = :queued AND ${ready.expression}) OR (#status = :running AND leaseUntil < :now)`;
+    sets.push('attempt = if_not_exists(attempt, :zero) + :one', 'startedAt = :startedAt');
+    Object.assign(names, ready.names);
+    Object.assign(values, ready.values, {
+      ':queued': 'QUEUED',
+      ':running': 'RUNNING',
+      ':zero': 0,
+      ':one': 1,
+      ':startedAt': startedAt,
+    });
+    if (after) {
+      const count = soleParentCount(after);
+      sets.push(count.expression);
+      Object.assign(values, count.values);
+    }
   } else {
     const held = heldBy(from.attempt);
     condition = held.expression;
@@ -418,32 +473,98 @@ export async function finishNode(
   return result !== undefined;
 }
 
+/** What a final predecessor leaves on a successor. */
+export interface PredecessorCount {
+  /** Its edge into the successor was taken. */
+  taken: boolean;
+  skipped: boolean;
+  /** It FAILED and is one of the successor's dependencies. */
+  failedDependency: boolean;
+}
+
+/**
+ * What counting a predecessor answers: the successor as the count left it (the caller settles it),
+ * `counted` (counted in one write with other predecessors, whose first caller settles it), or
+ * undefined when this source was counted before (a redelivery).
+ */
+export type Counted = NodeItem | 'counted' | undefined;
+
+interface CountEntry {
+  ws: number;
+  executionId: number;
+  target: string;
+  source: string;
+  counts: PredecessorCount;
+}
+
+/** Sources counted in one write at most (each adds a term to its condition). */
+const MAX_COUNTS_PER_WRITE = 25;
+
 /**
  * Counts a final predecessor on a successor, once: `pending` down by one, the source added to
- * `resolved`, and what the source left (an edge taken, a skip, a failed dependency). The successor
- * as it is now, or undefined when this source was counted before (a redelivery).
+ * `resolved`, and what the source left (an edge taken, a skip, a failed dependency). Counts on one
+ * successor that arrive while one is in flight (the branches of a fan-in ending together) go in one
+ * write; should one of its sources have been counted before, each is written alone.
  */
-export async function countPredecessor(
+export function countPredecessor(
   ws: number,
   executionId: number,
   target: string,
   source: string,
-  counts: { taken: boolean; skipped: boolean; failedDependency: boolean },
-): Promise<NodeItem | undefined> {
-  const adds = ['#pending :minusOne', 'resolved :source'];
-  const values: Record<string, unknown> = { ':minusOne': -1, ':source': new Set([source]), ':name': source };
-  if (counts.taken) adds.push('taken :one');
-  if (counts.skipped) adds.push('skipped :one');
-  if (counts.failedDependency) adds.push('failedDeps :source');
-  if (counts.taken || counts.skipped) values[':one'] = 1;
+  counts: PredecessorCount,
+): Promise<Counted> {
+  return countTogether(knownKey(ws, executionId, `N#${target}`), { ws, executionId, target, source, counts });
+}
+
+const countTogether = groupCommit<CountEntry, Counted>(MAX_COUNTS_PER_WRITE, async (entries) => {
+  // A source twice in one group (a redelivery racing its first delivery) counts once.
+  const firstOf = new Map<string, number>();
+  entries.forEach((entry, i) => {
+    if (!firstOf.has(entry.source)) firstOf.set(entry.source, i);
+  });
+  const distinct = [...firstOf.values()].map((i) => entries[i]!);
+  const together = distinct.length > 1 ? await writeCounts(distinct) : undefined;
+  const answers: Counted[] = together
+    ? distinct.map((_, i) => (i === 0 ? together : 'counted'))
+    : await Promise.all(distinct.map((entry) => writeCounts([entry])));
+  const answerOf = new Map(distinct.map((entry, i) => [entry.source, answers[i]]));
+  return entries.map((entry, i) =>
+    firstOf.get(entry.source) === i ? answerOf.get(entry.source) : undefined,
+  );
+});
+
+/** One write of the counts of distinct sources: the successor as it is now, or undefined when one was counted before. */
+async function writeCounts(entries: CountEntry[]): Promise<NodeItem | undefined> {
+  const { ws, executionId, target } = entries[0]!;
+  const sources = entries.map((entry) => entry.source);
+  const adds = ['#pending :minus', 'resolved :sources'];
+  const values: Record<string, unknown> = { ':minus': -entries.length, ':sources': new Set(sources) };
+  const taken = entries.filter((entry) => entry.counts.taken).length;
+  if (taken) {
+    adds.push('taken :taken');
+    values[':taken'] = taken;
+  }
+  const skipped = entries.filter((entry) => entry.counts.skipped).length;
+  if (skipped) {
+    adds.push('skipped :skipped');
+    values[':skipped'] = skipped;
+  }
+  const failed = entries.filter((entry) => entry.counts.failedDependency).map((entry) => entry.source);
+  if (failed.length) {
+    adds.push('failedDeps :failed');
+    values[':failed'] = new Set(failed);
+  }
+  const uncounted = sources.map((source, i) => {
+    values[`:s${i}`] = source;
+    return `NOT contains(resolved, :s${i})`;
+  });
   const result = await unlessConditionFails(
     dynamo.send(
       new UpdateCommand({
         TableName: table(),
         Key: nodeKey(ws, executionId, target),
         UpdateExpression: `ADD ${adds.join(', ')}`,
-        ConditionExpression:
-          'attribute_exists(PK) AND (attribute_not_exists(resolved) OR NOT contains(resolved, :name))',
+        ConditionExpression: `attribute_exists(PK) AND (attribute_not_exists(resolved) OR (${uncounted.join(' AND ')}))`,
         ExpressionAttributeNames: { '#pending': 'pending' },
         ExpressionAttributeValues: values,
         ReturnValues: 'ALL_NEW',

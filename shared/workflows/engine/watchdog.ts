@@ -102,7 +102,14 @@ async function sweepRun(
     return;
   }
   const byName = new Map(nodes.map((node) => [node.name, node]));
-  const ready = (node: NodeItem) => node.status === 'QUEUED' && Number(node.pending) <= 0;
+  const counted = (node: NodeItem) => node.status === 'QUEUED' && Number(node.pending) <= 0;
+  // A node's only predecessor does not count itself on it (the node's claim does): the node is ready
+  // once that predecessor is final.
+  const soleParentFinal = (node: NodeItem) => {
+    const predecessors = plan.nodes.get(node.name)?.predecessors ?? [];
+    return predecessors.length === 1 && isFinal(byName.get(predecessors[0]!)?.status);
+  };
+  const ready = (node: NodeItem) => counted(node) || (node.status === 'QUEUED' && soleParentFinal(node));
 
   const pastDeadline = now >= meta.deadline;
   if (pastDeadline) {
@@ -118,17 +125,21 @@ async function sweepRun(
 
   for (const node of nodes) {
     if (isFinal(node.status)) {
-      // A successor that has not counted this final node: the worker died before moving on.
+      // A successor that has not counted this final node a while after it ended: the worker died
+      // before moving on, or the message to an only successor was lost.
       const successors = plan.nodes.get(node.name)?.successors ?? [];
       const uncounted = successors.some((name) => {
         const successor = byName.get(name);
         return successor && !isFinal(successor.status) && !successor.resolved?.has(node.name);
       });
-      if (uncounted) await afterFinal(run, node.name, node.status, node.takenTo ?? new Set());
+      if (uncounted && Number(node.finishedAt ?? 0) < now - after) {
+        result.resent++;
+        await afterFinal(run, node.name, node.status, node.takenTo ?? new Set(), true);
+      }
     } else if (pastDeadline) {
       // failed above, or waiting on a node failed above
     } else if (
-      ready(node) &&
+      counted(node) &&
       readySince(plan.nodes.get(node.name)?.predecessors ?? [], byName, meta) < now - after
     ) {
       result.resent++;

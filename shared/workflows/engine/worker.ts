@@ -2,7 +2,7 @@ import { clipError, type Delivery, runLeasedWork, workDeadline } from '#shared/p
 import { logger } from '#shared/platform/logger.ts';
 import { storeJson } from '#shared/platform/stored-json.ts';
 import { isEdgeTaken } from '../edges.ts';
-import { executeNode } from '../nodes/registry.ts';
+import { executeNode, isComputeOnly } from '../nodes/registry.ts';
 import { type NodeContext, NodeFailure, type NodePorts } from '../nodes/types.ts';
 import type { NodePlan } from '../plan.ts';
 import { INLINE_VALUE_LIMIT_BYTES } from './limits.ts';
@@ -41,6 +41,11 @@ import {
  * executor, write the outcome conditioned on the attempt, then move the run on. A message for a node
  * that is final already only repeats the moving on (idempotent), which finishes what a crashed worker
  * left undone; one for a node another worker holds, or that is not ready, is dropped.
+ *
+ * A compute-only node (VARIABLE, COMPARE, ...) takes no claim: it runs in a moment and touches nothing,
+ * so its outcome is written with one write conditioned on the node being ready and unfinished. Two
+ * deliveries may both compute it; one outcome is written and the run moves on once. That saves a
+ * write per node, the most of a wide fan-out's cost.
  */
 export interface WorkerDeps extends ProgressDeps {
   execute(node: NodePlan['node'], context: NodeContext): Promise<unknown>;
@@ -73,12 +78,20 @@ export async function processNodeMessage(
   };
   const now = deps.now();
   const dependencyNodes = nodePlan.node.dependencies.filter((name) => plan.nodes.has(name));
-  type Claim = { item: NodeItem; attempt: number; inputs: Awaited<ReturnType<typeof getRunInputs>> };
+  const claimed = !isComputeOnly(nodePlan.node.node_type);
+  /** The claimed item (none for a compute-only node) and its attempt (1 for a compute-only node). */
+  type Claim = { item?: NodeItem; attempt: number; inputs: Awaited<ReturnType<typeof getRunInputs>> };
   const internalFailure = (error_message: string): NodeOutcome => ({
     status: 'FAILED',
     valueJson: 'null',
     error_message,
   });
+  /** A node this delivery did not claim or finish: when it is final, the moving on is repeated. */
+  const repeatIfFinal = async () => {
+    const item = await getNode(run.ws, run.executionId, message.node);
+    if (item && isFinal(item.status))
+      await afterFinal(run, item.name, item.status, item.takenTo ?? new Set(), true);
+  };
 
   await runLeasedWork<Claim, NodeOutcome, void>({
     what: 'Workflow node',
@@ -86,46 +99,60 @@ export async function processNodeMessage(
     delivery,
     maxReceiveCount: WORKFLOW_NODE_QUEUE.maxReceiveCount,
     claim: async () => {
+      if (!claimed) {
+        const inputs = await getRunInputs(run.ws, run.executionId, dependencyNodes);
+        // A dependency not final yet: the node is not ready (its last predecessor sends it again).
+        return dependencyNodes.every((name) => isFinal(inputs.nodes.get(name)?.status))
+          ? { attempt: 1, inputs }
+          : undefined;
+      }
       // The claim and the read of the inputs go together: one round trip on the path of every node (the
       // read is left out when this container knows the inputs already).
-      const [claimed, inputs] = await Promise.all([
-        claimNode(run.ws, run.executionId, message.node, now, NODE_LEASE_MS),
+      const [item, inputs] = await Promise.all([
+        claimNode(run.ws, run.executionId, message.node, now, NODE_LEASE_MS, message.after),
         getRunInputs(run.ws, run.executionId, dependencyNodes),
       ]);
-      if (claimed) return { item: claimed, attempt: Number(claimed.attempt), inputs };
-      const item = await getNode(run.ws, run.executionId, message.node);
-      if (item && isFinal(item.status))
-        await afterFinal(run, item.name, item.status, item.takenTo ?? new Set());
+      if (item) return { item, attempt: Number(item.attempt), inputs };
       // Not ready yet: the last predecessor's count sends it again. Held by a live lease: that worker's
       // own message comes back if the worker dies.
+      await repeatIfFinal();
       return undefined;
     },
-    attempts: {
-      of: (claim) => claim.attempt,
-      max: MAX_NODE_ATTEMPTS,
-      givenUp: () =>
-        internalFailure(`internal error: the node did not finish after ${MAX_NODE_ATTEMPTS} attempts`),
-    },
+    attempts: claimed
+      ? {
+          of: (claim) => claim.attempt,
+          max: MAX_NODE_ATTEMPTS,
+          givenUp: () =>
+            internalFailure(`internal error: the node did not finish after ${MAX_NODE_ATTEMPTS} attempts`),
+        }
+      : undefined,
     settle: ({ item, inputs }) => {
       // A message sent before the node was settled (the watchdog's) may find a node to skip.
-      const skip = Number(item.pending) <= 0 ? skipIfDue(run, item) : undefined;
+      const skip = item && Number(item.pending) <= 0 ? skipIfDue(run, item) : undefined;
       if (skip) return skip;
       if (!inputs.meta) throw new Error('the execution has no META item');
       if (now >= inputs.meta.deadline)
         return internalFailure(`timed out: the run did not finish within ${inputs.meta.timeoutSeconds} s`);
       return undefined;
     },
-    lease: {
-      renewEveryMs: NODE_LEASE_RENEW_MS,
-      renew: ({ attempt }) =>
-        renewLease(run.ws, run.executionId, message.node, attempt, deps.now() + NODE_LEASE_MS),
-      release: ({ attempt }) => releaseLease(run.ws, run.executionId, message.node, attempt),
-    },
+    lease: claimed
+      ? {
+          renewEveryMs: NODE_LEASE_RENEW_MS,
+          renew: ({ attempt }) =>
+            renewLease(run.ws, run.executionId, message.node, attempt, deps.now() + NODE_LEASE_MS),
+          release: ({ attempt }) => releaseLease(run.ws, run.executionId, message.node, attempt),
+        }
+      : undefined,
     execute: ({ attempt, inputs }) => runNode(run, deps, nodePlan, { attempt, now, inputs, version }),
     finish: async ({ attempt }, outcome) => {
-      if (await finishNode(run.ws, run.executionId, message.node, outcome, { attempt }, deps.now())) {
+      const from = claimed ? { attempt } : { unclaimed: { startedAt: now, after: message.after } };
+      if (await finishNode(run.ws, run.executionId, message.node, outcome, from, deps.now())) {
         rememberFinalNode(run.ws, run.executionId, message.node, outcome);
         await afterFinal(run, message.node, outcome.status, outcome.takenTo ?? new Set());
+      } else if (!claimed && delivery.receiveCount > 1) {
+        // Another delivery wrote it first. A first delivery raced a live twin, which moves on; a
+        // redelivery may follow one that died before moving on, so it repeats the moving on.
+        await repeatIfFinal();
       }
     },
     lastFailure: async (_claim, error) => {

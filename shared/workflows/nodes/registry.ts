@@ -18,6 +18,12 @@ export const NODE_EXECUTORS: Readonly<Record<string, NodeExecutor<never>>> = {
   ENDPOINT: endpoint as NodeExecutor<never>,
 };
 
+/**
+ * A node type that only computes from its sources: bounded in time (a regular expression runs under the
+ * sandbox's limit), it touches nothing outside the run, so running it twice is invisible.
+ */
+export const isComputeOnly = (nodeType: string): boolean => Object.hasOwn(BASIC_EXECUTORS, nodeType);
+
 export const executorOf = (nodeType: string): NodeExecutor<never> | undefined =>
   Object.hasOwn(NODE_EXECUTORS, nodeType) ? NODE_EXECUTORS[nodeType] : undefined;
 
