@@ -19,6 +19,7 @@ import {
   markNotified,
   type NodeItem,
   readExecution,
+  readExecutionNodes,
 } from './store.ts';
 import { publishRunComplete } from './updates.ts';
 
@@ -224,17 +225,20 @@ async function countSinkAndComplete(run: RunContext, name: string): Promise<void
 }
 
 /** Ends the run if nobody did yet; the one caller that does reports it. */
-export async function completeRun(run: Pick<RunContext, 'ws' | 'executionId' | 'deps'>): Promise<void> {
+export async function completeRun(run: ReportedRun): Promise<void> {
   if (await completeExecution(run.ws, run.executionId, run.deps.now())) await reportRun(run);
 }
+
+/** A run to report; with its plan, only its output nodes are read unless it returns all outputs. */
+type ReportedRun = Pick<RunContext, 'ws' | 'executionId' | 'deps'> & { plan?: GraphPlan };
 
 /**
  * Reports a COMPLETE run (`agent_run_finished`, the callback, the run update), then takes it out of the watchdog's
  * index. A crash in between leaves it there, and the watchdog reports it again (the event has a key,
  * so it stays one event).
  */
-export async function reportRun(run: Pick<RunContext, 'ws' | 'executionId' | 'deps'>): Promise<void> {
-  const execution = await readExecution(run.ws, run.executionId);
+export async function reportRun(run: ReportedRun): Promise<void> {
+  const execution = await readRunEnd(run);
   if (!execution) return;
   const nodes = await resolveValues(execution.nodes);
   const status = nodes.some((node) => node.is_output_node && node.status === 'SUCCESS')
@@ -246,6 +250,18 @@ export async function reportRun(run: Pick<RunContext, 'ws' | 'executionId' | 'de
     finalOutput: executionResults(nodes, execution.meta.returnAllOutputs).body,
   });
   await markNotified(run.ws, run.executionId, run.deps.now(), status);
+}
+
+/** What the report needs: the output nodes when that is all it answers, else every node. */
+async function readRunEnd(run: ReportedRun) {
+  if (run.plan) {
+    const outputs = [...run.plan.nodes.values()]
+      .filter((node) => node.node.is_output_node)
+      .map((node) => node.node.name);
+    const read = await readExecutionNodes(run.ws, run.executionId, outputs);
+    if (!read?.meta.returnAllOutputs) return read;
+  }
+  return readExecution(run.ws, run.executionId);
 }
 
 async function reportFinished({ meta, status, finalOutput }: FinishedRun): Promise<void> {

@@ -226,6 +226,25 @@ export async function readExecution(
   return { meta, nodes };
 }
 
+/**
+ * The META and the named nodes of one execution, in one BatchGetItem: what the end of a run reads when
+ * it reports only its output nodes (a Query would read every node).
+ */
+export async function readExecutionNodes(
+  ws: number,
+  executionId: number,
+  names: readonly string[],
+): Promise<{ meta: ExecutionMeta; nodes: NodeItem[] } | undefined> {
+  const keys = [metaKey(ws, executionId), ...names.map((name) => nodeKey(ws, executionId, name))];
+  const items = await batchGetItems(keys, { consistent: true });
+  const meta = items.find((item) => item.SK === 'META') as ExecutionMeta | undefined;
+  if (!meta) return undefined;
+  const nodes = (items.filter((item) => item.SK !== 'META') as unknown as NodeItem[]).sort(
+    (a, b) => a.order - b.order,
+  );
+  return { meta, nodes };
+}
+
 export async function getNode(ws: number, executionId: number, node: string): Promise<NodeItem | undefined> {
   const { Item } = await dynamo.send(
     new GetCommand({ TableName: table(), Key: nodeKey(ws, executionId, node), ConsistentRead: true }),
