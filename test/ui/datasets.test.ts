@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { logRequestBody } from '#test/support/local-service.ts';
 import { checkA11y, describeUi, saveScreenshot, signIn, type UiContext } from './support/browser.ts';
@@ -152,15 +155,15 @@ describeUi('dashboard datasets', (ui) => {
     await input.setInputFiles({ name: 'empty.csv', mimeType: 'text/csv', buffer: Buffer.alloc(0) });
     await page.getByRole('alert').filter({ hasText: 'empty.csv is empty' }).waitFor();
 
-    // A 6 MB CSV (more than a request body carries) on a 2 MB/s uplink: the bar shows values between
-    // empty and full while it goes to the presigned URL.
+    // A 6 MB CSV (more than a request body carries) on an 8 MB/s uplink: the bar shows values between
+    // empty and full while it goes to the presigned URL. Long rows keep the job's work small.
     const cdp = await page.context().newCDPSession(page);
     await cdp.send('Network.enable');
     await cdp.send('Network.emulateNetworkConditions', {
       offline: false,
       latency: 0,
       downloadThroughput: -1,
-      uploadThroughput: 2 * 1024 * 1024,
+      uploadThroughput: 8 * 1024 * 1024,
     });
     await page.evaluate(() => {
       // Runs in the page: samples the progress bar every 20 ms.
@@ -174,14 +177,17 @@ describeUi('dashboard datasets', (ui) => {
     const csv = ['question,answer'];
     let bytes = 0;
     while (bytes < 6 * 1024 * 1024) {
-      const line = `q${csv.length},${'a'.repeat(200)}`;
+      const line = `q${csv.length},${'a'.repeat(4000)}`;
       csv.push(line);
       bytes += line.length + 1;
     }
     const rows = csv.length - 1;
     const file = Buffer.from(`${csv.join('\n')}\n`);
     expect(file.length).toBeGreaterThan(6 * 1024 * 1024);
-    await input.setInputFiles({ name: 'rows.csv', mimeType: 'text/csv', buffer: file });
+    // From a file on disk: the browser reads it itself (a buffer would cross the protocol in base64).
+    const path = join(mkdtempSync(join(tmpdir(), 'upload-')), 'rows.csv');
+    writeFileSync(path, file);
+    await input.setInputFiles(path);
     await page.getByRole('progressbar', { name: 'Upload progress' }).waitFor();
     await saveScreenshot(page, 'datasets-upload-progress');
     await page

@@ -48,14 +48,11 @@ describeUi('dashboard monitors and settings', (ui) => {
       });
       expect(answer.status, JSON.stringify(answer.body)).toBe(201);
     }
-    await expect
-      .poll(
-        async () =>
-          (await ui.service.call('POST', '/api/public/v2/requests/analytics', { body: {} })).body
-            .totalRequests,
-        { timeout: 30_000 },
-      )
-      .toBe(3);
+    // The rollups follow the change feed, which delivers them now rather than after its batching window.
+    await ui.service.changes.idle();
+    expect(
+      (await ui.service.call('POST', '/api/public/v2/requests/analytics', { body: {} })).body.totalRequests,
+    ).toBe(3);
     // The service's own evaluation runs too (its event goes to webhooks; the page reads the value).
     await ui.service.runSchedules();
     await page.getByRole('button', { name: 'Refresh value' }).click();
