@@ -30,7 +30,7 @@ interface RunningService {
 }
 
 async function startService(dataDir: string): Promise<RunningService> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'infra/local/main.ts'], {
+  const child = spawn(process.execPath, ['infra/local/main.ts'], {
     cwd: REPO_ROOT,
     env: { ...process.env, PORT: '0', PROMPTOPS_DATA_DIR: dataDir, POWERTOOLS_LOG_LEVEL: 'ERROR' },
     stdio: ['ignore', 'pipe', 'inherit'],

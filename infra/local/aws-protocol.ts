@@ -12,11 +12,11 @@ export const MAX_BATCH_ENTRIES = 10;
 
 /** An error answered the way the AWS JSON protocols do (`__type` and `message`, status 400). */
 export class AwsError extends Error {
-  constructor(
-    readonly type: string,
-    message: string,
-  ) {
+  readonly type: string;
+
+  constructor(type: string, message: string) {
     super(message);
+    this.type = type;
   }
 }
 

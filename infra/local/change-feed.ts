@@ -72,6 +72,7 @@ const BATCH_WRITE_COMMAND = /^BatchWrite(Item)?Command$/;
 export const LOCAL_SHARD_ID = 'shardId-local-00000001';
 
 export class LocalChangeFeed {
+  private readonly options: LocalChangeFeedOptions;
   readonly deadLetters: ChangeDeadLetter[] = [];
   private readonly consumers: ConsumerState[];
   private readonly reader: DynamoDBClient;
@@ -83,7 +84,8 @@ export class LocalChangeFeed {
   private stopped = false;
   private readonly streamArn: string;
 
-  constructor(private readonly options: LocalChangeFeedOptions) {
+  constructor(options: LocalChangeFeedOptions) {
+    this.options = options;
     this.consumers = Object.entries(options.consumers).map(([name, def]) => ({
       name,
       def,

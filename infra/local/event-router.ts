@@ -31,10 +31,13 @@ export interface EventRouterOptions {
 const KEPT_EVENTS = 10_000;
 
 export class EventRouter {
+  private readonly options: EventRouterOptions;
   readonly events: LocalEvent[] = [];
   private failingPutEvents = 0;
 
-  constructor(private readonly options: EventRouterOptions) {}
+  constructor(options: EventRouterOptions) {
+    this.options = options;
+  }
 
   /**
    * The next `count` PutEvents entries fail (`InternalFailure`, as a bus outage answers): tests prove

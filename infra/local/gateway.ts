@@ -93,12 +93,14 @@ const STAGE = 'local';
 const MAX_CACHED_DECISIONS = 1000;
 
 export class LocalGateway {
+  private readonly options: GatewayOptions;
   private readonly routes: CompiledRoute[];
   /** The authorizer's decisions by key, for the deployed TTL (bounded: a flood of made-up keys). */
   private readonly decisions: TtlCache<CachedDecision>;
   private server: Server | undefined;
 
-  constructor(private readonly options: GatewayOptions) {
+  constructor(options: GatewayOptions) {
+    this.options = options;
     // As API Gateway does, a literal path segment wins over a parameter at the same place
     // (GET /requests/suggestions before GET /requests/{request_id}).
     this.routes = [...options.routes].sort(bySpecificity).map(compileRoute);

@@ -56,10 +56,13 @@ interface Connection {
 type Command = { id?: number } & Record<string, unknown>;
 
 export class RunUpdatesSocket implements RunUpdatesPublisher {
+  private readonly options: RunUpdatesSocketOptions;
   private readonly server = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES });
   private readonly connections = new Set<Connection>();
 
-  constructor(private readonly options: RunUpdatesSocketOptions) {}
+  constructor(options: RunUpdatesSocketOptions) {
+    this.options = options;
+  }
 
   /** The gateway's upgrade handler for RUN_UPDATES_PATH. */
   readonly upgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {

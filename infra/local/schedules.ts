@@ -29,11 +29,13 @@ interface ScheduleState {
 }
 
 export class LocalSchedules {
+  private readonly options: LocalSchedulesOptions;
   private readonly states: ScheduleState[];
   private readonly timers: NodeJS.Timeout[] = [];
   private stopped = false;
 
-  constructor(private readonly options: LocalSchedulesOptions) {
+  constructor(options: LocalSchedulesOptions) {
+    this.options = options;
     this.states = Object.entries(options.schedules).map(([name, def]) => ({ name, def }));
   }
 

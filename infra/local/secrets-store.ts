@@ -7,7 +7,11 @@ const SECRET_VERSION = '00000000-0000-4000-8000-000000000000';
 
 /** Secrets Manager's GetSecretValue for the local runtime (served by messaging.ts). */
 export class SecretsStore {
-  constructor(private readonly secrets: LocalSecrets = {}) {}
+  private readonly secrets: LocalSecrets;
+
+  constructor(secrets: LocalSecrets = {}) {
+    this.secrets = secrets;
+  }
 
   getSecretValue(secretId: unknown) {
     const id = String(secretId ?? '');

@@ -72,6 +72,9 @@ const MAX_DELAY_SECONDS = 900;
 const MAX_VISIBILITY_TIMEOUT_SECONDS = 43_200;
 
 export class SqsQueues {
+  private readonly options: SqsQueuesOptions;
+  /** The endpoint queue URLs start with, known once the server listens. */
+  private readonly endpoint: () => string;
   readonly deadLetters: DeadLetter[] = [];
   private readonly queues = new Map<string, QueueState>();
   /** Messages being processed, by the receipt handle of their current delivery. */
@@ -80,11 +83,9 @@ export class SqsQueues {
   private idleWaiters: (() => void)[] = [];
   private stopped = false;
 
-  constructor(
-    private readonly options: SqsQueuesOptions,
-    /** The endpoint queue URLs start with, known once the server listens. */
-    private readonly endpoint: () => string,
-  ) {
+  constructor(options: SqsQueuesOptions, endpoint: () => string) {
+    this.options = options;
+    this.endpoint = endpoint;
     for (const [name, def] of Object.entries(options.queues)) {
       this.queues.set(name, { name, def, ready: [], running: 0, delayed: 0 });
     }

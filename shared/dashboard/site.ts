@@ -79,10 +79,12 @@ interface AssetFile {
 
 /** The built files of one `dist` folder, read once (assets never change under a name). */
 export class DashboardSite {
+  private readonly dist: string;
   private readonly assets = new Map<string, AssetFile>();
   private assetNames: ReadonlySet<string> = new Set();
 
-  constructor(private readonly dist: string) {
+  constructor(dist: string) {
+    this.dist = dist;
     this.listAssets();
   }
 

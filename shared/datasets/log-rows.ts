@@ -16,9 +16,11 @@ import { type RequestLogRecord, usageOf } from '#shared/request-logs/record.ts';
 const LOG_FIELDS = ['input', 'output', 'metadata', 'tags'] as const;
 
 export class LogRowBuilder {
+  private readonly toParse: readonly string[];
   private readonly variables: Set<string>;
 
-  constructor(private readonly toParse: readonly string[] = []) {
+  constructor(toParse: readonly string[] = []) {
+    this.toParse = toParse;
     this.variables = new Set(toParse);
   }
 

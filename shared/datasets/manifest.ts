@@ -49,6 +49,9 @@ const NEWLINE = 0x0a;
  * Chunk keys follow from the job and a sequence number, so a job run again writes the same keys.
  */
 export class ChunkWriter {
+  private readonly workspaceId: number;
+  private readonly datasetId: number;
+  private readonly jobId: string;
   private body = Buffer.allocUnsafe(CHUNK_CAPACITY);
   private used = 0;
   private pendingRows = 0;
@@ -58,11 +61,11 @@ export class ChunkWriter {
   private readonly chunks: ChunkRef[] = [];
   private readonly inFlight: Promise<void>[] = [];
 
-  constructor(
-    private readonly workspaceId: number,
-    private readonly datasetId: number,
-    private readonly jobId: string,
-  ) {}
+  constructor(workspaceId: number, datasetId: number, jobId: string) {
+    this.workspaceId = workspaceId;
+    this.datasetId = datasetId;
+    this.jobId = jobId;
+  }
 
   async add(rows: readonly StoredRow[]): Promise<void> {
     for (let at = 0; at < rows.length; ) {

@@ -22,10 +22,12 @@ export interface PathStep {
 const MAX_DEPTH = 1000;
 
 export class FolderTree {
+  readonly folders: readonly FolderRecord[];
   readonly byId: ReadonlyMap<number, FolderRecord>;
   private readonly childrenOf = new Map<number | null, FolderRecord[]>();
 
-  constructor(readonly folders: readonly FolderRecord[]) {
+  constructor(folders: readonly FolderRecord[]) {
+    this.folders = folders;
     this.byId = new Map(folders.map((folder) => [folder.id, folder]));
     for (const folder of folders) {
       // A folder whose parent is gone (deleted while it was moved there) lives at the root.

@@ -11,16 +11,25 @@ export interface ErrorDetail {
 }
 
 export class AppError extends Error {
+  readonly status: number;
+  /** Machine-readable code, e.g. `not_found`. */
+  readonly code: string;
+  readonly detail?: ErrorDetail[];
+  /** More fields of the error body, where a route's contract names them (a 409's `trace_ids`). */
+  readonly fields?: Record<string, unknown>;
+
   constructor(
-    readonly status: number,
-    /** Machine-readable code, e.g. `not_found`. */
-    readonly code: string,
+    status: number,
+    code: string,
     message: string,
-    readonly detail?: ErrorDetail[],
-    /** More fields of the error body, where a route's contract names them (a 409's `trace_ids`). */
-    readonly fields?: Record<string, unknown>,
+    detail?: ErrorDetail[],
+    fields?: Record<string, unknown>,
   ) {
     super(message);
+    this.status = status;
+    this.code = code;
+    this.detail = detail;
+    this.fields = fields;
     this.name = 'AppError';
   }
 }

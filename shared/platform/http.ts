@@ -124,11 +124,15 @@ export interface RouteDefinition<B, Q, P> {
  * (BINARY_MEDIA_TYPES) when the client's Accept header names that type.
  */
 export class HttpResponse {
-  constructor(
-    readonly status: number,
-    readonly body: unknown,
-    readonly headers: Record<string, string> = {},
-  ) {}
+  readonly status: number;
+  readonly body: unknown;
+  readonly headers: Record<string, string>;
+
+  constructor(status: number, body: unknown, headers: Record<string, string> = {}) {
+    this.status = status;
+    this.body = body;
+    this.headers = headers;
+  }
 }
 
 export type HttpHandler = ((

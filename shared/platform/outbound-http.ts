@@ -31,11 +31,11 @@ export type OutboundErrorCode = 'invalid_url' | 'refused' | 'timeout' | 'too_lar
  * address it resolved to.
  */
 export class OutboundError extends Error {
-  constructor(
-    readonly code: OutboundErrorCode,
-    message: string,
-  ) {
+  readonly code: OutboundErrorCode;
+
+  constructor(code: OutboundErrorCode, message: string) {
     super(message);
+    this.code = code;
     this.name = 'OutboundError';
   }
 }

@@ -12,14 +12,16 @@ interface Entry<V> {
 }
 
 export class TtlCache<V> {
+  private readonly ttlMs: number;
+  private readonly maxEntries: number;
   private readonly entries = new Map<string, Entry<V>>();
   private readonly byTag = new Map<string, Set<string>>();
   private invalidations = 0;
 
-  constructor(
-    private readonly ttlMs: number,
-    private readonly maxEntries: number,
-  ) {}
+  constructor(ttlMs: number, maxEntries: number) {
+    this.ttlMs = ttlMs;
+    this.maxEntries = maxEntries;
+  }
 
   get size(): number {
     return this.entries.size;

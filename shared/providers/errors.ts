@@ -13,14 +13,21 @@ export type ProviderErrorType = (typeof PROVIDER_ERROR_TYPES)[number];
 
 /** A failed provider call: its type, a message for a person, and the provider's own answer (if any). */
 export class ProviderError extends Error {
+  readonly type: ProviderErrorType;
+  /** The provider's answer body as received (clipped, credentials redacted), or null. */
+  readonly raw: string | null;
+  readonly status: number | null;
+
   constructor(
-    readonly type: ProviderErrorType,
+    type: ProviderErrorType,
     message: string,
-    /** The provider's answer body as received (clipped, credentials redacted), or null. */
-    readonly raw: string | null = null,
-    readonly status: number | null = null,
+    raw: string | null = null,
+    status: number | null = null,
   ) {
     super(message);
+    this.type = type;
+    this.raw = raw;
+    this.status = status;
     this.name = 'ProviderError';
   }
 

@@ -68,13 +68,12 @@ export function compareEntries(order: SortOrder): (a: SortEntry, b: SortEntry) =
  * full it is sorted and cut back to k. Sorting n entries this way costs O(n log k).
  */
 export class TopK {
+  readonly k: number;
   #entries: SortEntry[] = [];
   readonly #compare: (a: SortEntry, b: SortEntry) => number;
 
-  constructor(
-    readonly k: number,
-    order: SortOrder,
-  ) {
+  constructor(k: number, order: SortOrder) {
+    this.k = k;
     this.#compare = compareEntries(order);
   }
 

@@ -279,14 +279,17 @@ async function writeHead<V, L extends LabelEntryBase, X>(
  * label's, allocating label ids on first need. Each pointer is written once per publish.
  */
 class PointerWriter<V, L extends LabelEntryBase, X> {
+  private readonly store: VersionStore<V, L, X>;
+  private readonly workspaceId: number;
+  private readonly name: string;
   private readonly written = new Set<string>();
   private readonly labelIds = new Map<string, number>();
 
-  constructor(
-    private readonly store: VersionStore<V, L, X>,
-    private readonly workspaceId: number,
-    private readonly name: string,
-  ) {}
+  constructor(store: VersionStore<V, L, X>, workspaceId: number, name: string) {
+    this.store = store;
+    this.workspaceId = workspaceId;
+    this.name = name;
+  }
 
   /** Answers the ids of `labels`. */
   async write(entityId: number | undefined, labels: string[]): Promise<number[]> {

@@ -24,7 +24,7 @@ interface Started {
 }
 
 function start(extraEnv: Record<string, string> = {}): Promise<Started> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'infra/local/main.ts'], {
+  const child = spawn(process.execPath, ['infra/local/main.ts'], {
     cwd: REPO_ROOT,
     env: { ...env, ...extraEnv },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -13,7 +13,7 @@ import { REPO_ROOT } from '#infra/local/service.ts';
  */
 function start(env: Record<string, string>): { status: number | null; stderr: string; stdout: string } {
   const dataDir = mkdtempSync(join(tmpdir(), 'promptops-start-'));
-  const child = spawnSync(process.execPath, ['--import', 'tsx', 'infra/local/main.ts'], {
+  const child = spawnSync(process.execPath, ['infra/local/main.ts'], {
     cwd: REPO_ROOT,
     env: { ...process.env, PROMPTOPS_DATA_DIR: dataDir, ...env },
     encoding: 'utf8',

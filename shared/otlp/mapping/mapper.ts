@@ -40,11 +40,14 @@ export interface FieldSource {
 }
 
 export class Mapper {
+  readonly span: OtlpSpan;
   readonly values = new Map<Field, unknown>();
   readonly sources: FieldSource[] = [];
   readonly used = new Set<string>();
 
-  constructor(readonly span: OtlpSpan) {}
+  constructor(span: OtlpSpan) {
+    this.span = span;
+  }
 
   /** The first value set for a field wins: conventions and rules run in precedence order. */
   set(field: Field, value: unknown, from: string[], convention: string): void {

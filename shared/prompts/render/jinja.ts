@@ -206,15 +206,15 @@ function jinjaRenderer({ Environment, Interpreter, parse, tokenize }: Jinja): Ji
   }
 
   class BoundedInterpreter extends Interpreter {
+    private readonly budget: RenderBudget;
+    private readonly guarded: WeakSet<object>;
     readonly missing = new Set<string>();
     private depth = 0;
 
-    constructor(
-      env: Environment,
-      private readonly budget: RenderBudget,
-      private readonly guarded: WeakSet<object>,
-    ) {
+    constructor(env: Environment, budget: RenderBudget, guarded: WeakSet<object>) {
       super(env);
+      this.budget = budget;
+      this.guarded = guarded;
     }
 
     override evaluate(statement: Node | undefined, environment: Environment): Value {

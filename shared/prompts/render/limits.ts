@@ -30,12 +30,12 @@ export const MAX_RENDER_MS = 500;
 
 /** A template that cannot be rendered: a syntax error, an error it raised, or a bound it passed. */
 export class TemplateRenderError extends Error {
-  constructor(
-    message: string,
-    /** True when a bound of this module stopped the render. */
-    readonly overLimit = false,
-  ) {
+  /** True when a bound of this module stopped the render. */
+  readonly overLimit: boolean;
+
+  constructor(message: string, overLimit = false) {
     super(message);
+    this.overLimit = overLimit;
     this.name = 'TemplateRenderError';
   }
 }
@@ -45,13 +45,15 @@ export const overLimit = (what: string) =>
 
 /** What one render of a template has spent so far. */
 export class RenderBudget {
+  private readonly clock: () => number;
   chars = 0;
   steps = 0;
   work = 0;
   private readonly started: number;
 
   /** `clock` reads milliseconds (tests pass their own). */
-  constructor(private readonly clock: () => number = () => performance.now()) {
+  constructor(clock: () => number = () => performance.now()) {
+    this.clock = clock;
     this.started = clock();
   }
 

@@ -40,8 +40,11 @@ export const capabilitySchema = z
 export type UpdatesTokenRefusal = 'invalid' | 'expired';
 
 export class UpdatesTokenError extends Error {
-  constructor(readonly reason: UpdatesTokenRefusal) {
+  readonly reason: UpdatesTokenRefusal;
+
+  constructor(reason: UpdatesTokenRefusal) {
     super(reason === 'expired' ? 'token expired' : 'invalid token');
+    this.reason = reason;
   }
 }
 

@@ -51,11 +51,11 @@ export interface NodeExecutor<C = unknown> {
 
 /** A node that ran and failed: its `error_message` (and `raw_error_message`) as the results show them. */
 export class NodeFailure extends Error {
-  constructor(
-    message: string,
-    readonly raw: string | null = null,
-  ) {
+  readonly raw: string | null;
+
+  constructor(message: string, raw: string | null = null) {
     super(message);
+    this.raw = raw;
     this.name = 'NodeFailure';
   }
 }
