@@ -82,7 +82,7 @@ function withSlots(node, slots) {
   const slot = slots.get(node);
   if (slot) return slot;
   if (Array.isArray(node)) return node.map((child) => withSlots(child, slots));
-  return Object.fromEntries(Object.entries(node).map(([key, child]) => [key, withSlots(child, slots)]));
+  return copyObject(node, (child) => withSlots(child, slots));
 }
 
 /** A fresh tree from a template, its slots filled with this call's values. */
@@ -90,5 +90,12 @@ function filled(node, values) {
   if (node === null || typeof node !== 'object') return node;
   if (node instanceof Slot) return values[node.name];
   if (Array.isArray(node)) return node.map((child) => filled(child, values));
-  return Object.fromEntries(Object.entries(node).map(([key, child]) => [key, filled(child, values)]));
+  return copyObject(node, (child) => filled(child, values));
+}
+
+/** A copy of a plain object, its entries mapped, with its prototype (dynalite makes some without one). */
+function copyObject(node, map) {
+  const copy = Object.create(Object.getPrototypeOf(node));
+  for (const [key, child] of Object.entries(node)) copy[key] = map(child);
+  return copy;
 }

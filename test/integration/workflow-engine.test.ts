@@ -211,11 +211,41 @@ describe('the workflow engine on dynalite', () => {
         }),
       ),
     );
-    // Counts that arrive together go in one write, whose answer goes to one of them.
+    // The repeated sources make the counts that arrive together go one by one.
     const applied = counts.filter((item) => item !== undefined);
     expect(applied).toHaveLength(10);
     expect(applied.filter((item) => typeof item === 'object' && Number(item.pending) === 0)).toHaveLength(1);
     expect((await getNode(ws, executionId, 'join'))?.pending).toBe(0);
+  });
+
+  it('counts the predecessors that end together in one write, whose answer goes to one of them', async () => {
+    const sources = Array.from({ length: 10 }, (_, i) => variable(`s${i}`, i));
+    const v = version([
+      ...sources,
+      pass(
+        'join',
+        sources.map((s) => s.name),
+        { is_output_node: true },
+      ),
+    ]);
+    const h = harness([v]);
+    const { executionId } = await h.start(v);
+    const counts = await Promise.all(
+      sources.map((s) =>
+        countPredecessor(ws, executionId, 'join', s.name, {
+          taken: false,
+          skipped: s.name === 's3',
+          failedDependency: false,
+        }),
+      ),
+    );
+    // The first goes alone; the nine that arrive while it is in flight go in one write.
+    const items = counts.filter((count) => typeof count === 'object');
+    expect(items.map((item) => Number(item.pending))).toEqual([9, 0]);
+    expect(counts.filter((count) => count === 'counted')).toHaveLength(8);
+    const join = await getNode(ws, executionId, 'join');
+    expect(join).toMatchObject({ pending: 0, skipped: 1 });
+    expect([...(join?.resolved ?? [])].sort()).toEqual(sources.map((s) => s.name).sort());
   });
 
   it('lets one of two concurrent claims win, and runs the node once', async () => {
@@ -234,6 +264,8 @@ describe('the workflow engine on dynalite', () => {
     const { executionId } = await h.start(v);
     const message = h.queue.shift()!;
     await Promise.all([h.deliver(message), h.deliver(message), h.deliver(message)]);
+    // Each delivery computed it (none claimed it); one wrote it.
+    expect(h.runs.get('a')).toBe(3);
     expect(await getNode(ws, executionId, 'a')).toMatchObject({ status: 'SUCCESS', attempt: 1 });
     // b has no other predecessor: a did not count itself on b, its message carries the count.
     expect(h.queue).toEqual([{ ...message, node: 'b', after: { node: 'a', taken: false } }]);
@@ -272,6 +304,7 @@ describe('the workflow engine on dynalite', () => {
     const v = version([effect('a'), effect('b', ['a'], { is_output_node: true })]);
     const h = harness([v]);
     const { executionId } = await h.start(v, {}, { timeout_seconds: 3600 });
+    h.advance(120_000); // the run is older than the requeue delay
     await h.deliver(h.queue.shift()!);
     h.queue.length = 0; // b's message is lost
     await sweepWorkflowRuns(h.deps);
@@ -284,6 +317,26 @@ describe('the workflow engine on dynalite', () => {
     await h.deliver(mine[0]!);
     expect(await statuses(executionId)).toEqual({ a: 'SUCCESS', b: 'SUCCESS' });
     expect(h.reports.filter((report) => report.meta.executionId === executionId)).toHaveLength(1);
+  });
+
+  it('settles an only successor an earlier version of the engine counted, on a redelivery', async () => {
+    const v = version([effect('a'), effect('b', ['a'], { is_output_node: true })]);
+    const h = harness([v]);
+    const { executionId } = await h.start(v);
+    const message = h.queue.shift()!;
+    // The earlier engine: a claimed, written, counted on b; then its worker died before sending b.
+    const claim = await claimNode(ws, executionId, 'a', h.deps.now(), NODE_LEASE_MS);
+    const outcome = { status: 'SUCCESS' as const, valueJson: '"done by a"' };
+    expect(await finishNode(ws, executionId, 'a', outcome, { attempt: claim!.attempt! }, h.deps.now())).toBe(
+      true,
+    );
+    const counts = { taken: false, skipped: false, failedDependency: false };
+    expect(await countPredecessor(ws, executionId, 'b', 'a', counts)).toMatchObject({ pending: 0 });
+    await h.deliver(message, 2);
+    expect(h.queue).toEqual([{ ...message, node: 'b' }]);
+    await h.drain();
+    expect(await statuses(executionId)).toEqual({ a: 'SUCCESS', b: 'SUCCESS' });
+    expect(h.runs.get('b')).toBe(1);
   });
 
   it('ignores a duplicate delivery after the node finished: no second run, no double count, one report', async () => {

@@ -26,8 +26,10 @@ import { publishRunComplete } from './updates.ts';
 /**
  * How a run moves once a node is final, shared by the node worker and the watchdog: each successor
  * counts the node once; the count that leaves a successor with no predecessor pending schedules it
- * (one message) or skips it (and moves on from it in the same call); a node without successors counts
- * on the run, and the count that leaves none makes the run COMPLETE, once, and reports it.
+ * (one message) or skips it (and moves on from it in the same call). A successor with no other
+ * predecessor is not counted: it is skipped, or sent with the count for its claim to write. A node
+ * without successors counts on the run, and the count that leaves none makes the run COMPLETE, once,
+ * and reports it.
  */
 export interface FinishedRun {
   meta: ExecutionMeta;
@@ -111,7 +113,8 @@ export function nodeMessage(run: RunContext, node: string): NodeMessage {
 
 /**
  * A node now has no predecessor pending: it is sent to a worker, or SKIPPED (and the run moves on from
- * it). Safe to repeat: a second message is refused by the claim, a second skip by its condition.
+ * it). Safe to repeat: a second message finds the node claimed or final, a second skip is refused by its
+ * condition.
  */
 export async function settleReadyNode(run: RunContext, item: NodeItem): Promise<void> {
   await sendAll(run, await settle(run, item));

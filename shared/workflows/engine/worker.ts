@@ -42,10 +42,12 @@ import {
  * that is final already only repeats the moving on (idempotent), which finishes what a crashed worker
  * left undone; one for a node another worker holds, or that is not ready, is dropped.
  *
- * A compute-only node (VARIABLE, COMPARE, ...) takes no claim: it runs in a moment and touches nothing,
- * so its outcome is written with one write conditioned on the node being ready and unfinished. Two
- * deliveries may both compute it; one outcome is written and the run moves on once. That saves a
- * write per node, the most of a wide fan-out's cost.
+ * A compute-only node (VARIABLE, COMPARE, ...) takes no claim on a message's first delivery: it runs in
+ * a moment, touches nothing and gives the same value for the same inputs, so its outcome is written
+ * with one write conditioned on the node being ready and unfinished. Two deliveries may both compute
+ * it; one outcome is written and the run moves on once. That saves a write per node, the most of a wide
+ * fan-out's cost. A redelivery claims it as any node: the delivery before may have died on it, and the
+ * claims' attempts give up a node that kills its worker every time.
  */
 export interface WorkerDeps extends ProgressDeps {
   execute(node: NodePlan['node'], context: NodeContext): Promise<unknown>;
@@ -78,7 +80,7 @@ export async function processNodeMessage(
   };
   const now = deps.now();
   const dependencyNodes = nodePlan.node.dependencies.filter((name) => plan.nodes.has(name));
-  const claimed = !isComputeOnly(nodePlan.node.node_type);
+  const claimed = !isComputeOnly(nodePlan.node.node_type) || delivery.receiveCount > 1;
   /** The claimed item (none for a compute-only node) and its attempt (1 for a compute-only node). */
   type Claim = { item?: NodeItem; attempt: number; inputs: Awaited<ReturnType<typeof getRunInputs>> };
   const internalFailure = (error_message: string): NodeOutcome => ({
@@ -86,12 +88,6 @@ export async function processNodeMessage(
     valueJson: 'null',
     error_message,
   });
-  /** A node this delivery did not claim or finish: when it is final, the moving on is repeated. */
-  const repeatIfFinal = async () => {
-    const item = await getNode(run.ws, run.executionId, message.node);
-    if (item && isFinal(item.status))
-      await afterFinal(run, item.name, item.status, item.takenTo ?? new Set(), true);
-  };
 
   await runLeasedWork<Claim, NodeOutcome, void>({
     what: 'Workflow node',
@@ -113,9 +109,11 @@ export async function processNodeMessage(
         getRunInputs(run.ws, run.executionId, dependencyNodes),
       ]);
       if (item) return { item, attempt: Number(item.attempt), inputs };
+      const found = await getNode(run.ws, run.executionId, message.node);
+      if (found && isFinal(found.status))
+        await afterFinal(run, found.name, found.status, found.takenTo ?? new Set(), true);
       // Not ready yet: the last predecessor's count sends it again. Held by a live lease: that worker's
       // own message comes back if the worker dies.
-      await repeatIfFinal();
       return undefined;
     },
     attempts: claimed
@@ -149,11 +147,9 @@ export async function processNodeMessage(
       if (await finishNode(run.ws, run.executionId, message.node, outcome, from, deps.now())) {
         rememberFinalNode(run.ws, run.executionId, message.node, outcome);
         await afterFinal(run, message.node, outcome.status, outcome.takenTo ?? new Set());
-      } else if (!claimed && delivery.receiveCount > 1) {
-        // Another delivery wrote it first. A first delivery raced a live twin, which moves on; a
-        // redelivery may follow one that died before moving on, so it repeats the moving on.
-        await repeatIfFinal();
       }
+      // Unclaimed and written first by another delivery: that one moves on (were it to die, its message
+      // comes back, claimed this time, or the watchdog moves on).
     },
     lastFailure: async (_claim, error) => {
       logger.error('Workflow node failed on its last delivery: marked FAILED', {
@@ -165,7 +161,11 @@ export async function processNodeMessage(
   });
 }
 
-/** Runs a claimed node's executor on its inputs: its outcome (a NodeFailure is a FAILED outcome). */
+/**
+ * Runs a node's executor on its inputs: its outcome (a NodeFailure is a FAILED outcome). A value too
+ * large to keep inline goes to S3 under the attempt's key (an unclaimed node's is attempt 1: two
+ * deliveries that compute it write the same value there).
+ */
 async function runNode(
   run: RunContext,
   deps: WorkerDeps,
