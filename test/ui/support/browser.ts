@@ -98,9 +98,13 @@ export function describeUi(
         return page;
       };
     });
-    afterEach(() => {
+    afterEach(async () => {
       const found = problems.splice(0);
       expected.splice(0);
+      // A test's pages end with it: one left open would go on polling the service (and the CPU) for the
+      // rest of the file, and what it logged would be blamed on a later test.
+      await Promise.all(browserContexts.splice(0).map((browserContext) => browserContext.close()));
+      problems.splice(0);
       expect(found, 'CSP violations, console errors or page errors').toEqual([]);
     });
     afterAll(async () => {
