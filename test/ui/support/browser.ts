@@ -103,19 +103,25 @@ export function describeUi(
       expected.splice(0);
       // A test's pages end with it: one left open would go on polling the service (and the CPU) for the
       // rest of the file, and what it logged would be blamed on a later test.
-      await Promise.all(browserContexts.splice(0).map((browserContext) => browserContext.close()));
+      await Promise.all(browserContexts.splice(0).map(closeContext));
       problems.splice(0);
       expect(found, 'CSP violations, console errors or page errors').toEqual([]);
     });
     afterAll(async () => {
       try {
-        await Promise.all(browserContexts.map((browserContext) => browserContext.close()));
+        await Promise.all(browserContexts.map(closeContext));
       } finally {
         await context.service?.stop();
       }
     });
     body(context);
   });
+}
+
+/** Closes a test's browser context; a route handler still in flight ends quietly instead of throwing. */
+async function closeContext(browserContext: BrowserContext): Promise<void> {
+  await Promise.all(browserContext.pages().map((page) => page.unrouteAll({ behavior: 'ignoreErrors' })));
+  await browserContext.close();
 }
 
 /** Kept on the global object, which outlives any fresh evaluation of this module. */
