@@ -190,8 +190,9 @@ describe('the workflow engine on dynalite', () => {
     ]);
   });
 
-  it('counts each predecessor once under concurrent and repeated decrements: one reaches zero', async () => {
-    const sources = Array.from({ length: 10 }, (_, i) => variable(`s${i}`, i));
+  /** A run of `width` sources and a join on all of them, started. */
+  async function startFanIn(width: number) {
+    const sources = Array.from({ length: width }, (_, i) => variable(`s${i}`, i));
     const v = version([
       ...sources,
       pass(
@@ -200,8 +201,12 @@ describe('the workflow engine on dynalite', () => {
         { is_output_node: true },
       ),
     ]);
-    const h = harness([v]);
-    const { executionId } = await h.start(v);
+    const { executionId } = await harness([v]).start(v);
+    return { sources, executionId };
+  }
+
+  it('counts each predecessor once under concurrent and repeated decrements: one reaches zero', async () => {
+    const { sources, executionId } = await startFanIn(10);
     const counts = await Promise.all(
       [...sources, ...sources].map((s) =>
         countPredecessor(ws, executionId, 'join', s.name, {
@@ -219,17 +224,7 @@ describe('the workflow engine on dynalite', () => {
   });
 
   it('counts the predecessors that end together in one write, whose answer goes to one of them', async () => {
-    const sources = Array.from({ length: 10 }, (_, i) => variable(`s${i}`, i));
-    const v = version([
-      ...sources,
-      pass(
-        'join',
-        sources.map((s) => s.name),
-        { is_output_node: true },
-      ),
-    ]);
-    const h = harness([v]);
-    const { executionId } = await h.start(v);
+    const { sources, executionId } = await startFanIn(10);
     const counts = await Promise.all(
       sources.map((s) =>
         countPredecessor(ws, executionId, 'join', s.name, {
