@@ -352,3 +352,36 @@ export async function markRunCompleted(
   );
   return result !== undefined;
 }
+
+/**
+ * Sets the score of the head's latest run again (the score configuration changed), unless a run started
+ * meanwhile owns `run`: that score would be of a run that is no longer the latest.
+ */
+export async function setRunScore(
+  ws: number,
+  reportId: number,
+  run: number,
+  outcome: { score: ReportScore | null; scoreError: string | null },
+): Promise<void> {
+  await unlessConditionFails(
+    dynamo.send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: reportKey(ws, reportId),
+        UpdateExpression: 'SET #run.#score = :score, #run.#scoreError = :scoreError',
+        ConditionExpression: '#run.#number = :number',
+        ExpressionAttributeNames: {
+          '#run': 'run',
+          '#score': 'score',
+          '#scoreError': 'scoreError',
+          '#number': 'number',
+        },
+        ExpressionAttributeValues: {
+          ':score': scoreForStorage(outcome.score),
+          ':scoreError': outcome.scoreError,
+          ':number': run,
+        },
+      }),
+    ),
+  );
+}

@@ -1,10 +1,7 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { dynamo, table, unlessConditionFails } from '#shared/platform/dynamo.ts';
 import { badRequest } from '#shared/platform/errors.ts';
 import { reportForEdit, withColumnsLocked } from './column-lock.ts';
-import { updateReportHead } from './head.ts';
-import { reportKey } from './keys.ts';
-import { type ReportColumn, type ReportRecord, type ReportScore, scoreForStorage } from './records.ts';
+import { setRunScore, updateReportHead } from './head.ts';
+import type { ReportColumn, ReportRecord, ReportScore } from './records.ts';
 import type { ScoreCardBody } from './result-schemas.ts';
 import { computeReportScore, ScoreError } from './score.ts';
 import { scoreConfigurationOf } from './score-configuration.ts';
@@ -68,27 +65,6 @@ export async function storeRunScore(
     if (!(error instanceof ScoreError)) throw error;
     scoreError = error.message;
   }
-  // A run started meanwhile owns `run` now: this score is of a run that is no longer the latest.
-  await unlessConditionFails(
-    dynamo.send(
-      new UpdateCommand({
-        TableName: table(),
-        Key: reportKey(report.workspaceId, report.id),
-        UpdateExpression: 'SET #run.#score = :score, #run.#scoreError = :scoreError',
-        ConditionExpression: '#run.#number = :number',
-        ExpressionAttributeNames: {
-          '#run': 'run',
-          '#score': 'score',
-          '#scoreError': 'scoreError',
-          '#number': 'number',
-        },
-        ExpressionAttributeValues: {
-          ':score': scoreForStorage(score),
-          ':scoreError': scoreError,
-          ':number': run.number,
-        },
-      }),
-    ),
-  );
+  await setRunScore(report.workspaceId, report.id, run.number, { score, scoreError });
   return { score, scoreError };
 }
