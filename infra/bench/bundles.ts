@@ -26,9 +26,6 @@ const TARGETS_KB: Record<string, number> = {
   [AUTHORIZER_HANDLER]: 150,
   'functions/http/log-request.ts': 200,
   'functions/http/track-request.ts': 200,
-  'functions/http/prompt-template-get.ts': 300,
-  'functions/http/prompt-template-render.ts': 300,
-  'functions/http/otlp-traces.ts': 300,
 };
 /** Every other function (issue 23: zod/mini and import cuts); the HTTP functions' median has its own. */
 const DEFAULT_TARGET_KB = 250;
