@@ -18,6 +18,7 @@ import {
   getNode,
   markNotified,
   type NodeItem,
+  type PredecessorCount,
   readExecution,
   readExecutionNodes,
 } from './store.ts';
@@ -202,7 +203,7 @@ async function handOn(
   run: RunContext,
   target: NodePlan,
   source: string,
-  counts: { taken: boolean; skipped: boolean; failedDependency: boolean },
+  counts: PredecessorCount,
   repeated: boolean,
 ): Promise<NodeMessage[]> {
   const name = target.node.name;

@@ -218,6 +218,13 @@ export async function readExecution(
     items.push(...(page.Items ?? []));
     startKey = page.LastEvaluatedKey;
   } while (startKey);
+  return executionOf(items);
+}
+
+/** The META and the node items (in the version's order) among an execution's items. */
+function executionOf(
+  items: readonly Record<string, unknown>[],
+): { meta: ExecutionMeta; nodes: NodeItem[] } | undefined {
   const meta = items.find((item) => item.SK === 'META') as ExecutionMeta | undefined;
   if (!meta) return undefined;
   const nodes = (items.filter((item) => item.SK !== 'META') as unknown as NodeItem[]).sort(
@@ -236,13 +243,7 @@ export async function readExecutionNodes(
   names: readonly string[],
 ): Promise<{ meta: ExecutionMeta; nodes: NodeItem[] } | undefined> {
   const keys = [metaKey(ws, executionId), ...names.map((name) => nodeKey(ws, executionId, name))];
-  const items = await batchGetItems(keys, { consistent: true });
-  const meta = items.find((item) => item.SK === 'META') as ExecutionMeta | undefined;
-  if (!meta) return undefined;
-  const nodes = (items.filter((item) => item.SK !== 'META') as unknown as NodeItem[]).sort(
-    (a, b) => a.order - b.order,
-  );
-  return { meta, nodes };
+  return executionOf(await batchGetItems(keys, { consistent: true }));
 }
 
 export async function getNode(ws: number, executionId: number, node: string): Promise<NodeItem | undefined> {
